@@ -1,0 +1,35 @@
+# make demo: set up .venv if needed, install, run the demo job (offline).
+# make test: set up .venv if needed, install, then lint, type-check and run the whole test suite.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck pytest bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/loopwright bench validate mini
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/pytest
+
+test: lint typecheck pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/grading_overhead.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache build dist

@@ -1,0 +1,71 @@
+"""The typer application and the process entry point with loopwright's exit-code contract."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from loopwright import __version__
+from loopwright.errors import UserError
+
+app = typer.Typer(
+    name="loopwright",
+    help="Find better LLM agent workflows by measurement: run, grade and evolve agent graphs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"loopwright {__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """loopwright: find better LLM agent workflows by measurement."""
+
+
+def _register_commands() -> None:
+    # Imported for their side effect of adding sub-apps to `app`.
+    from loopwright.cli import bench as _bench  # noqa: F401
+    from loopwright.cli import workflow as _workflow  # noqa: F401
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI and return its exit code (0 ok, 1 failed check, 2 user error, 130 interrupted)."""
+    _register_commands()
+    try:
+        app(args=argv, prog_name="loopwright")
+    except SystemExit as exc:  # typer's standalone mode always ends this way
+        code = exc.code
+        if code is None:
+            return EXIT_OK
+        return code if isinstance(code, int) else EXIT_USER_ERROR
+    except UserError as exc:
+        err_console.print(f"[bold red]error:[/] {escape(exc.render())}")
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        return EXIT_INTERRUPTED
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""`loopwright bench ...` (placeholder until written)."""

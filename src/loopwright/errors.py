@@ -1,0 +1,61 @@
+"""The exception tree of loopwright.
+
+    LoopwrightError                 root of every error loopwright raises on purpose
+    ├── UserError                   the user can fix it; the CLI prints it without a traceback, exit 2
+    │   ├── ConfigError             a config, workflow, task or benchmark is malformed or unknown
+    │   ├── UsageError              a command was called in a way that cannot work
+    │   └── MissingDependencyError  an optional package or system tool is not installed
+    └── SandboxError                a command could not be started in the sandbox (not a failing command)
+
+A failing task run is data (a record with an error and a score), never one of these.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "LoopwrightError",
+    "MissingDependencyError",
+    "SandboxError",
+    "UsageError",
+    "UserError",
+]
+
+
+class LoopwrightError(Exception):
+    """Root of every error loopwright raises on purpose."""
+
+
+class UserError(LoopwrightError):
+    """An error the user can fix. Its message says what was wrong, what was got, and how to fix it."""
+
+    def __init__(self, what: str, *, got: str | None = None, fix: str | None = None) -> None:
+        self.what = what
+        self.got = got
+        self.fix = fix
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        """The message as printed to a person: what, then what was got, then how to fix it."""
+        lines = [self.what]
+        if self.got:
+            lines.append(f"  got: {self.got}")
+        if self.fix:
+            lines.append(f"  fix: {self.fix}")
+        return "\n".join(lines)
+
+
+class ConfigError(UserError):
+    """A config, workflow, task or benchmark is malformed, or names something unknown."""
+
+
+class UsageError(UserError):
+    """A command or function was called in a way that cannot work."""
+
+
+class MissingDependencyError(UserError):
+    """An optional Python package or a system tool that this feature needs is not installed."""
+
+
+class SandboxError(LoopwrightError):
+    """A command could not be started in the sandbox at all (as opposed to a command that failed)."""
