@@ -1,1 +1,143 @@
-"""`loopwright bench ...` (placeholder until written)."""
+"""`loopwright bench list|validate`: the registered benchmarks, and checking a benchmark's tasks."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from loopwright.cli._app import EXIT_FAILED, app
+from loopwright.sandbox import default_sandbox
+from loopwright.scoring import Grader, VariantCheck, task_variants, validate_benchmark
+from loopwright.tasks import Benchmark, benchmark_names, load_benchmark
+
+bench_app = typer.Typer(help="Benchmarks: list them, and check that their tasks grade as they should.")
+app.add_typer(bench_app, name="bench")
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+SandboxOption = Annotated[
+    str,
+    typer.Option(
+        "--sandbox", help="Where tests run: auto (bubblewrap when it works), bubblewrap, local."
+    ),
+]
+
+
+@bench_app.command("list")
+def list_benchmarks(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List the registered benchmarks with their task counts by level."""
+    rows = [_summary(load_benchmark(name)) for name in benchmark_names()]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table("benchmark", "tasks", "by level", "description", box=None)
+    for row in rows:
+        levels = ", ".join(f"L{k}: {v}" for k, v in row["levels"].items())
+        table.add_row(row["name"], str(row["tasks"]), levels, row["description"])
+    console.print(table)
+
+
+def _summary(bench: Benchmark) -> dict[str, object]:
+    levels: dict[str, int] = {}
+    for task in bench.tasks:
+        levels[str(task.level)] = levels.get(str(task.level), 0) + 1
+    return {
+        "name": bench.name,
+        "tasks": len(bench.tasks),
+        "levels": dict(sorted(levels.items())),
+        "description": bench.description,
+        "digest": bench.digest,
+    }
+
+
+@bench_app.command("validate")
+def validate(
+    benchmark: Annotated[str, typer.Argument(help="A registered benchmark name or a folder of tasks.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print every check as JSON.")] = False,
+    sandbox: SandboxOption = "auto",
+) -> None:
+    """Grade every task's gold (must be 1.0 and resolved), flawed variants and untouched repo (< 1.0).
+
+    Exits 1 when any check fails, naming the tasks.
+    """
+    bench = load_benchmark(benchmark)
+    grader = Grader(default_sandbox(sandbox))
+    total = sum(len(task_variants(t)) + (t.solution_dir is None) for t in bench.tasks)
+    with _progress(enabled=not as_json and err_console.is_terminal) as progress:
+        bar = progress.add_task(f"validating {bench.name}", total=total)
+        checks = validate_benchmark(bench, grader, on_check=lambda _: progress.advance(bar))
+    failed_tasks = sorted({c.task_id for c in checks if not c.ok})
+    if as_json:
+        typer.echo(json.dumps([_check_json(c) for c in checks], indent=2))
+    else:
+        console.print(_table(checks))
+        _print_verdict(bench, checks, failed_tasks, grader)
+    if failed_tasks:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _progress(*, enabled: bool) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+        disable=not enabled,
+    )
+
+
+def _table(checks: list[VariantCheck]) -> Table:
+    table = Table("task", "variant", "kind", "fail_to_pass", "score", "resolved", "check", box=None)
+    for c in checks:
+        g = c.grade
+        passed = f"{g.f2p_passed}/{g.f2p_total}" if g else "-"
+        score = f"{g.score:.2f}" if g and not g.invalid else ("invalid" if g else "-")
+        resolved = ("yes" if g.resolved else "no") if g else "-"
+        verdict = "[green]ok[/]" if c.ok else f"[bold red]FAIL[/] {c.problem}"
+        table.add_row(c.task_id, c.variant, c.kind, passed, score, resolved, verdict)
+    return table
+
+
+def _print_verdict(
+    bench: Benchmark, checks: list[VariantCheck], failed: list[str], grader: Grader
+) -> None:
+    where = "sandboxed with bubblewrap" if grader.sandbox.isolated else "UNSANDBOXED"
+    if failed:
+        console.print(
+            f"[bold red]{len(failed)} of {len(bench.tasks)} task(s) failed validation:[/] "
+            + ", ".join(failed)
+        )
+    else:
+        console.print(
+            f"[green]all {len(bench.tasks)} tasks of {bench.name} valid[/] "
+            f"({len(checks)} checks, tests {where})"
+        )
+
+
+def _check_json(c: VariantCheck) -> dict[str, object]:
+    g = c.grade
+    return {
+        "task": c.task_id,
+        "variant": c.variant,
+        "kind": c.kind,
+        "f2p_passed": g.f2p_passed if g else None,
+        "f2p_total": g.f2p_total if g else None,
+        "p2p_passed": g.p2p_passed if g else None,
+        "p2p_total": g.p2p_total if g else None,
+        "score": g.score if g else None,
+        "resolved": g.resolved if g else False,
+        "invalid": g.invalid if g else False,
+        "invalid_reason": g.invalid_reason if g else None,
+        "ok": c.ok,
+        "problem": c.problem,
+    }

@@ -1,1 +1,36 @@
-"""placeholder"""
+"""Grading with partial credit: test restoration, pytest junit parsing, and benchmark validation."""
+
+from __future__ import annotations
+
+from loopwright.scoring._grader import Grader
+from loopwright.scoring._junit import JunitCase, JunitReport, Outcome, parse_junit
+from loopwright.scoring._restore import HOOK_FILES, RestoreReport, restore_tests
+from loopwright.scoring._result import GRADE_SCHEMA_VERSION, GradeResult, TestResult
+from loopwright.scoring._validate import (
+    GOLD,
+    UNTOUCHED,
+    VariantCheck,
+    grade_variant,
+    task_variants,
+    validate_benchmark,
+)
+
+__all__ = [
+    "GOLD",
+    "GRADE_SCHEMA_VERSION",
+    "HOOK_FILES",
+    "UNTOUCHED",
+    "GradeResult",
+    "Grader",
+    "JunitCase",
+    "JunitReport",
+    "Outcome",
+    "RestoreReport",
+    "TestResult",
+    "VariantCheck",
+    "grade_variant",
+    "parse_junit",
+    "restore_tests",
+    "task_variants",
+    "validate_benchmark",
+]

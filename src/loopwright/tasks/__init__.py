@@ -1,1 +1,35 @@
-"""placeholder"""
+"""Tasks and benchmarks: the directory format (docs/task-format.md), loading, and the registry."""
+
+from __future__ import annotations
+
+from loopwright.tasks._loader import load_benchmark_dir, load_task, node_files
+from loopwright.tasks._model import (
+    SCHEMA_VERSION,
+    Benchmark,
+    FailureKind,
+    FlawedVariant,
+    Task,
+    TaskSpec,
+    Timeouts,
+    node_id_file,
+)
+from loopwright.tasks._overlay import apply_overlay
+from loopwright.tasks._registry import benchmark_names, load_benchmark, register_benchmark
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Benchmark",
+    "FailureKind",
+    "FlawedVariant",
+    "Task",
+    "TaskSpec",
+    "Timeouts",
+    "apply_overlay",
+    "benchmark_names",
+    "load_benchmark",
+    "load_benchmark_dir",
+    "load_task",
+    "node_files",
+    "node_id_file",
+    "register_benchmark",
+]

@@ -1,0 +1,171 @@
+"""The Grader: restore the tests, run pytest in the sandbox, parse junit, score with partial credit."""
+
+from __future__ import annotations
+
+import secrets
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from loopwright.sandbox import CommandResult, Sandbox, default_sandbox
+from loopwright.scoring._junit import JunitReport, Outcome, parse_junit
+from loopwright.scoring._restore import restore_tests
+from loopwright.scoring._result import GradeResult, TestResult
+from loopwright.tasks import Task, node_files
+
+__all__ = ["Grader"]
+
+_TAIL_CHARS = 2000
+# pytest's exit codes: 0 all passed, 1 some failed, 2 interrupted, 3 internal error,
+# 4 usage error, 5 no tests collected.
+_EXIT_MEANING = {2: "interrupted", 3: "internal error", 4: "usage error", 5: "no tests collected"}
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    result: CommandResult
+    report: JunitReport | None
+    problem: str | None  # why the junit could not be read
+
+
+class Grader:
+    """Grades a workspace against a task's hidden tests. One Grader may grade many workspaces.
+
+    The rules are the anchors' (SWE-bench, FeatureBench): tests restored from the task, agent
+    hooks removed, pytest run with its own config (`-c`, so agent ini files are inert), isolated
+    Python (`-I`: no PYTHONPATH, no user site), plugin autoload off, bytecode cached outside the
+    workspace, junit (xunit1) written to a fresh private directory and parsed with the standard
+    library. Grading never raises on a bad workspace: the result says invalid and why.
+    """
+
+    def __init__(self, sandbox: Sandbox | None = None, *, python: str | None = None) -> None:
+        self.sandbox = sandbox if sandbox is not None else default_sandbox()
+        self.python = python or sys.executable
+
+    def grade(self, workspace: Path, task: Task) -> GradeResult:
+        """Restore tests in `workspace` (modifies it), run them, and return the grade."""
+        started = time.perf_counter()
+        workspace = workspace.resolve()
+        restored = restore_tests(workspace, task)
+        private = Path(tempfile.mkdtemp(prefix="lw-grade-"))
+        try:
+            run = self._run_pytest(workspace, task, private)
+        finally:
+            shutil.rmtree(private, ignore_errors=True)
+        return _score(task, run, list(restored.actions), time.perf_counter() - started)
+
+    def _run_pytest(self, workspace: Path, task: Task, private: Path) -> _Run:
+        ini = private / "pytest.ini"
+        ini.write_text(f"[pytest]\npythonpath = {workspace}\n", encoding="utf-8")
+        junit = private / f"junit-{secrets.token_hex(8)}.xml"  # not guessable before the run
+        result = self.sandbox.run(
+            self._argv(workspace, task, private, ini, junit),
+            cwd=workspace,
+            timeout_s=task.spec.timeouts.grade,
+            writable=[private],
+            env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"},
+            network=task.spec.allow_internet,
+        )
+        if not junit.is_file():
+            return _Run(result, None, "pytest wrote no junit XML")
+        try:
+            return _Run(result, parse_junit(junit), None)
+        except ValueError as exc:
+            return _Run(result, None, str(exc))
+
+    def _argv(
+        self, workspace: Path, task: Task, private: Path, ini: Path, junit: Path
+    ) -> list[str]:
+        extra = shlex.split(task.spec.test_cmd)[3:]  # after "python -m pytest"
+        return [
+            self.python,
+            "-I",
+            "-X",
+            f"pycache_prefix={private / 'pycache'}",
+            "-m",
+            "pytest",
+            *extra,
+            "-c",
+            str(ini),
+            "--rootdir",
+            str(workspace),
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "pytest_timeout",
+            f"--timeout={task.spec.timeouts.per_test:g}",
+            "-o",
+            "junit_family=xunit1",
+            f"--junitxml={junit}",
+            "--continue-on-collection-errors",
+            "-q",
+            *node_files(task.test_ids),
+        ]
+
+
+def _invalid_reason(run: _Run) -> str | None:
+    result, report = run.result, run.report
+    if result.timed_out:
+        return f"pytest timed out after {result.duration_s:.0f}s (the grade timeout)"
+    if report is None:
+        return f"{run.problem} (exit code {result.exit_code})"
+    if report.empty:
+        return f"no test results parsed (exit code {result.exit_code})"
+    code = result.exit_code
+    if code in _EXIT_MEANING:
+        return f"pytest exit code {code} ({_EXIT_MEANING[code]})"
+    if code == 0 and report.any_failure:
+        return "exit code 0 but the junit XML reports failures: results are not trustworthy"
+    if code == 1 and not report.any_failure:
+        return "exit code 1 but the junit XML reports no failure: results are not trustworthy"
+    if code not in (0, 1):
+        return f"pytest ended abnormally (exit code {code})"
+    return None
+
+
+def _score(task: Task, run: _Run, restored: list[str], duration_s: float) -> GradeResult:
+    reason = _invalid_reason(run)
+    cases = run.report.cases if run.report is not None else {}
+    f2p = set(task.spec.fail_to_pass)
+    tests = []
+    for test_id in task.test_ids:
+        case = cases.get(test_id)
+        outcome = case.outcome if case is not None else Outcome.MISSING
+        tests.append(
+            TestResult(
+                id=test_id,
+                outcome=outcome,
+                fail_to_pass=test_id in f2p,
+                passed=outcome.counts_as_pass and reason is None,
+                duration_s=case.duration_s if case else 0.0,
+                message=case.message if case else "",
+            )
+        )
+    f2p_passed = sum(t.passed for t in tests if t.fail_to_pass)
+    p2p_passed = sum(t.passed for t in tests if not t.fail_to_pass)
+    f2p_total, p2p_total = len(task.spec.fail_to_pass), len(task.spec.pass_to_pass)
+    out = run.result.stdout + ("\n" + run.result.stderr if run.result.stderr else "")
+    return GradeResult(
+        task_id=task.id,
+        score=f2p_passed / f2p_total,
+        resolved=reason is None and f2p_passed == f2p_total and p2p_passed == p2p_total,
+        invalid=reason is not None,
+        invalid_reason=reason,
+        f2p_passed=f2p_passed,
+        f2p_total=f2p_total,
+        p2p_passed=p2p_passed,
+        p2p_total=p2p_total,
+        tests=tests,
+        collection_errors=list(run.report.collection_errors) if run.report else [],
+        restored=restored,
+        exit_code=run.result.exit_code,
+        timed_out=run.result.timed_out,
+        sandbox=run.result.sandbox,
+        duration_s=round(duration_s, 4),
+        pytest_duration_s=round(run.result.duration_s, 4),
+        output_tail=out[-_TAIL_CHARS:],
+    )

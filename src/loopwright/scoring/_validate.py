@@ -1,0 +1,116 @@
+"""Check a benchmark's tasks: gold must resolve at 1.0; flawed variants and the untouched repo must not.
+
+Used by `loopwright bench validate`. Each variant is graded in a fresh workspace, exactly as an
+agent's work would be.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from loopwright.sandbox import create_workspace, remove_workspace
+from loopwright.scoring._grader import Grader
+from loopwright.scoring._result import GradeResult
+from loopwright.tasks import Benchmark, Task, apply_overlay
+
+__all__ = [
+    "GOLD",
+    "UNTOUCHED",
+    "VariantCheck",
+    "grade_variant",
+    "task_variants",
+    "validate_benchmark",
+]
+
+GOLD = "gold"
+UNTOUCHED = "untouched"
+
+
+@dataclass(frozen=True, slots=True)
+class VariantCheck:
+    """One (task, variant) graded, with the expectation it was held to and whether it held."""
+
+    task_id: str
+    variant: str  # "gold", "untouched", or a flawed variant's name
+    kind: str  # "gold", "untouched", or the flawed variant's failure kind
+    expectation: str
+    grade: GradeResult | None
+    ok: bool
+    problem: str | None = None
+
+
+def task_variants(task: Task) -> list[tuple[str, str, Path | None]]:
+    """(variant, kind, overlay) for every variant `bench validate` grades: gold, flawed..., untouched."""
+    variants: list[tuple[str, str, Path | None]] = []
+    if task.solution_dir is not None:
+        variants.append((GOLD, GOLD, task.solution_dir))
+    variants += [(v.name, v.kind.value, task.flawed_dir(v.name)) for v in task.spec.flawed]
+    variants.append((UNTOUCHED, UNTOUCHED, None))
+    return variants
+
+
+def grade_variant(task: Task, overlay: Path | None, grader: Grader, parent: Path) -> GradeResult:
+    """Grade the task's repo with `overlay` applied (None: untouched) in a fresh workspace."""
+    workspace = create_workspace(task.repo_dir, parent)
+    try:
+        if overlay is not None:
+            apply_overlay(overlay, workspace.path)
+        return grader.grade(workspace.path, task)
+    finally:
+        remove_workspace(workspace)
+
+
+def validate_benchmark(
+    benchmark: Benchmark,
+    grader: Grader,
+    *,
+    on_check: Callable[[VariantCheck], None] | None = None,
+) -> list[VariantCheck]:
+    """Grade every task's gold, flawed variants and untouched repo; return one check per pair.
+
+    Gold must score 1.0 and be resolved; flawed variants and the untouched repo must score below
+    1.0; an invalid grade fails its check. A task without solution/ fails a "gold" check.
+    `on_check` is called as each check finishes (for progress display). Never raises on a bad task.
+    """
+    parent = Path(tempfile.mkdtemp(prefix="lw-validate-"))
+    try:
+        checks = []
+        for check in _checks(benchmark, grader, parent):
+            checks.append(check)
+            if on_check is not None:
+                on_check(check)
+        return checks
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+def _checks(benchmark: Benchmark, grader: Grader, parent: Path) -> Iterator[VariantCheck]:
+    for task in benchmark.tasks:
+        if task.solution_dir is None:
+            yield VariantCheck(
+                task.id, GOLD, GOLD, "score 1.0, resolved", None, False, "no solution/"
+            )
+        for variant, kind, overlay in task_variants(task):
+            grade = grade_variant(task, overlay, grader, parent)
+            yield _judge(task.id, variant, kind, grade)
+
+
+def _judge(task_id: str, variant: str, kind: str, grade: GradeResult) -> VariantCheck:
+    if variant == GOLD:
+        expectation = "score 1.0, resolved"
+        ok = grade.score == 1.0 and grade.resolved
+    else:
+        expectation = "score < 1.0"
+        ok = grade.score < 1.0
+    problem = None
+    if grade.invalid:
+        ok, problem = False, f"invalid: {grade.invalid_reason}"
+    elif not ok:
+        problem = f"expected {expectation}, got {grade.score:.2f}" + (
+            "" if grade.resolved or variant != GOLD else " (not resolved)"
+        )
+    return VariantCheck(task_id, variant, kind, expectation, grade, ok, problem)

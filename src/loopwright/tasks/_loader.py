@@ -1,0 +1,182 @@
+"""Load task directories and benchmark folders, checking everything that can be checked statically."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from loopwright.errors import ConfigError
+from loopwright.tasks._model import Benchmark, Task, TaskSpec, node_id_file
+
+__all__ = ["load_benchmark_dir", "load_task", "node_files", "pydantic_problems"]
+
+TASK_FILE = "task.toml"
+BENCHMARK_FILE = "benchmark.toml"
+FORMAT_DOC = "docs/task-format.md"
+
+
+def pydantic_problems(exc: ValidationError) -> list[str]:
+    """One readable line per pydantic error: `field.path: message`."""
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in err["loc"])
+        lines.append(f"{loc.replace('.[', '[')}: {err['msg']}")
+    return lines
+
+
+def load_task(path: Path) -> Task:
+    """Load and validate one task directory.
+
+    Raises ConfigError listing every problem found (missing files, a malformed task.toml, test ids
+    outside test_dir, overlays that touch tests, untagged flawed variants, ...). Reads only.
+    """
+    root = path.resolve()
+    if not root.is_dir():
+        raise ConfigError(
+            f"task directory {path} does not exist",
+            fix=f"point at a folder laid out as in {FORMAT_DOC}",
+        )
+    spec = _read_spec(root)
+    problems = list(_layout_problems(root, spec))
+    if problems:
+        raise ConfigError(
+            f"task {spec.id} ({root}) is not a valid task:\n"
+            + "\n".join(f"  - {p}" for p in problems),
+            fix=f"see {FORMAT_DOC}",
+        )
+    instruction = (root / "instruction.md").read_text(encoding="utf-8")
+    return Task(spec=spec, root=root, instruction=instruction)
+
+
+def _read_spec(root: Path) -> TaskSpec:
+    toml_path = root / TASK_FILE
+    if not toml_path.is_file():
+        raise ConfigError(
+            f"{root} has no {TASK_FILE}",
+            fix=f"every task directory needs a {TASK_FILE}; see {FORMAT_DOC}",
+        )
+    try:
+        raw = tomllib.loads(toml_path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{toml_path} is not valid TOML", got=str(exc)) from None
+    try:
+        spec = TaskSpec.model_validate(raw)
+    except ValidationError as exc:
+        problems = "\n".join(f"  - {p}" for p in pydantic_problems(exc))
+        raise ConfigError(f"{toml_path} is invalid:\n{problems}", fix=f"see {FORMAT_DOC}") from None
+    if spec.id != root.name:
+        raise ConfigError(
+            f"{toml_path}: id {spec.id!r} does not match the directory name {root.name!r}",
+            fix=f"rename the directory or set id = {root.name!r}",
+        )
+    return spec
+
+
+def _layout_problems(root: Path, spec: TaskSpec) -> Iterable[str]:
+    instruction = root / "instruction.md"
+    if not instruction.is_file():
+        yield "instruction.md is missing (it is what the agent is told)"
+    elif not instruction.read_text(encoding="utf-8").strip():
+        yield "instruction.md is empty"
+    if not (root / "repo").is_dir():
+        yield "repo/ is missing (the starting repository)"
+    hidden = root / "tests"
+    if not hidden.is_dir() or not any(p.is_file() for p in hidden.rglob("*")):
+        yield "tests/ is missing or empty (the hidden tests run at grading)"
+    yield from _test_id_problems(spec)
+    yield from _collision_problems(root, spec)
+    yield from _overlay_problems(root, spec)
+
+
+def _test_id_problems(spec: TaskSpec) -> Iterable[str]:
+    both = set(spec.fail_to_pass) & set(spec.pass_to_pass)
+    if both:
+        yield f"test ids in both fail_to_pass and pass_to_pass: {sorted(both)}"
+    prefix = spec.test_dir.rstrip("/") + "/"
+    outside = [t for t in (*spec.fail_to_pass, *spec.pass_to_pass) if not t.startswith(prefix)]
+    if outside:
+        yield (
+            f"test ids outside test_dir {spec.test_dir!r} (the grader only restores that "
+            f"directory, so an agent could edit them): {outside}"
+        )
+
+
+def _collision_problems(root: Path, spec: TaskSpec) -> Iterable[str]:
+    visible = root / "repo" / spec.test_dir
+    hidden = root / "tests"
+    if not (visible.is_dir() and hidden.is_dir()):
+        return
+    for path in sorted(hidden.rglob("*")):
+        rel = path.relative_to(hidden)
+        if path.is_file() and (visible / rel).is_file() and "__pycache__" not in rel.parts:
+            yield f"hidden test {rel} has the same path as a visible test in repo/{spec.test_dir}"
+
+
+def _overlay_problems(root: Path, spec: TaskSpec) -> Iterable[str]:
+    overlays = [root / "solution"] if (root / "solution").is_dir() else []
+    tagged = {v.name for v in spec.flawed}
+    flawed_root = root / "flawed"
+    present = (
+        {p.name for p in flawed_root.iterdir() if p.is_dir()} if flawed_root.is_dir() else set()
+    )
+    for name in sorted(tagged - present):
+        yield f"flawed variant {name!r} is declared in task.toml but flawed/{name}/ is missing"
+    for name in sorted(present - tagged):
+        yield f"flawed/{name}/ has no [[flawed]] entry in task.toml (give it a name, kind, description)"
+    overlays += [flawed_root / n for n in sorted(tagged & present)]
+    test_dir = Path(spec.test_dir)
+    for overlay in overlays:
+        for path in overlay.rglob("*"):
+            rel = path.relative_to(overlay)
+            if path.is_file() and rel.parts[: len(test_dir.parts)] == test_dir.parts:
+                yield f"{overlay.relative_to(root)}/{rel} changes a test file; overlays must not"
+
+
+def load_benchmark_dir(path: Path, *, name: str | None = None) -> Benchmark:
+    """Load every task under `path` (each child directory with a task.toml), sorted by id.
+
+    A path that is itself a task directory loads as a one-task benchmark. Raises ConfigError
+    naming every invalid task, or when the folder holds no task at all.
+    """
+    root = path.resolve()
+    if not root.is_dir():
+        raise ConfigError(f"benchmark folder {path} does not exist")
+    if (root / TASK_FILE).is_file():
+        task_dirs = [root]
+    else:
+        task_dirs = sorted(p for p in root.iterdir() if (p / TASK_FILE).is_file())
+    if not task_dirs:
+        raise ConfigError(
+            f"{path} holds no task",
+            fix=f"a benchmark is a folder of task directories, each with a {TASK_FILE} ({FORMAT_DOC})",
+        )
+    tasks, errors = [], []
+    for task_dir in task_dirs:
+        try:
+            tasks.append(load_task(task_dir))
+        except ConfigError as exc:
+            errors.append(exc.render())
+    if errors:
+        raise ConfigError(f"{len(errors)} invalid task(s) in {path}:\n" + "\n".join(errors))
+    description = _benchmark_description(root)
+    return Benchmark(name=name or root.name, root=root, tasks=tuple(tasks), description=description)
+
+
+def _benchmark_description(root: Path) -> str:
+    meta = root / BENCHMARK_FILE
+    if not meta.is_file():
+        return ""
+    try:
+        raw = tomllib.loads(meta.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{meta} is not valid TOML", got=str(exc)) from None
+    description = raw.get("description", "")
+    return description if isinstance(description, str) else ""
+
+
+def node_files(ids: Iterable[str]) -> list[str]:
+    """The distinct test files of these node ids, in first-seen order."""
+    return list(dict.fromkeys(node_id_file(i) for i in ids))

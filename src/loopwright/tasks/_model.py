@@ -1,0 +1,210 @@
+"""The task model: `task.toml` as a validated pydantic model, and the loaded `Task`."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Benchmark",
+    "FailureKind",
+    "FlawedVariant",
+    "Task",
+    "TaskSpec",
+    "Timeouts",
+    "node_id_file",
+]
+
+SCHEMA_VERSION = 1
+TASK_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
+
+
+class FailureKind(StrEnum):
+    """The kind of failure a flawed variant shows (docs/task-format.md, "Failure kinds")."""
+
+    IMPORT_ERROR = "import_error"
+    MISSED_EDGE_CASE = "missed_edge_case"
+    WRONG_SIGNATURE = "wrong_signature"
+    PARTIAL_FEATURE = "partial_feature"
+    BROKEN_REGRESSION = "broken_regression"
+    WRONG_LOGIC = "wrong_logic"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Timeouts(_Strict):
+    """Wall-clock limits in seconds: the agent run, the whole grading run, and one test."""
+
+    agent: float = Field(default=900, gt=0)
+    grade: float = Field(default=180, gt=0)
+    per_test: float = Field(default=30, gt=0)
+
+
+class FlawedVariant(_Strict):
+    """A known-bad solution, stored as an overlay in `flawed/<name>/`, tagged with its failure kind."""
+
+    name: str = Field(pattern=TASK_ID_PATTERN)
+    kind: FailureKind
+    description: str = Field(min_length=1)
+
+
+def node_id_file(test_id: str) -> str:
+    """The file part of a pytest node id (`tests/test_x.py::T::t[a]` -> `tests/test_x.py`)."""
+    return test_id.split("::", 1)[0]
+
+
+class TaskSpec(_Strict):
+    """The contents of `task.toml`. Field-level checks only; cross-file checks live in the loader."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    id: str = Field(pattern=TASK_ID_PATTERN)
+    level: int = Field(ge=1, le=3)
+    summary: str = ""
+    test_dir: str = "tests"
+    test_cmd: str = "python -m pytest"
+    allow_internet: bool = False
+    fail_to_pass: list[str] = Field(min_length=1)
+    pass_to_pass: list[str] = Field(default_factory=list)
+    timeouts: Timeouts = Field(default_factory=Timeouts)
+    flawed: list[FlawedVariant] = Field(default_factory=list)
+
+    @field_validator("fail_to_pass", "pass_to_pass")
+    @classmethod
+    def _node_ids(cls, ids: list[str]) -> list[str]:
+        for test_id in ids:
+            path, sep, rest = test_id.partition("::")
+            if not sep or not rest or not path.endswith(".py") or path.startswith("/"):
+                raise ValueError(
+                    f"{test_id!r} is not a pytest node id relative to the workspace "
+                    "(expected 'tests/test_file.py::test_name')"
+                )
+        if len(set(ids)) != len(ids):
+            dupes = sorted({i for i in ids if ids.count(i) > 1})
+            raise ValueError(f"duplicate test ids: {dupes}")
+        return ids
+
+    @field_validator("test_dir")
+    @classmethod
+    def _relative_dir(cls, value: str) -> str:
+        parts = Path(value).parts
+        if not parts or Path(value).is_absolute() or ".." in parts:
+            raise ValueError(
+                f"{value!r} must be a relative directory inside the repo, like 'tests'"
+            )
+        return value
+
+    @field_validator("test_cmd")
+    @classmethod
+    def _pytest_cmd(cls, value: str) -> str:
+        if not re.match(r"^python3? -m pytest(\s|$)", value):
+            raise ValueError(
+                f"{value!r}: the grader runs pytest itself; test_cmd must start with 'python -m pytest'"
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class Task:
+    """A loaded, validated task directory. Paths are absolute; nothing here is ever written."""
+
+    spec: TaskSpec
+    root: Path
+    instruction: str
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def level(self) -> int:
+        return self.spec.level
+
+    @property
+    def repo_dir(self) -> Path:
+        """The starting repository: copied into each workspace."""
+        return self.root / "repo"
+
+    @property
+    def hidden_tests_dir(self) -> Path:
+        """Hidden tests, overlaid onto `<workspace>/<test_dir>` only at grading."""
+        return self.root / "tests"
+
+    @property
+    def solution_dir(self) -> Path | None:
+        """The gold overlay, or None when the task ships without one."""
+        path = self.root / "solution"
+        return path if path.is_dir() else None
+
+    def flawed_dir(self, name: str) -> Path:
+        """The overlay of the flawed variant `name` (must be one of `spec.flawed`)."""
+        if name not in {v.name for v in self.spec.flawed}:
+            known = ", ".join(v.name for v in self.spec.flawed) or "none"
+            raise KeyError(f"task {self.id} has no flawed variant {name!r} (known: {known})")
+        return self.root / "flawed" / name
+
+    @property
+    def test_ids(self) -> list[str]:
+        """fail_to_pass then pass_to_pass, in file order."""
+        return [*self.spec.fail_to_pass, *self.spec.pass_to_pass]
+
+    @cached_property
+    def digest(self) -> str:
+        """sha256 over every file of the task (relative path and bytes), in sorted order.
+
+        Identity of the task's content for caching: any edit to the instruction, repo, tests,
+        gold or flawed variants changes it. Deterministic.
+        """
+        return _tree_digest(self.root)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A named, ordered collection of tasks loaded from one folder."""
+
+    name: str
+    root: Path
+    tasks: tuple[Task, ...]
+    description: str = ""
+    _by_id: dict[str, Task] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._by_id.update({t.id: t for t in self.tasks})
+
+    def task(self, task_id: str) -> Task:
+        """The task with this id; KeyError listing the known ids otherwise."""
+        try:
+            return self._by_id[task_id]
+        except KeyError:
+            known = ", ".join(self._by_id)
+            raise KeyError(
+                f"benchmark {self.name} has no task {task_id!r} (known: {known})"
+            ) from None
+
+    @property
+    def digest(self) -> str:
+        """sha256 over the task digests in id order: the identity of the benchmark's content."""
+        h = hashlib.sha256()
+        for task in sorted(self.tasks, key=lambda t: t.id):
+            h.update(f"{task.id}\0{task.digest}\n".encode())
+        return h.hexdigest()
+
+
+def _tree_digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = path.relative_to(root)
+        if "__pycache__" in rel.parts or rel.suffix == ".pyc":
+            continue
+        h.update(rel.as_posix().encode() + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()

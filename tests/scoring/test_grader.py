@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loopwright.scoring import Grader, Outcome
+from loopwright.tasks import Task
+from tests.scoring.conftest import GradeFn
+from tests.taskfactory import GOLD, PARTIAL, SUBTEST_BUG, make_calc_task
+
+
+def test_gold_scores_one_and_resolves(grade_with: GradeFn) -> None:
+    grade = grade_with(GOLD)
+    assert (grade.score, grade.resolved, grade.invalid) == (1.0, True, False)
+    assert (grade.f2p_passed, grade.f2p_total, grade.p2p_passed, grade.p2p_total) == (6, 6, 2, 2)
+    assert all(t.outcome is Outcome.PASSED for t in grade.tests)
+
+
+def test_untouched_repo_scores_zero_with_the_regressions_passing(grade_with: GradeFn) -> None:
+    grade = grade_with()
+    assert grade.score == 0.0
+    assert not grade.resolved and not grade.invalid
+    assert grade.p2p_passed == 2
+
+
+def test_partial_feature_gets_partial_credit(grade_with: GradeFn) -> None:
+    grade = grade_with(PARTIAL)
+    assert grade.score == pytest.approx(3 / 6)
+    passing = {t.id for t in grade.tests if t.fail_to_pass and t.passed}
+    assert passing == {
+        "tests/test_ops_hidden.py::test_mul",
+        "tests/test_ops_hidden.py::TestMulCase::test_mul_zero",
+        "tests/test_ops_hidden.py::TestMulCase::test_mul_table",
+    }
+
+
+def test_failed_subtest_fails_its_parent_test(grade_with: GradeFn) -> None:
+    grade = grade_with(SUBTEST_BUG)
+    by_id = {t.id: t for t in grade.tests}
+    assert by_id["tests/test_ops_hidden.py::TestMulCase::test_mul_table"].outcome is Outcome.FAILED
+    assert grade.score == pytest.approx(5 / 6)
+    assert not grade.resolved
+
+
+def test_parametrised_ids_with_spaces_and_brackets_are_graded(grade_with: GradeFn) -> None:
+    core = GOLD.replace("return a / b", "return 2 if a == 6 else 0")  # right for [six by [3]] only
+    by_id = {t.id: t for t in grade_with(core).tests}
+    assert by_id["tests/test_ops_hidden.py::test_div[six by [3]]"].passed
+    assert not by_id["tests/test_ops_hidden.py::test_div[one by four]"].passed
+
+
+def test_a_skip_raised_by_the_code_under_test_counts_as_failed(grade_with: GradeFn) -> None:
+    core = GOLD.replace("return a * b", "import pytest; pytest.skip('not today')")
+    grade = grade_with(core)
+    by_id = {t.id: t for t in grade.tests}
+    assert by_id["tests/test_ops_hidden.py::test_mul"].outcome is Outcome.SKIPPED
+    assert not by_id["tests/test_ops_hidden.py::test_mul"].passed
+    assert grade.score < 1.0
+
+
+def test_xfail_in_the_hidden_tests_counts_as_passed(tmp_path: Path, grade_with: GradeFn) -> None:
+    task = make_calc_task(
+        tmp_path / "xf",
+        extra_hidden={
+            "test_known_hidden.py": "import pytest\n\n@pytest.mark.xfail(reason='known')\ndef test_known():\n    assert False\n"
+        },
+        extra_f2p=["tests/test_known_hidden.py::test_known"],
+    )
+    grade = grade_with(GOLD, task=task)
+    by_id = {t.id: t for t in grade.tests}
+    assert by_id["tests/test_known_hidden.py::test_known"].outcome is Outcome.XFAILED
+    assert grade.score == 1.0 and grade.resolved
+
+
+def test_import_error_in_the_code_scores_zero_not_invalid(grade_with: GradeFn) -> None:
+    grade = grade_with("import nonexistent_module_xyz\n")
+    assert grade.score == 0.0
+    assert not grade.invalid
+    assert grade.collection_errors  # every test file failed to import
+    assert {t.outcome for t in grade.tests} == {Outcome.MISSING}
+
+
+def test_a_test_that_hangs_is_failed_by_the_per_test_timeout(tmp_path: Path, grade_with: GradeFn) -> None:
+    task = make_calc_task(tmp_path / "slow", per_test=1)
+    core = GOLD.replace("return a * b", "import time; time.sleep(60)")
+    grade = grade_with(core, task=task)
+    by_id = {t.id: t for t in grade.tests}
+    assert by_id["tests/test_ops_hidden.py::test_mul"].outcome is Outcome.FAILED
+    assert not grade.invalid
+    assert grade.duration_s < 60
+
+
+def test_a_run_that_hangs_at_import_is_invalid_at_the_grade_timeout(tmp_path: Path, grade_with: GradeFn) -> None:
+    task = make_calc_task(tmp_path / "hang", grade_timeout=2)
+    grade = grade_with("import time\ntime.sleep(600)\n", task=task)
+    assert grade.invalid and grade.timed_out
+    assert "timed out" in (grade.invalid_reason or "")
+    assert grade.score == 0.0 and not grade.resolved
+
+
+def test_code_that_exits_the_interpreter_early_makes_the_grade_invalid(grade_with: GradeFn) -> None:
+    grade = grade_with(GOLD + "\nimport os\nos._exit(0)\n")
+    assert grade.invalid
+    assert "junit" in (grade.invalid_reason or "")
+    assert grade.score == 0.0 and not grade.resolved
+
+
+def test_grade_result_round_trips_through_json(grade_with: GradeFn) -> None:
+    grade = grade_with(PARTIAL)
+    again = type(grade).model_validate_json(grade.model_dump_json())
+    assert again == grade
+    assert again.schema_version == 1
+
+
+def test_grader_runs_in_the_sandbox_it_was_given(grader: Grader, grade_with: GradeFn) -> None:
+    assert grade_with(GOLD).sandbox == grader.sandbox.name
+
+
+def test_task_is_not_modified_by_grading(calc_task: Task, grade_with: GradeFn) -> None:
+    before = calc_task.digest
+    grade_with(GOLD, files={"tests/test_add.py": "def test_add():\n    assert True\n"})
+    fresh = type(calc_task)(spec=calc_task.spec, root=calc_task.root, instruction=calc_task.instruction)
+    assert fresh.digest == before
