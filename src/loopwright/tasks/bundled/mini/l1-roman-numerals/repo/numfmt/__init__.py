@@ -1,0 +1,3 @@
+"""numfmt: formatting integers for people."""
+
+__version__ = "1.2.0"

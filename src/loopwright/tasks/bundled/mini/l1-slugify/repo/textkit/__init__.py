@@ -1,0 +1,3 @@
+"""textkit: small, dependency-free text utilities."""
+
+__version__ = "0.4.1"
