@@ -1,0 +1,1 @@
+"""todocli: a to-do list with a small command dispatcher."""
