@@ -77,10 +77,16 @@ def test_repeated_id_takes_the_worst_outcome_like_a_failed_subtest(tmp_path: Pat
 
 
 def test_collection_error_is_reported_not_a_test(tmp_path: Path) -> None:
-    body = '<testcase classname="" name="tests.test_x" time="0"><error message="collection failure">ImportError</error></testcase>'
+    body = (
+        '<testcase classname="" name="tests.test_x" file="tests/test_x.py" time="0">'
+        '<error message="collection failure">Traceback:\ntests/test_x.py:1: in &lt;module&gt;\n'
+        "    import nope\nE   ModuleNotFoundError: No module named 'nope'</error></testcase>"
+    )
     report = parse_junit(write(tmp_path, body))
     assert report.cases == {}
-    assert report.collection_errors == ("tests.test_x: collection failure",)
+    assert report.collection_errors == (
+        "tests/test_x.py: ModuleNotFoundError: No module named 'nope'",
+    )
     assert report.any_failure
     assert not report.empty
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Annotated
 
 import typer
@@ -18,7 +19,8 @@ from loopwright.tasks import Benchmark, benchmark_names, load_benchmark
 bench_app = typer.Typer(help="Benchmarks: list them, and check that their tasks grade as they should.")
 app.add_typer(bench_app, name="bench")
 
-console = Console(highlight=False)
+# Piped output is not cut to 80 columns: task and variant names must stay whole.
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 err_console = Console(stderr=True, highlight=False)
 
 SandboxOption = Annotated[
@@ -104,7 +106,8 @@ def _table(checks: list[VariantCheck]) -> Table:
         score = f"{g.score:.2f}" if g and not g.invalid else ("invalid" if g else "-")
         resolved = ("yes" if g.resolved else "no") if g else "-"
         verdict = "[green]ok[/]" if c.ok else f"[bold red]FAIL[/] {c.problem}"
-        table.add_row(c.task_id, c.variant, c.kind, passed, score, resolved, verdict)
+        kind = "" if c.kind == c.variant else c.kind
+        table.add_row(c.task_id, c.variant, kind, passed, score, resolved, verdict)
     return table
 
 

@@ -37,8 +37,8 @@ class Grader:
 
     The rules are the anchors' (SWE-bench, FeatureBench): tests restored from the task, agent
     hooks removed, pytest run with its own config (`-c`, so agent ini files are inert), isolated
-    Python (`-I`: no PYTHONPATH, no user site), plugin autoload off, bytecode cached outside the
-    workspace, junit (xunit1) written to a fresh private directory and parsed with the standard
+    Python (`-I`: no PYTHONPATH, no user site), plugin autoload off, no bytecode read from or
+    written to the workspace, junit (xunit1) written to a fresh private directory and parsed with the standard
     library. Grading never raises on a bad workspace: the result says invalid and why.
     """
 
@@ -84,8 +84,7 @@ class Grader:
         return [
             self.python,
             "-I",
-            "-X",
-            f"pycache_prefix={private / 'pycache'}",
+            "-B",
             "-m",
             "pytest",
             *extra,

@@ -97,7 +97,7 @@ def _node_id(element: ET.Element) -> str | None:
     file = element.get("file")
     name = element.get("name", "")
     classname = element.get("classname", "")
-    if not file or not name:
+    if not file or not name or not classname:
         return None  # a collection error: classname="" name="tests.test_x"
     module = file[:-3].replace("/", ".") if file.endswith(".py") else file
     parts = [file]
@@ -139,6 +139,12 @@ def _merge(a: JunitCase, b: JunitCase) -> JunitCase:
 
 
 def _collection_error(element: ET.Element) -> str:
-    where = element.get("name") or element.get("classname") or "?"
-    detail = next((c.get("message", "") for c in element if c.tag in ("error", "failure")), "")
+    where = element.get("file") or element.get("name") or "?"
+    child = next((c for c in element if c.tag in ("error", "failure")), None)
+    detail = child.get("message", "") if child is not None else ""
+    # The useful line of a collection traceback is its last "E   " line (the exception).
+    text = child.text or "" if child is not None else ""
+    error_lines = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
+    if error_lines:
+        detail = error_lines[-1]
     return f"{where}: {detail}"[:_MESSAGE_CAP]

@@ -37,11 +37,12 @@ def restore_tests(workspace: Path, task: Task) -> RestoreReport:
     """Rebuild `<workspace>/<test_dir>` from the task and neutralise collection hooks.
 
     Afterwards the test directory holds exactly the repo's visible tests plus the hidden tests;
-    hook files match the original repo or are gone. Reads only the task (never trusts the
+    hook files match the original repo or are gone; no compiled bytecode is left. Reads only the task (never trusts the
     workspace's copies). Not atomic: run it on a workspace nobody else is using.
     """
     actions = list(_reset_test_dir(workspace, task))
     actions += _neutralise_hooks(workspace, task)
+    _remove_bytecode(workspace)
     return RestoreReport(actions=tuple(actions))
 
 
@@ -105,6 +106,19 @@ def _neutralise_hooks(workspace: Path, task: Task) -> list[str]:
         else:
             actions.append(f"removed {rel.as_posix()} (added by the agent)")
     return actions
+
+
+def _remove_bytecode(workspace: Path) -> None:
+    # Compiled files are never graded: Python would trust a forged .pyc whose header matches.
+    for dirpath, dirnames, filenames in os.walk(workspace):
+        if ".git" in dirnames:
+            dirnames.remove(".git")
+        if "__pycache__" in dirnames:
+            dirnames.remove("__pycache__")
+            shutil.rmtree(Path(dirpath) / "__pycache__", ignore_errors=True)
+        for name in filenames:
+            if name.endswith((".pyc", ".pyo")):
+                (Path(dirpath) / name).unlink(missing_ok=True)
 
 
 def _hook_candidates(workspace: Path) -> Iterator[Path]:

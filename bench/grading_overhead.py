@@ -1,0 +1,95 @@
+"""Grading overhead: loopwright's workspace + gold + grade time as a ratio to plain pytest.
+
+For each task of a benchmark (default: mini) and each repetition, in one process run:
+  - baseline: `python -m pytest -q <test files>` in a directory already prepared with the gold
+    solution and the hidden tests (what a person would run by hand);
+  - loopwright: create a fresh workspace from the task's repo (git init + commit), apply the gold
+    overlay, and grade it (restore tests, sandboxed pytest with junit, parse, score).
+Prints the median of each per task and the ratio of the sums, for each sandbox available.
+Targets (issue 2): at most 1.3 with bubblewrap, 1.15 without.
+
+    python bench/grading_overhead.py [--benchmark mini] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from loopwright.sandbox import bubblewrap_available, create_workspace, default_sandbox, remove_workspace
+from loopwright.scoring import Grader
+from loopwright.tasks import Task, apply_overlay, load_benchmark, node_files
+
+
+def prepare(task: Task, dest: Path) -> Path:
+    shutil.copytree(task.repo_dir, dest)
+    assert task.solution_dir is not None
+    apply_overlay(task.solution_dir, dest)
+    apply_overlay(task.hidden_tests_dir, dest / task.spec.test_dir)
+    return dest
+
+
+def time_plain_pytest(prepared: Path, task: Task) -> float:
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *node_files(task.test_ids)]
+    start = time.perf_counter()
+    proc = subprocess.run(argv, cwd=prepared, capture_output=True, check=False)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"plain pytest failed on {task.id}:\n{proc.stdout.decode()[-2000:]}")
+    return elapsed
+
+
+def time_loopwright(task: Task, grader: Grader, parent: Path) -> float:
+    start = time.perf_counter()
+    workspace = create_workspace(task.repo_dir, parent)
+    assert task.solution_dir is not None
+    apply_overlay(task.solution_dir, workspace.path)
+    grade = grader.grade(workspace.path, task)
+    elapsed = time.perf_counter() - start
+    remove_workspace(workspace)
+    if grade.score != 1.0:
+        raise SystemExit(f"gold did not score 1.0 on {task.id}: {grade.invalid_reason or grade.score}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--benchmark", default="mini")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    bench = load_benchmark(args.benchmark)
+    kinds = ["bubblewrap", "local"] if bubblewrap_available() else ["local"]
+    print(f"grading overhead on {bench.name}: {len(bench.tasks)} tasks x {args.repeat} repetitions")
+    with tempfile.TemporaryDirectory(prefix="lw-bench-") as tmp:
+        root = Path(tmp)
+        prepared = {t.id: prepare(t, root / "prepared" / t.id) for t in bench.tasks}
+        for kind in kinds:
+            grader = Grader(default_sandbox(kind))
+            rows = []
+            for task in bench.tasks:
+                plain, ours = [], []
+                for _ in range(args.repeat):  # interleaved so drift hits both alike
+                    plain.append(time_plain_pytest(prepared[task.id], task))
+                    ours.append(time_loopwright(task, grader, root / "ws"))
+                rows.append((task.id, statistics.median(plain), statistics.median(ours)))
+            report(kind, rows)
+
+
+def report(kind: str, rows: list[tuple[str, float, float]]) -> None:
+    print(f"\nsandbox: {kind}")
+    print(f"{'task':28} {'pytest s':>9} {'loopwright s':>13} {'ratio':>6}")
+    for task_id, plain, ours in rows:
+        print(f"{task_id:28} {plain:9.3f} {ours:13.3f} {ours / plain:6.2f}")
+    total_plain = sum(r[1] for r in rows)
+    total_ours = sum(r[2] for r in rows)
+    print(f"{'all tasks (sum of medians)':28} {total_plain:9.3f} {total_ours:13.3f} {total_ours / total_plain:6.2f}")
+
+
+if __name__ == "__main__":
+    main()
