@@ -61,7 +61,11 @@ def test_validate_good_folder_passes_with_json_rows(
     assert code == 0
     rows = {r["variant"]: r for r in json.loads(out)}
     assert set(rows) == {"gold", "only-mul", "untouched"}
-    assert (rows["gold"]["f2p_passed"], rows["gold"]["f2p_total"], rows["gold"]["resolved"]) == (6, 6, True)
+    assert (rows["gold"]["f2p_passed"], rows["gold"]["f2p_total"], rows["gold"]["resolved"]) == (
+        6,
+        6,
+        True,
+    )
     assert rows["only-mul"]["score"] == 0.5 and rows["only-mul"]["ok"]
     assert rows["untouched"]["score"] == 0.0 and not rows["untouched"]["invalid"]
 
@@ -82,7 +86,9 @@ def test_validate_fails_when_a_flawed_variant_scores_full_marks(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     task = make_calc_task(tmp_path)
-    shutil.copy(task.root / "solution" / "calc" / "core.py", task.root / "flawed" / "only-mul" / "calc")
+    shutil.copy(
+        task.root / "solution" / "calc" / "core.py", task.root / "flawed" / "only-mul" / "calc"
+    )
     code, out, _ = run(capsys, "bench", "validate", str(tmp_path), "--json")
     assert code == 1
     rows = {r["variant"]: r for r in json.loads(out)}

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from loopwright.sandbox import create_workspace, default_sandbox, remove_workspace
-from loopwright.scoring import GradeResult, Grader
+from loopwright.scoring import Grader, GradeResult
 from loopwright.tasks import Task, apply_overlay
 from tests.taskfactory import make_calc_task, write_files
 

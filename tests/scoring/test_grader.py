@@ -81,10 +81,14 @@ def test_import_error_in_the_code_scores_zero_not_invalid(grade_with: GradeFn) -
     assert {t.outcome for t in grade.tests} == {Outcome.MISSING}
 
 
-def test_a_test_that_hangs_is_failed_by_the_per_test_timeout(tmp_path: Path, grade_with: GradeFn) -> None:
+def test_a_test_that_hangs_is_failed_by_the_per_test_timeout(
+    tmp_path: Path, grade_with: GradeFn
+) -> None:
     task = make_calc_task(tmp_path / "slow", per_test=1)
     # Only test_mul multiplies 3 by 4; it hangs, the other tests must still run and pass.
-    core = GOLD.replace("return a * b", "import time; time.sleep(60 if (a, b) == (3, 4) else 0); return a * b")
+    core = GOLD.replace(
+        "return a * b", "import time; time.sleep(60 if (a, b) == (3, 4) else 0); return a * b"
+    )
     grade = grade_with(core, task=task)
     by_id = {t.id: t for t in grade.tests}
     assert by_id["tests/test_ops_hidden.py::test_mul"].outcome is Outcome.FAILED
@@ -93,7 +97,9 @@ def test_a_test_that_hangs_is_failed_by_the_per_test_timeout(tmp_path: Path, gra
     assert not grade.invalid
 
 
-def test_a_run_that_hangs_at_import_is_invalid_at_the_grade_timeout(tmp_path: Path, grade_with: GradeFn) -> None:
+def test_a_run_that_hangs_at_import_is_invalid_at_the_grade_timeout(
+    tmp_path: Path, grade_with: GradeFn
+) -> None:
     task = make_calc_task(tmp_path / "hang", grade_timeout=2)
     grade = grade_with("import time\ntime.sleep(600)\n", task=task)
     assert grade.invalid and grade.timed_out
@@ -122,5 +128,7 @@ def test_grader_runs_in_the_sandbox_it_was_given(grader: Grader, grade_with: Gra
 def test_task_is_not_modified_by_grading(calc_task: Task, grade_with: GradeFn) -> None:
     before = calc_task.digest
     grade_with(GOLD, files={"tests/test_add.py": "def test_add():\n    assert True\n"})
-    fresh = type(calc_task)(spec=calc_task.spec, root=calc_task.root, instruction=calc_task.instruction)
+    fresh = type(calc_task)(
+        spec=calc_task.spec, root=calc_task.root, instruction=calc_task.instruction
+    )
     assert fresh.digest == before

@@ -88,7 +88,10 @@ def test_deleting_the_visible_tests_does_not_hide_regressions(grade_with: GradeF
 def test_deleted_and_edited_tests_are_restored_and_reported(grade_with: GradeFn) -> None:
     grade = grade_with(
         PARTIAL,
-        files={"tests/test_add.py": "def test_add():\n    pass\n", "tests/test_extra.py": "x = 1\n"},
+        files={
+            "tests/test_add.py": "def test_add():\n    pass\n",
+            "tests/test_extra.py": "x = 1\n",
+        },
     )
     restored = " ".join(grade.restored)
     assert "modified test_add.py" in restored
@@ -97,7 +100,9 @@ def test_deleted_and_edited_tests_are_restored_and_reported(grade_with: GradeFn)
 
 
 def test_agent_added_hook_files_are_removed_and_reported(grade_with: GradeFn) -> None:
-    grade = grade_with(PARTIAL, files={"conftest.py": PASS_EVERYTHING_CONFTEST, "pytest.ini": "[pytest]\n"})
+    grade = grade_with(
+        PARTIAL, files={"conftest.py": PASS_EVERYTHING_CONFTEST, "pytest.ini": "[pytest]\n"}
+    )
     assert "removed conftest.py (added by the agent)" in grade.restored
     assert "removed pytest.ini (added by the agent)" in grade.restored
 

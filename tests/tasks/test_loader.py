@@ -45,7 +45,9 @@ def test_digest_changes_when_any_task_file_changes(tmp_path: Path) -> None:
         (lambda r: shutil.rmtree(r / "flawed" / "only-mul"), "flawed/only-mul/ is missing"),
         (lambda r: (r / "flawed" / "stray").mkdir(), "flawed/stray/ has no [[flawed]] entry"),
         (
-            lambda r: (r / "solution" / "tests").mkdir() or (r / "solution/tests/t.py").write_text(""),
+            lambda r: (
+                (r / "solution" / "tests").mkdir() or (r / "solution/tests/t.py").write_text("")
+            ),
             "changes a test file",
         ),
         (
@@ -66,7 +68,9 @@ def test_digest_changes_when_any_task_file_changes(tmp_path: Path) -> None:
     ],
 )
 def test_invalid_task_directory_is_a_config_error_naming_the_problem(
-    tmp_path: Path, breakage, message: str  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    breakage,
+    message: str,  # type: ignore[no-untyped-def]
 ) -> None:
     task = make_calc_task(tmp_path)
     breakage(task.root)
@@ -84,7 +88,9 @@ def test_invalid_task_directory_is_a_config_error_naming_the_problem(
         ('kind = "partial_feature"', 'kind = "meh"', "flawed[0].kind"),
     ],
 )
-def test_invalid_task_toml_names_the_field(tmp_path: Path, old: str, new: str, message: str) -> None:
+def test_invalid_task_toml_names_the_field(
+    tmp_path: Path, old: str, new: str, message: str
+) -> None:
     task = make_calc_task(tmp_path)
     toml = task.root / "task.toml"
     toml.write_text(toml.read_text().replace(old, new, 1))
@@ -95,7 +101,9 @@ def test_invalid_task_toml_names_the_field(tmp_path: Path, old: str, new: str, m
 def test_test_ids_outside_test_dir_are_refused(tmp_path: Path) -> None:
     task = make_calc_task(tmp_path)
     toml = task.root / "task.toml"
-    toml.write_text(toml.read_text().replace("tests/test_add.py::test_add'", "calc/check.py::test_add'", 1))
+    toml.write_text(
+        toml.read_text().replace("tests/test_add.py::test_add'", "calc/check.py::test_add'", 1)
+    )
     with pytest.raises(ConfigError, match="outside test_dir"):
         load_task(task.root)
 

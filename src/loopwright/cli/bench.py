@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from typing import Annotated
 
 import typer
@@ -16,7 +17,9 @@ from loopwright.sandbox import default_sandbox
 from loopwright.scoring import Grader, VariantCheck, task_variants, validate_benchmark
 from loopwright.tasks import Benchmark, benchmark_names, load_benchmark
 
-bench_app = typer.Typer(help="Benchmarks: list them, and check that their tasks grade as they should.")
+bench_app = typer.Typer(
+    help="Benchmarks: list them, and check that their tasks grade as they should."
+)
 app.add_typer(bench_app, name="bench")
 
 # Piped output is not cut to 80 columns: task and variant names must stay whole.
@@ -36,25 +39,26 @@ def list_benchmarks(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List the registered benchmarks with their task counts by level."""
-    rows = [_summary(load_benchmark(name)) for name in benchmark_names()]
+    benches = [load_benchmark(name) for name in benchmark_names()]
     if as_json:
-        typer.echo(json.dumps(rows, indent=2))
+        typer.echo(json.dumps([_summary(b) for b in benches], indent=2))
         return
     table = Table("benchmark", "tasks", "by level", "description", box=None)
-    for row in rows:
-        levels = ", ".join(f"L{k}: {v}" for k, v in row["levels"].items())
-        table.add_row(row["name"], str(row["tasks"]), levels, row["description"])
+    for bench in benches:
+        levels = ", ".join(f"L{k}: {v}" for k, v in _levels(bench).items())
+        table.add_row(bench.name, str(len(bench.tasks)), levels, bench.description)
     console.print(table)
 
 
+def _levels(bench: Benchmark) -> dict[int, int]:
+    return dict(sorted(Counter(t.level for t in bench.tasks).items()))
+
+
 def _summary(bench: Benchmark) -> dict[str, object]:
-    levels: dict[str, int] = {}
-    for task in bench.tasks:
-        levels[str(task.level)] = levels.get(str(task.level), 0) + 1
     return {
         "name": bench.name,
         "tasks": len(bench.tasks),
-        "levels": dict(sorted(levels.items())),
+        "levels": {str(k): v for k, v in _levels(bench).items()},
         "description": bench.description,
         "digest": bench.digest,
     }
@@ -62,7 +66,9 @@ def _summary(bench: Benchmark) -> dict[str, object]:
 
 @bench_app.command("validate")
 def validate(
-    benchmark: Annotated[str, typer.Argument(help="A registered benchmark name or a folder of tasks.")],
+    benchmark: Annotated[
+        str, typer.Argument(help="A registered benchmark name or a folder of tasks.")
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print every check as JSON.")] = False,
     sandbox: SandboxOption = "auto",
 ) -> None:

@@ -10,7 +10,7 @@ from loopwright.scoring._junit import Outcome
 
 __all__ = ["GRADE_SCHEMA_VERSION", "GradeResult", "TestResult"]
 
-GRADE_SCHEMA_VERSION = 1
+GRADE_SCHEMA_VERSION: Literal[1] = 1
 
 
 class _Strict(BaseModel):

@@ -23,7 +23,7 @@ __all__ = [
     "node_id_file",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Literal[1] = 1
 TASK_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 
 
