@@ -43,6 +43,17 @@ def test_validate_task_missing_instruction_is_a_user_error(
     assert "Traceback" not in err
 
 
+def test_validate_task_missing_hidden_tests_is_a_user_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    task = make_calc_task(tmp_path)
+    shutil.rmtree(task.hidden_tests_dir)
+    code, _, err = run(capsys, "bench", "validate", str(tmp_path))
+    assert code == 2
+    assert "tests/ is missing or empty" in err
+    assert "Traceback" not in err
+
+
 def test_validate_malformed_task_toml_is_a_user_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,1 +1,31 @@
-"""placeholder"""
+"""Workspaces and sandboxed command execution.
+
+`create_workspace` copies a task's repo/ into a fresh one-commit git repository; a `Sandbox` runs
+commands in it with a wall-clock timeout (the whole process tree is killed), capped output and a
+clean environment. `BubblewrapSandbox` also denies the network and every write outside the
+workspace; `LocalSandbox` isolates nothing. `default_sandbox("auto")` picks bubblewrap when it
+works here, else warns loudly once and runs unsandboxed. See docs/sandbox.md.
+"""
+
+from __future__ import annotations
+
+from loopwright.sandbox._base import DEFAULT_OUTPUT_CAP, CommandResult, Sandbox
+from loopwright.sandbox._bwrap import BubblewrapSandbox, bubblewrap_available, bubblewrap_problem
+from loopwright.sandbox._local import LocalSandbox
+from loopwright.sandbox._select import default_sandbox, sandbox_kinds
+from loopwright.sandbox._workspace import Workspace, create_workspace, remove_workspace
+
+__all__ = [
+    "DEFAULT_OUTPUT_CAP",
+    "BubblewrapSandbox",
+    "CommandResult",
+    "LocalSandbox",
+    "Sandbox",
+    "Workspace",
+    "bubblewrap_available",
+    "bubblewrap_problem",
+    "create_workspace",
+    "default_sandbox",
+    "remove_workspace",
+    "sandbox_kinds",
+]

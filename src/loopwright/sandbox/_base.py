@@ -1,0 +1,179 @@
+"""The Sandbox contract shared by every implementation: CommandResult, the ABC, and the checks and
+clean environment that every `run` starts from."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from loopwright.errors import SandboxError, UsageError
+
+__all__ = [
+    "DEFAULT_OUTPUT_CAP",
+    "CommandResult",
+    "Sandbox",
+    "build_env",
+    "check_command",
+    "resolve_dir",
+    "resolve_existing",
+]
+
+DEFAULT_OUTPUT_CAP = 1_000_000
+"""Bytes of stdout (and, separately, of stderr) kept by default."""
+
+_FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """What happened when a command ran in a sandbox. A non-zero exit is a result, not an error.
+
+    `argv` is the command as the caller gave it (without any sandbox wrapper). `exit_code` is
+    None when the command was killed at its timeout, 128+N when it died of signal N
+    (as a shell reports it, in every sandbox).
+    `stdout`/`stderr` are decoded as UTF-8 with errors replaced; each keeps at most the output
+    cap in bytes, and when more was written the excess is dropped, a marker is appended and
+    `truncated` is True. `sandbox` names the sandbox that ran it ("bubblewrap", "local", ...).
+    """
+
+    argv: tuple[str, ...]
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool
+    truncated: bool
+    duration_s: float
+    sandbox: str
+
+    @property
+    def ok(self) -> bool:
+        """True when the command finished in time with exit code 0."""
+        return self.exit_code == 0 and not self.timed_out
+
+
+class Sandbox(ABC):
+    """Runs commands with a wall-clock timeout, an output cap and a clean environment.
+
+    Subclasses set `name` (recorded in every CommandResult) and `isolated` (True only when
+    network and filesystem isolation are enforced). A sandbox is a context manager; `close()`
+    releases whatever it holds (nothing, for the local and bubblewrap sandboxes) and is
+    idempotent. Sandboxes are safe to share between threads: `run` keeps no state.
+    """
+
+    name: str
+    isolated: bool
+
+    @abstractmethod
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        timeout_s: float,
+        writable: Sequence[Path] = (),
+        env: Mapping[str, str] | None = None,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+        network: bool = False,
+        stdin: str | None = None,
+    ) -> CommandResult:
+        """Run `argv` in `cwd` and return its result; never raises because the command failed.
+
+        `cwd` and every path in `writable` must exist; they are resolved (symlinks followed)
+        and are the only places an isolated sandbox lets the command write. `env` None means
+        a minimal clean environment (see `build_env`); a mapping is used as given, plus PATH
+        and HOME when it lacks them. The command and everything it started are killed when
+        `timeout_s` passes. `network` allows network access where the sandbox can deny it.
+        `stdin` is written to the command's standard input (else it reads /dev/null).
+
+        Raises SandboxError when the command cannot be started at all (binary not found,
+        `cwd` missing); UsageError for an empty argv or a non-positive timeout or cap.
+        """
+
+    def close(self) -> None:  # noqa: B027 - a no-op default is the point: most sandboxes hold nothing
+        """Release what the sandbox holds. Idempotent. The base sandbox holds nothing."""
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, isolated={self.isolated})"
+
+
+def build_env(env: Mapping[str, str] | None, *, home: str) -> dict[str, str]:
+    """The environment a command gets. Deterministic given the parent's PATH.
+
+    None: PATH (the parent's, else a standard one), HOME=`home`, LANG=C.UTF-8,
+    PYTHONDONTWRITEBYTECODE=1, PYTHONHASHSEED=0, and nothing else, so the parent's secrets
+    (API keys, tokens) never reach the command. A mapping: exactly its items, plus PATH and
+    HOME=`home` when it has none.
+    """
+    path = os.environ.get("PATH") or _FALLBACK_PATH
+    if env is None:
+        return {
+            "PATH": path,
+            "HOME": home,
+            "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONHASHSEED": "0",
+        }
+    built = dict(env)
+    built.setdefault("PATH", path)
+    built.setdefault("HOME", home)
+    return built
+
+
+def check_command(
+    argv: Sequence[str], *, cwd: Path, path: str, timeout_s: float, output_cap: int
+) -> tuple[str, ...]:
+    """Validate a run request; return argv as a tuple.
+
+    The binary `argv[0]` must be found on `path` (or, when it contains a slash, exist relative to
+    `cwd`) and be executable, else SandboxError naming it. Sandboxes check this before starting,
+    so a missing binary is an error even where the wrapper (bwrap) would report it as an exit.
+    """
+    args = tuple(argv)
+    if not args or not args[0]:
+        raise UsageError("cannot run an empty command", got=repr(argv), fix="pass argv[0]")
+    if timeout_s <= 0:
+        raise UsageError("timeout_s must be positive", got=repr(timeout_s))
+    if output_cap <= 0:
+        raise UsageError("output_cap must be positive", got=repr(output_cap))
+    binary = args[0]
+    if "/" in binary:
+        found = cwd / binary  # an absolute `binary` replaces cwd
+        if not (found.is_file() and os.access(found, os.X_OK)):
+            raise SandboxError(f"cannot start {binary!r}: no such executable file")
+    elif shutil.which(binary, path=path) is None:
+        raise SandboxError(f"cannot start {binary!r}: not found on PATH ({path})")
+    return args
+
+
+def resolve_existing(path: Path, what: str) -> Path:
+    """`path` made absolute with symlinks resolved; SandboxError naming `what` unless it exists."""
+    try:
+        return Path(path).resolve(strict=True)
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop
+        raise SandboxError(
+            f"cannot start the command: {what} {str(path)!r} does not exist"
+        ) from exc
+
+
+def resolve_dir(path: Path, what: str) -> Path:
+    """`path` made absolute with symlinks resolved; SandboxError unless it is an existing directory."""
+    resolved = resolve_existing(path, what)
+    if not resolved.is_dir():
+        raise SandboxError(f"cannot start the command: {what} {str(path)!r} is not a directory")
+    return resolved

@@ -1,0 +1,212 @@
+"""BubblewrapSandbox: the whole filesystem read-only, a private /tmp, no network, own PID namespace.
+
+bwrap is started in a new session like any command (so the shared timeout kills it); inside,
+`--die-with-parent` and the PID namespace make everything the command started die with it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from loopwright.errors import MissingDependencyError
+from loopwright.sandbox._base import (
+    DEFAULT_OUTPUT_CAP,
+    CommandResult,
+    Sandbox,
+    build_env,
+    check_command,
+    resolve_dir,
+    resolve_existing,
+)
+from loopwright.sandbox._process import run_process, to_result
+
+__all__ = [
+    "INSTALL_HINT",
+    "BubblewrapSandbox",
+    "bubblewrap_available",
+    "bubblewrap_problem",
+    "bwrap_argv",
+]
+
+INSTALL_HINT = (
+    "apt-get install bubblewrap  (Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)"
+)
+_TMP = Path("/tmp")
+_HOME = "/tmp"  # the private tmpfs: writable, empty at start, gone afterwards
+_PROBE_TIMEOUT_S = 10.0
+
+
+class BubblewrapSandbox(Sandbox):
+    """Runs each command under bubblewrap. Isolated: the command can write only to `cwd`, the
+    `writable` paths and a private, empty tmpfs /tmp (its HOME unless the env names one); it
+    sees the rest of the filesystem read-only, fresh /dev and /proc, no network unless
+    `network=True` (loopback only otherwise), its own PID, IPC and UTS namespaces, no
+    capabilities, and a new session (no terminal injection). Not hidden: files readable by the
+    user (e.g. under $HOME) can be read. Raises MissingDependencyError when `bwrap` is not
+    installed; whether it works here is `bubblewrap_available()`'s question.
+    """
+
+    name = "bubblewrap"
+    isolated = True
+
+    def __init__(self, bwrap: str | None = None) -> None:
+        found = shutil.which(bwrap or "bwrap")
+        if found is None:
+            raise MissingDependencyError(
+                "bubblewrap (bwrap) is not installed",
+                got=f"no {bwrap or 'bwrap'!r} on PATH",
+                fix=f"install it: {INSTALL_HINT}; or choose the local sandbox (unsandboxed)",
+            )
+        self.bwrap = found
+        self._interpreter = _interpreter_paths()
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        timeout_s: float,
+        writable: Sequence[Path] = (),
+        env: Mapping[str, str] | None = None,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+        network: bool = False,
+        stdin: str | None = None,
+    ) -> CommandResult:
+        """See `Sandbox.run`. `cwd` and `writable` are resolved and bound read-write at their
+        resolved paths; the command runs in the resolved `cwd`. HOME defaults to /tmp."""
+        workdir = resolve_dir(cwd, "cwd")
+        binds = [resolve_existing(p, "writable path") for p in writable]
+        full_env = build_env(env, home=_HOME)
+        args = check_command(
+            argv, cwd=workdir, path=full_env["PATH"], timeout_s=timeout_s, output_cap=output_cap
+        )
+        readonly = [*self._interpreter, *_binary_under_tmp(args[0], workdir, full_env["PATH"])]
+        wrapped = bwrap_argv(
+            self.bwrap, args, cwd=workdir, writable=binds, network=network, readonly=readonly
+        )
+        outcome = run_process(
+            wrapped,
+            cwd=workdir,
+            env=full_env,
+            timeout_s=timeout_s,
+            output_cap=output_cap,
+            stdin=stdin.encode() if stdin is not None else None,
+        )
+        return to_result(args, outcome, self.name)
+
+
+def bwrap_argv(
+    bwrap: str,
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    writable: Iterable[Path] = (),
+    network: bool = False,
+    readonly: Iterable[tuple[Path, Path]] = (),
+) -> list[str]:
+    """The full bwrap command line for `argv`. Pure; paths must already be resolved.
+
+    `readonly` holds (source, destination) pairs re-exposed read-only on top of the private
+    /tmp (the interpreter or binary when they live under /tmp); `cwd` and `writable` are bound
+    read-write, parents before children so that no bind hides another.
+    """
+    rw = sorted({cwd, *writable}, key=_depth)
+    args = [bwrap, *_isolation_flags(network=network)]
+    for src, dst in _not_yet_visible(readonly, rw):
+        args += ["--ro-bind", str(src), str(dst)]
+    for path in rw:
+        args += ["--bind", str(path), str(path)]
+    return [*args, "--chdir", str(cwd), "--", *argv]
+
+
+def _depth(path: Path) -> tuple[int, str]:
+    return len(path.parts), str(path)
+
+
+def _not_yet_visible(
+    readonly: Iterable[tuple[Path, Path]], rw: list[Path]
+) -> list[tuple[Path, Path]]:
+    """The read-only pairs still needed, parents first. A destination inside a writable bind or
+    inside another same-path read-only bind is already visible as itself (and bwrap could not
+    create a mount point inside a read-only bind anyway)."""
+    kept: list[tuple[Path, Path]] = []
+    for src, dst in sorted(set(readonly), key=lambda pair: _depth(pair[1])):
+        shown = [*rw, *(d for s, d in kept if s == d)]
+        if not any(dst.is_relative_to(path) for path in shown):
+            kept.append((src, dst))
+    return kept
+
+
+def _isolation_flags(*, network: bool) -> list[str]:
+    flags = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    flags += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    flags += ["--die-with-parent", "--new-session"]
+    if not network:
+        flags.append("--unshare-net")
+    if os.geteuid() == 0:
+        # As root bwrap keeps every capability unless told otherwise, and CAP_SYS_ADMIN could
+        # remount the read-only binds. Unprivileged bwrap already drops them.
+        flags += ["--cap-drop", "ALL"]
+    return flags
+
+
+def _interpreter_paths() -> list[tuple[Path, Path]]:
+    """This Python's prefixes when the private /tmp would hide them (a venv under /tmp), so that
+    `sys.executable` and its packages work inside the sandbox wherever they live."""
+    found = []
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
+        path = Path(prefix).resolve()
+        if path != _TMP and path.is_relative_to(_TMP) and path.exists():
+            found.append((path, path))
+    return found
+
+
+def _binary_under_tmp(binary: str, cwd: Path, path: str) -> list[tuple[Path, Path]]:
+    """The command's own executable, bound read-only, when it lives under the hidden /tmp."""
+    located = shutil.which(binary, path=path) if "/" not in binary else str(cwd / binary)
+    if located is None:
+        return []
+    literal = Path(os.path.normpath(cwd / located))  # not resolved: bound at this very path
+    if literal == _TMP or not literal.is_relative_to(_TMP):
+        return []
+    return [(literal.resolve(), literal)]
+
+
+@functools.cache
+def bubblewrap_problem() -> str | None:
+    """Why bubblewrap cannot sandbox commands here, or None when it can. Cached per process.
+
+    Runs `bwrap <the isolation flags> true` once: bwrap can be installed and still fail, e.g.
+    where unprivileged user namespaces are disabled. Clear with `bubblewrap_problem.cache_clear()`.
+    """
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return "bwrap is not on PATH"
+    true = shutil.which("true") or "/bin/true"
+    argv = [bwrap, *_isolation_flags(network=False), "--", true]
+    try:
+        probe = subprocess.run(
+            argv,
+            capture_output=True,
+            timeout=_PROBE_TIMEOUT_S,
+            env=build_env(None, home=_HOME),
+            check=False,
+            start_new_session=True,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap could not be run: {exc}"
+    if probe.returncode != 0:
+        detail = probe.stderr.decode("utf-8", errors="replace").strip() or "no message"
+        return f"bwrap is installed but fails here (exit {probe.returncode}): {detail}"
+    return None
+
+
+def bubblewrap_available() -> bool:
+    """True when `bwrap` is on PATH and a trivial sandboxed `true` works. Cached per process."""
+    return bubblewrap_problem() is None

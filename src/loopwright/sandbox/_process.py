@@ -1,0 +1,307 @@
+"""Run one process to completion: a wall-clock timeout that kills its whole process group, output
+capped but always drained, stdin fed without deadlock. Shared by every sandbox.
+
+One thread multiplexes the pipes and the process's exit (a pidfd where the kernel has one) with a
+selector, so there are no reader threads to leak. The leader is not reaped until its group has
+been killed (`waitid(WNOWAIT)`), so its process-group id cannot be reused by an unrelated process
+before `killpg`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from loopwright.errors import SandboxError
+from loopwright.sandbox._base import CommandResult
+
+if TYPE_CHECKING:
+    from _typeshed import FileDescriptorLike
+
+__all__ = ["ProcessOutcome", "run_process", "to_result", "truncation_marker"]
+
+_CHUNK = 65536
+_GRACE_S = 0.5  # between SIGTERM and SIGKILL at a timeout
+_DRAIN_S = 1.0  # how long to keep reading after the command ended or was killed
+_POLL_S = 0.05  # exit polling interval where there is no pidfd
+
+
+@dataclass(slots=True)
+class _Capture:
+    """Keeps the first `cap` bytes of a stream and counts the rest."""
+
+    cap: int
+    kept: bytearray = field(default_factory=bytearray)
+    dropped: int = 0
+
+    def feed(self, chunk: bytes) -> None:
+        room = self.cap - len(self.kept)
+        if room > 0:
+            self.kept += chunk[:room]
+        self.dropped += max(0, len(chunk) - max(room, 0))
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessOutcome:
+    """The raw result of `run_process`: exit code (None when killed at the timeout, 128+N after a
+    death by signal N), the kept
+    bytes of each stream and how many bytes were dropped from each."""
+
+    exit_code: int | None
+    stdout: bytes
+    stderr: bytes
+    stdout_dropped: int
+    stderr_dropped: int
+    timed_out: bool
+    duration_s: float
+
+
+def truncation_marker(dropped: int) -> str:
+    """The text appended to a stream that exceeded its cap."""
+    return f"\n[... output truncated by loopwright: {dropped} bytes dropped]"
+
+
+def to_result(argv: tuple[str, ...], outcome: ProcessOutcome, sandbox: str) -> CommandResult:
+    """The CommandResult for `outcome`: streams decoded (UTF-8, errors replaced), markers added."""
+    stdout = outcome.stdout.decode("utf-8", errors="replace")
+    stderr = outcome.stderr.decode("utf-8", errors="replace")
+    if outcome.stdout_dropped:
+        stdout += truncation_marker(outcome.stdout_dropped)
+    if outcome.stderr_dropped:
+        stderr += truncation_marker(outcome.stderr_dropped)
+    return CommandResult(
+        argv=argv,
+        exit_code=outcome.exit_code,
+        stdout=stdout,
+        stderr=stderr,
+        timed_out=outcome.timed_out,
+        truncated=bool(outcome.stdout_dropped or outcome.stderr_dropped),
+        duration_s=outcome.duration_s,
+        sandbox=sandbox,
+    )
+
+
+def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    output_cap: int,
+    stdin: bytes | None = None,
+) -> ProcessOutcome:
+    """Run `argv` in a new session; wait at most `timeout_s` seconds of wall-clock time.
+
+    At the timeout the whole process group gets SIGTERM, then SIGKILL after a short grace; so do
+    descendants that left the group while the leader was alive. When the leader exits by itself,
+    whatever it left running in its group is killed too: nothing outlives the command except
+    processes that both left the group and were orphaned (only a PID namespace catches those).
+    Raises SandboxError when the process cannot be started.
+    """
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            bufsize=0,
+        )
+    except OSError as exc:
+        raise SandboxError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
+    with _Watcher(proc, stdin or b"", output_cap) as watcher:
+        timed_out = watcher.run(started + timeout_s)
+    # A death by signal N is reported as 128+N, as a shell (and bwrap, for its child) reports it,
+    # so that exit codes mean the same in every sandbox.
+    code = proc.returncode
+    exit_code = None if timed_out else (128 - code if code < 0 else code)
+    out, err = watcher.captures
+    return ProcessOutcome(
+        exit_code=exit_code,
+        stdout=bytes(out.kept),
+        stderr=bytes(err.kept),
+        stdout_dropped=out.dropped,
+        stderr_dropped=err.dropped,
+        timed_out=timed_out,
+        duration_s=time.monotonic() - started,
+    )
+
+
+class _Watcher:
+    """Multiplexes one process's pipes and exit; kills and reaps it. Use as a context manager."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], stdin: bytes, cap: int) -> None:
+        self.proc = proc
+        self.captures = (_Capture(cap), _Capture(cap))
+        self.selector = selectors.DefaultSelector()
+        self.pending = memoryview(stdin)
+        self.exited = False
+        self.pidfd = _open_pidfd(proc.pid)
+        assert proc.stdout is not None and proc.stderr is not None  # PIPE was asked for
+        self.selector.register(proc.stdout, selectors.EVENT_READ, self.captures[0])
+        self.selector.register(proc.stderr, selectors.EVENT_READ, self.captures[1])
+        if proc.stdin is not None and self.pending:
+            os.set_blocking(proc.stdin.fileno(), False)
+            self.selector.register(proc.stdin, selectors.EVENT_WRITE, None)
+        elif proc.stdin is not None:
+            proc.stdin.close()
+        if self.pidfd is not None:
+            self.selector.register(self.pidfd, selectors.EVENT_READ, None)
+
+    def __enter__(self) -> _Watcher:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        # Reached on success and on any exception (KeyboardInterrupt included): never leave a
+        # process running or a zombie behind.
+        if self.proc.returncode is None:
+            self._kill_group(signal.SIGKILL)
+            self.proc.wait()
+        for key in list(self.selector.get_map().values()):
+            self._unregister(key.fileobj)
+        self.selector.close()
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+
+    def run(self, deadline: float) -> bool:
+        """Pump until the command ends (pipes closed, leader exited) or `deadline`. Returns
+        whether the deadline was hit (the command was then killed)."""
+        drain_until = deadline
+        while self._pipes_open() or not self.exited:
+            now = time.monotonic()
+            if now >= drain_until:
+                if not self.exited:
+                    self._kill_at_timeout()
+                    return True
+                break  # a process that escaped the group still holds a pipe: stop reading
+            self._step(drain_until if self.pidfd is not None else min(drain_until, now + _POLL_S))
+            if not self.exited and self._leader_exited():
+                self.exited = True
+                self._kill_group(signal.SIGKILL)  # leftovers in the background
+                drain_until = min(deadline, time.monotonic() + _DRAIN_S)
+        self._reap()
+        return False
+
+    def _step(self, until: float) -> None:
+        for key, _ in self.selector.select(max(0.0, until - time.monotonic())):
+            if isinstance(key.data, _Capture):
+                self._read(key.fileobj, key.data)
+            elif key.fileobj is self.proc.stdin:
+                self._write()
+            else:  # the pidfd became readable: the leader exited; `run` notices it
+                self.selector.unregister(key.fileobj)
+
+    def _read(self, pipe: object, capture: _Capture) -> None:
+        assert isinstance(pipe, io.IOBase)
+        chunk = os.read(pipe.fileno(), _CHUNK)
+        if chunk:
+            capture.feed(chunk)
+        else:
+            self._unregister(pipe)
+
+    def _write(self) -> None:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        try:
+            written = os.write(stdin.fileno(), self.pending[:_CHUNK])
+        except BlockingIOError:
+            return
+        except OSError:  # EPIPE: the command stopped reading; the rest is not wanted
+            written = len(self.pending)
+        self.pending = self.pending[written:]
+        if not self.pending:
+            self._unregister(stdin)
+
+    def _unregister(self, fileobj: FileDescriptorLike) -> None:
+        with contextlib.suppress(KeyError, ValueError):
+            self.selector.unregister(fileobj)
+        if isinstance(fileobj, io.IOBase):
+            with contextlib.suppress(OSError):
+                fileobj.close()
+
+    def _pipes_open(self) -> bool:
+        return any(key.fileobj is not self.pidfd for key in self.selector.get_map().values())
+
+    def _leader_exited(self) -> bool:
+        """True once the leader is a zombie; does not reap it (WNOWAIT keeps its pgid reserved)."""
+        try:
+            info = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return True
+        return info is not None
+
+    def _kill_at_timeout(self) -> None:
+        """SIGTERM the group and any escaped descendants, grace, then SIGKILL them all."""
+        strays = _descendants(self.proc.pid)
+        self._kill_group(signal.SIGTERM)
+        _signal_all(strays, signal.SIGTERM)
+        grace_end = time.monotonic() + _GRACE_S
+        while not self._leader_exited() and time.monotonic() < grace_end:
+            time.sleep(0.01)
+        self._kill_group(signal.SIGKILL)
+        _signal_all(strays, signal.SIGKILL)
+        self.exited = True
+        self._drain(time.monotonic() + _DRAIN_S)
+        self._reap()
+
+    def _drain(self, until: float) -> None:
+        """Keep what was written before the kill; stop at `until` if a pipe stays open."""
+        if self.proc.stdin is not None:
+            self._unregister(self.proc.stdin)
+        while self._pipes_open() and time.monotonic() < until:
+            self._step(until)
+
+    def _kill_group(self, sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, sig)
+
+    def _reap(self) -> None:
+        self.proc.wait()
+
+
+def _open_pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):  # kernel < 5.3 or not Linux: poll instead
+        return None
+
+
+def _descendants(root: int) -> list[int]:
+    """PIDs of every live descendant of `root` (Linux /proc; empty elsewhere). Best effort."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = [p for p in Path("/proc").iterdir() if p.name.isdigit()]
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            stat = (entry / "stat").read_bytes()
+        except OSError:  # gone meanwhile
+            continue
+        # The command name (field 2) may hold spaces and parentheses: parse after the last ')'.
+        ppid = int(stat[stat.rfind(b")") + 2 :].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    found, queue = [], list(children.get(root, []))
+    while queue:
+        pid = queue.pop()
+        found.append(pid)
+        queue.extend(children.get(pid, []))
+    return found
+
+
+def _signal_all(pids: list[int], sig: signal.Signals) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)

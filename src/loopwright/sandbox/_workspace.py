@@ -1,0 +1,184 @@
+"""Workspaces: a task's repo/ copied into a fresh git repository with one reproducible commit."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from loopwright.errors import ConfigError, UsageError
+from loopwright.sandbox._git import BASE_EXCLUDES, IDENTITY, git, staged_snapshot
+
+__all__ = ["BASE_MESSAGE", "Workspace", "create_workspace", "remove_workspace"]
+
+BASE_MESSAGE = "loopwright: task base"
+
+# Appended to the workspace's .git/config so that an agent's own `git commit` works inside the
+# sandbox (where no global config is visible) and cannot try to sign or run hooks.
+_REPO_CONFIG = f"""[user]
+\tname = {IDENTITY[0]}
+\temail = {IDENTITY[1]}
+[commit]
+\tgpgSign = false
+[gc]
+\tauto = 0
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Workspace:
+    """A directory an agent works in: a git repository whose only commit, `base_commit`, holds
+    the task's starting files. `diff()` and `changed_files()` read what changed since; they run
+    git outside the sandbox but never read the workspace's own git config or hooks.
+    """
+
+    path: Path
+    base_commit: str
+
+    def diff(self) -> str:
+        """The working tree against `base_commit` as a git patch (`--binary`, so binary files
+        are included and `git apply` restores them), untracked files included, ignored ones
+        (.gitignore, bytecode) left out. Non-ASCII paths are quoted by git; file content that
+        is not UTF-8 is decoded with replacement (use `diff_bytes()` for an exact patch).
+        Empty when nothing changed. Raises SandboxError when git fails."""
+        return self.diff_bytes().decode("utf-8", errors="replace")
+
+    def diff_bytes(self) -> bytes:
+        """`diff()` as the exact bytes git produced."""
+        with staged_snapshot(self.path, self.base_commit) as env:
+            return git(
+                ["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-textconv",
+                 self.base_commit],
+                cwd=self.path,
+                env=env,
+            )  # fmt: skip
+
+    def changed_files(self) -> list[str]:
+        """Paths (relative, '/'-separated, sorted) added, modified or deleted since base; a
+        rename counts as a deletion and an addition. Raises SandboxError when git fails."""
+        with staged_snapshot(self.path, self.base_commit) as env:
+            out = git(
+                ["diff", "--cached", "--name-only", "--no-renames", "-z", self.base_commit],
+                cwd=self.path,
+                env=env,
+            )
+        return sorted(os.fsdecode(p) for p in out.split(b"\0") if p)
+
+
+def create_workspace(
+    source: Path, parent: Path | None = None, *, name: str | None = None
+) -> Workspace:
+    """Copy `source` (a task's repo/) into a new directory and commit it to a fresh repository.
+
+    The directory is `parent/name` when `name` is given (it must not exist yet), else a new
+    unique directory in `parent` (default: the system temp dir). Files are copied, never
+    hardlinked (an agent editing in place must not change the task); symlinks stay symlinks;
+    every `.git` and `__pycache__` in source is skipped. Every file is committed, even ones the source's
+    .gitignore matches, on branch main by "loopwright" at a fixed date, so the same source
+    gives the same `base_commit`. Raises ConfigError when `source` is not a directory,
+    UsageError when `parent/name` exists, SandboxError when git fails.
+    """
+    source = Path(source)
+    if not source.is_dir():
+        raise ConfigError(
+            "cannot create a workspace: the source directory does not exist",
+            got=str(source),
+            fix="point to a task's repo/ directory",
+        )
+    dest = _new_directory(parent, name)
+    try:
+        shutil.copytree(
+            source,
+            dest,
+            symlinks=True,
+            ignore=_skip_git,
+            copy_function=_copy_file,
+            dirs_exist_ok=True,
+        )
+        return Workspace(dest, _commit_base(dest))
+    except BaseException:
+        _rmtree(dest)
+        raise
+
+
+def remove_workspace(ws: Workspace | Path) -> None:
+    """Delete the workspace directory, including files an agent made read-only. A missing
+    directory is fine (idempotent)."""
+    _rmtree(ws.path if isinstance(ws, Workspace) else Path(ws))
+
+
+def _new_directory(parent: Path | None, name: str | None) -> Path:
+    if parent is None:
+        return Path(tempfile.mkdtemp(prefix=f"lw-{name or 'ws'}-")).resolve()
+    parent = Path(parent)
+    parent.mkdir(parents=True, exist_ok=True)
+    if name is None:
+        return Path(tempfile.mkdtemp(prefix="ws-", dir=parent)).resolve()
+    if Path(name).name != name or name in (".", ".."):
+        raise UsageError("a workspace name must be a plain directory name", got=repr(name))
+    dest = parent / name
+    try:
+        dest.mkdir()
+    except FileExistsError:
+        raise UsageError(
+            "cannot create a workspace: the directory already exists",
+            got=str(dest),
+            fix="remove it, or pass another name (or none, for a unique one)",
+        ) from None
+    return dest.resolve()
+
+
+_NOT_COPIED = frozenset({".git", "__pycache__"})
+
+
+def _skip_git(directory: str, names: list[str]) -> set[str]:
+    return set(_NOT_COPIED.intersection(names))
+
+
+def _copy_file(src: str, dst: str) -> str:
+    """Copy content and permission bits. copy_file_range lets the kernel copy without a trip
+    through user space, and share extents (reflink) on filesystems that can; never a hardlink."""
+    try:
+        with Path(src).open("rb") as fsrc, Path(dst).open("wb") as fdst:
+            while os.copy_file_range(fsrc.fileno(), fdst.fileno(), 1 << 30):
+                pass
+    except OSError:  # EXDEV/ENOSYS/EINVAL on older kernels and some filesystems
+        shutil.copyfile(src, dst)
+    shutil.copymode(src, dst)
+    return dst
+
+
+def _commit_base(dest: Path) -> str:
+    """Create the repository in `dest`, commit everything, return the commit id."""
+    git(["init", "--quiet", "--template=", "--initial-branch=main"], cwd=dest)
+    dotgit = dest / ".git"
+    with (dotgit / "config").open("a", encoding="utf-8") as config:
+        config.write(_REPO_CONFIG)
+    (dotgit / "info").mkdir(exist_ok=True)
+    (dotgit / "info" / "exclude").write_text(BASE_EXCLUDES, encoding="utf-8")
+    git(["add", "--all", "--force", "--", "."], cwd=dest)
+    git(["commit", "--quiet", "--no-verify", "--allow-empty", "-m", BASE_MESSAGE], cwd=dest)
+    return (dotgit / "refs" / "heads" / "main").read_text(encoding="ascii").strip()
+
+
+def _rmtree(path: Path) -> None:
+    try:
+        shutil.rmtree(path)
+    except FileNotFoundError:
+        return
+    except PermissionError:
+        # An agent may have removed write permission from directories: restore it and retry.
+        with contextlib.suppress(OSError):
+            path.chmod(stat.S_IRWXU)
+        for root, dirs, _ in os.walk(path):  # top-down: each level is fixed before it is listed
+            for name in dirs:
+                directory = Path(root) / name
+                if directory.is_symlink():  # chmod would follow it out of the workspace
+                    continue
+                with contextlib.suppress(OSError):
+                    directory.chmod(stat.S_IRWXU)
+        shutil.rmtree(path, ignore_errors=True)

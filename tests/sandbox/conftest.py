@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import secrets
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from loopwright.sandbox import BubblewrapSandbox, LocalSandbox, Sandbox, bubblewrap_available
+
+NO_BWRAP = "bubblewrap does not work here (bubblewrap_available() is False)"
+needs_bwrap = pytest.mark.skipif(not bubblewrap_available(), reason=NO_BWRAP)
+
+KINDS = [
+    pytest.param("local", id="local"),
+    pytest.param("bubblewrap", id="bubblewrap", marks=needs_bwrap),
+]
+
+
+def make_sandbox(kind: str) -> Sandbox:
+    return BubblewrapSandbox() if kind == "bubblewrap" else LocalSandbox()
+
+
+@pytest.fixture(params=KINDS)
+def sandbox(request: pytest.FixtureRequest) -> Sandbox:
+    """Each shared-behaviour test runs once per sandbox."""
+    return make_sandbox(request.param)
+
+
+@pytest.fixture
+def bwrap() -> Sandbox:
+    if not bubblewrap_available():
+        pytest.skip(NO_BWRAP)
+    return BubblewrapSandbox()
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    """A directory to run commands in (stands in for a workspace)."""
+    path = tmp_path / "work"
+    path.mkdir()
+    return path
+
+
+def py(code: str) -> list[str]:
+    """argv running `code` with this test run's Python (which must work inside every sandbox)."""
+    return [sys.executable, "-c", code]
+
+
+def sleep_marker() -> str:
+    """A `sleep` duration unique to one test, so its processes can be found in /proc."""
+    return f"1000.{secrets.randbelow(10**9):09d}"
+
+
+def processes_with(marker: str) -> list[int]:
+    """PIDs of live processes whose argv contains `marker` as an argument."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if marker.encode() in args:
+            found.append(int(entry.name))
+    return found
+
+
+def wait_until(check: Callable[[], bool], timeout_s: float = 5.0) -> bool:
+    """Poll `check` until it holds or `timeout_s` passes; return its last value."""
+    end = time.monotonic() + timeout_s
+    while not check() and time.monotonic() < end:
+        time.sleep(0.02)
+    return check()

@@ -1,0 +1,170 @@
+"""What bubblewrap isolates: the network, writes outside the workspace, /tmp; and its command line."""
+
+from __future__ import annotations
+
+import secrets
+import socketserver
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from loopwright.errors import MissingDependencyError
+from loopwright.sandbox import BubblewrapSandbox, LocalSandbox, Sandbox
+from loopwright.sandbox._bwrap import bwrap_argv
+from tests.sandbox.conftest import py
+
+CONNECT = """
+import socket, sys
+try:
+    with socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5) as s:
+        print("connected:", s.recv(16).decode())
+except OSError as exc:
+    print("blocked:", exc)
+    sys.exit(1)
+"""
+
+
+class _Hello(socketserver.BaseRequestHandler):
+    def handle(self) -> None:
+        self.request.sendall(b"hello")
+
+
+@pytest.fixture
+def tcp_port() -> Iterator[int]:
+    """A TCP server on 127.0.0.1 in this (unsandboxed) process."""
+    with socketserver.TCPServer(("127.0.0.1", 0), _Hello) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        yield server.server_address[1]
+        server.shutdown()
+        thread.join()
+
+
+def test_the_network_is_unreachable_under_bubblewrap(
+    bwrap: Sandbox, work: Path, tcp_port: int
+) -> None:
+    result = bwrap.run([*py(CONNECT), str(tcp_port)], cwd=work, timeout_s=30)
+    assert result.exit_code == 1 and result.stdout.startswith("blocked"), result
+
+
+def test_the_same_connection_works_unsandboxed(work: Path, tcp_port: int) -> None:
+    """Proves the test above can fail: only the sandbox stops the connection."""
+    result = LocalSandbox().run([*py(CONNECT), str(tcp_port)], cwd=work, timeout_s=30)
+    assert result.stdout.strip() == "connected: hello", result
+
+
+def test_network_true_shares_the_network(bwrap: Sandbox, work: Path, tcp_port: int) -> None:
+    result = bwrap.run([*py(CONNECT), str(tcp_port)], cwd=work, timeout_s=30, network=True)
+    assert result.stdout.strip() == "connected: hello", result
+
+
+def test_the_workspace_is_writable(bwrap: Sandbox, work: Path) -> None:
+    result = bwrap.run(["sh", "-c", "echo made > made.txt"], cwd=work, timeout_s=30)
+    assert result.exit_code == 0, result.stderr
+    assert (work / "made.txt").read_text() == "made\n"
+
+
+def test_extra_writable_paths_are_writable(bwrap: Sandbox, work: Path, tmp_path: Path) -> None:
+    out = tmp_path / "private"
+    out.mkdir()
+    result = bwrap.run(
+        ["sh", "-c", f"echo x > {out}/junit.xml"], cwd=work, timeout_s=30, writable=[out]
+    )
+    assert result.exit_code == 0, result.stderr
+    assert (out / "junit.xml").read_text() == "x\n"
+
+
+def test_a_directory_outside_the_workspace_cannot_be_written(
+    bwrap: Sandbox, work: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = outside / "escaped.txt"
+    result = bwrap.run(["sh", "-c", f"echo x > {target}"], cwd=work, timeout_s=30)
+    assert result.exit_code != 0
+    assert not target.exists()
+
+
+def test_the_rest_of_the_filesystem_is_read_only(bwrap: Sandbox, work: Path) -> None:
+    # A path outside /tmp, the workspace and any bind: the test directory itself.
+    target = Path(__file__).parent / f"lw-escape-{secrets.token_hex(6)}"
+    code = f"open({str(target)!r}, 'w').write('x')"
+    try:
+        result = bwrap.run(py(code), cwd=work, timeout_s=30)
+        assert result.exit_code != 0
+        assert "Read-only file system" in result.stderr or "Permission denied" in result.stderr
+        assert not target.exists()
+    finally:
+        target.unlink(missing_ok=True)
+
+
+def test_tmp_is_private_and_starts_empty(bwrap: Sandbox, work: Path) -> None:
+    visible = Path("/tmp") / f"lw-host-{secrets.token_hex(6)}"
+    inside = f"lw-inside-{secrets.token_hex(6)}"
+    visible.write_text("host")
+    try:
+        script = f"ls -A /tmp; echo ---; echo x > /tmp/{inside} && cat /tmp/{inside}"
+        result = bwrap.run(["sh", "-c", script], cwd=work, timeout_s=30)
+    finally:
+        visible.unlink()
+    listing, _, wrote = result.stdout.partition("---\n")
+    assert wrote == "x\n"  # /tmp is writable inside...
+    assert not (Path("/tmp") / inside).exists()  # ...but private
+    # Only the mount points bwrap made for the workspace (when it lives under /tmp) are there.
+    allowed = (
+        {work.resolve().relative_to("/tmp").parts[0]}
+        if work.resolve().is_relative_to("/tmp")
+        else set()
+    )
+    assert set(listing.split()) <= allowed
+    assert visible.name not in listing
+
+
+def test_the_venv_python_and_its_packages_work_inside(bwrap: Sandbox, work: Path) -> None:
+    result = bwrap.run(py("import pytest, loopwright; print('ok')"), cwd=work, timeout_s=60)
+    assert result.stdout.strip() == "ok", result.stderr
+
+
+def test_processes_inside_have_no_capabilities(bwrap: Sandbox, work: Path) -> None:
+    result = bwrap.run(["grep", "CapEff", "/proc/self/status"], cwd=work, timeout_s=30)
+    assert result.stdout.split() == ["CapEff:", "0000000000000000"]
+
+
+def test_a_missing_bwrap_binary_is_a_missing_dependency() -> None:
+    with pytest.raises(MissingDependencyError, match="apt-get install bubblewrap"):
+        BubblewrapSandbox(bwrap="no-such-bwrap-lw")
+
+
+def test_bwrap_argv_binds_parents_before_children_and_denies_the_network() -> None:
+    ws, inner, other = Path("/w/ws"), Path("/w/ws/sub/deep"), Path("/o")
+    argv = bwrap_argv("bwrap", ["true"], cwd=ws, writable=[inner, other, ws])
+    binds = [argv[i + 1] for i, a in enumerate(argv) if a == "--bind"]
+    assert binds == ["/o", "/w/ws", "/w/ws/sub/deep"]
+    assert argv[-4:] == ["--chdir", "/w/ws", "--", "true"]
+    assert "--unshare-net" in argv and "--unshare-pid" in argv and "--die-with-parent" in argv
+    assert argv.index("--tmpfs") < argv.index("--bind")  # binds land on top of the private /tmp
+    assert "--unshare-net" not in bwrap_argv("bwrap", ["true"], cwd=ws, network=True)
+
+
+def test_bwrap_argv_re_exposes_read_only_paths_hidden_by_tmp() -> None:
+    venv, ws = Path("/tmp/venv"), Path("/tmp/ws")
+    argv = bwrap_argv(
+        "bwrap", ["python"], cwd=ws, readonly=[(venv, venv), (Path("/tmp/ws/x"), Path("/tmp/ws/x"))]
+    )
+    ro = [argv[i + 1 : i + 3] for i, a in enumerate(argv) if a == "--ro-bind"]
+    assert ro == [["/", "/"], ["/tmp/venv", "/tmp/venv"]]  # /tmp/ws/x is already visible (rw)
+    assert argv.index("--ro-bind", 2) < argv.index("--bind")
+
+
+def test_bwrap_argv_skips_read_only_paths_inside_another_read_only_bind() -> None:
+    venv, python = Path("/tmp/venv"), Path("/tmp/venv/bin/python")
+    argv = bwrap_argv(
+        "bwrap",
+        ["python"],
+        cwd=Path("/w"),
+        readonly=[(Path("/usr/bin/python3"), python), (venv, venv)],
+    )
+    ro = [argv[i + 1 : i + 3] for i, a in enumerate(argv) if a == "--ro-bind"]
+    assert ro == [["/", "/"], ["/tmp/venv", "/tmp/venv"]]

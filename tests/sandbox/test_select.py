@@ -1,0 +1,95 @@
+"""Choosing a sandbox by name, and the one loud warning when commands run unsandboxed."""
+
+from __future__ import annotations
+
+import pytest
+
+import loopwright.sandbox as sandbox_pkg
+from loopwright.errors import ConfigError, MissingDependencyError
+from loopwright.sandbox import (
+    BubblewrapSandbox,
+    LocalSandbox,
+    _bwrap,
+    _select,
+    bubblewrap_available,
+    default_sandbox,
+    sandbox_kinds,
+)
+from tests.sandbox.conftest import needs_bwrap
+
+
+@pytest.fixture
+def no_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pretend bubblewrap does not work here, with the warning not yet given."""
+    monkeypatch.setattr(_bwrap, "bubblewrap_available", lambda: False)
+    monkeypatch.setattr(_bwrap, "bubblewrap_problem", lambda: "bwrap is not on PATH")
+    monkeypatch.setattr(_select, "_warned", False)
+
+
+def test_the_public_names_are_pinned() -> None:
+    assert sorted(sandbox_pkg.__all__) == [
+        "BubblewrapSandbox",
+        "CommandResult",
+        "DEFAULT_OUTPUT_CAP",
+        "LocalSandbox",
+        "Sandbox",
+        "Workspace",
+        "bubblewrap_available",
+        "bubblewrap_problem",
+        "create_workspace",
+        "default_sandbox",
+        "remove_workspace",
+        "sandbox_kinds",
+    ]
+
+
+def test_an_unknown_kind_is_a_config_error_listing_the_known_ones() -> None:
+    with pytest.raises(ConfigError) as err:
+        default_sandbox("nope")
+    message = str(err.value)
+    assert "'nope'" in message
+    assert all(kind in message for kind in ("auto", "bubblewrap", "local", "docker"))
+    assert sandbox_kinds()[0] == "auto"
+
+
+@needs_bwrap
+def test_auto_picks_bubblewrap_where_it_works(capsys: pytest.CaptureFixture[str]) -> None:
+    chosen = default_sandbox("auto")
+    assert isinstance(chosen, BubblewrapSandbox) and chosen.isolated
+    assert capsys.readouterr().err == ""
+
+
+def test_local_is_local_without_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
+    chosen = default_sandbox("local")
+    assert isinstance(chosen, LocalSandbox) and not chosen.isolated
+    assert capsys.readouterr().err == ""
+
+
+def test_docker_is_not_available_yet() -> None:
+    with pytest.raises(ConfigError, match="not available yet"):
+        default_sandbox("docker")
+
+
+@pytest.mark.usefixtures("no_bwrap")
+def test_auto_falls_back_to_local_with_one_warning_per_process(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    first, second = default_sandbox("auto"), default_sandbox()
+    assert isinstance(first, LocalSandbox) and isinstance(second, LocalSandbox)
+    err = capsys.readouterr().err
+    assert err.count("UNSANDBOXED") == 1
+    assert "apt-get install bubblewrap" in err
+    assert "network and files outside the workspace are reachable" in err
+
+
+@pytest.mark.usefixtures("no_bwrap")
+def test_asking_for_bubblewrap_where_it_does_not_work_says_how_to_install_it() -> None:
+    with pytest.raises(MissingDependencyError, match="apt-get install bubblewrap"):
+        default_sandbox("bubblewrap")
+
+
+def test_the_availability_probe_runs_once() -> None:
+    _bwrap.bubblewrap_problem.cache_clear()
+    first = bubblewrap_available()
+    assert bubblewrap_available() == first
+    assert _bwrap.bubblewrap_problem.cache_info().hits >= 1

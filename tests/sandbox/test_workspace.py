@@ -1,0 +1,197 @@
+"""Workspaces: a faithful, independent copy committed once; diffs that see every change."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from loopwright.errors import ConfigError, UsageError
+from loopwright.sandbox import Workspace, create_workspace, remove_workspace
+
+CLEAN_GIT_ENV = {
+    "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "HOME": os.devnull,
+}
+
+
+def git_out(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=repo, env=CLEAN_GIT_ENV, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    """A task's repo/: a package, an executable script, a symlink, an ignored file, a .git."""
+    src = tmp_path / "task" / "repo"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "__init__.py").write_text("")
+    (src / "pkg" / "core.py").write_text("def f():\n    return 1\n")
+    (src / "pkg" / "old.py").write_text("OLD = True\n")
+    (src / "run.sh").write_text("#!/bin/sh\necho run\n")
+    (src / "run.sh").chmod(0o755)
+    (src / "link.py").symlink_to("pkg/core.py")
+    (src / ".gitignore").write_text("*.log\n")
+    (src / "kept.log").write_text("part of the task, ignored or not\n")
+    (src / ".git").mkdir()
+    (src / ".git" / "from-the-source").write_text("must not be copied\n")
+    (src / "pkg" / "__pycache__").mkdir()
+    (src / "pkg" / "__pycache__" / "core.cpython-311.pyc").write_bytes(b"\0stale")
+    return src
+
+
+@pytest.fixture
+def ws(source: Path, tmp_path: Path) -> Workspace:
+    return create_workspace(source, tmp_path / "ws")
+
+
+def test_the_workspace_holds_the_source_files(ws: Workspace) -> None:
+    assert (ws.path / "pkg" / "core.py").read_text() == "def f():\n    return 1\n"
+    assert os.access(ws.path / "run.sh", os.X_OK)
+    assert (ws.path / "link.py").is_symlink()
+    assert (ws.path / "link.py").readlink() == Path("pkg/core.py")
+    assert (ws.path / "kept.log").exists()
+
+
+def test_the_sources_git_and_bytecode_are_not_copied(ws: Workspace) -> None:
+    assert not (ws.path / ".git" / "from-the-source").exists()
+    assert not (ws.path / "pkg" / "__pycache__").exists()
+
+
+def test_one_commit_no_history_and_a_clean_status(ws: Workspace) -> None:
+    assert git_out(ws.path, "rev-parse", "HEAD").strip() == ws.base_commit
+    assert git_out(ws.path, "rev-list", "--count", "HEAD").strip() == "1"
+    assert git_out(ws.path, "status", "--porcelain", "--ignored") == ""
+    tracked = git_out(ws.path, "ls-files").split()
+    assert "kept.log" in tracked  # committed even though .gitignore matches it
+    assert git_out(ws.path, "log", "-1", "--format=%an|%cn|%ad", "--date=unix") == (
+        "loopwright|loopwright|946684800\n"
+    )
+
+
+def test_the_base_commit_is_reproducible(source: Path, tmp_path: Path) -> None:
+    first = create_workspace(source, tmp_path / "a")
+    second = create_workspace(source, tmp_path / "b")
+    assert first.path != second.path
+    assert first.base_commit == second.base_commit
+
+
+def test_editing_the_workspace_leaves_the_source_untouched(ws: Workspace, source: Path) -> None:
+    copy, original = ws.path / "pkg" / "core.py", source / "pkg" / "core.py"
+    assert copy.stat().st_ino != original.stat().st_ino
+    with copy.open("r+") as f:  # in place, as an editor that does not replace the file would
+        f.write("BROKEN")
+    assert original.read_text() == "def f():\n    return 1\n"
+    assert original.stat().st_nlink == 1
+
+
+def test_an_untouched_workspace_has_no_changes(ws: Workspace) -> None:
+    assert ws.diff() == ""
+    assert ws.changed_files() == []
+
+
+def test_diff_and_changed_files_see_edits_additions_and_deletions(ws: Workspace) -> None:
+    (ws.path / "pkg" / "core.py").write_text("def f():\n    return 2\n")
+    (ws.path / "pkg" / "new.py").write_text("NEW = 1\n")
+    (ws.path / "pkg" / "old.py").unlink()
+    (ws.path / "blob.bin").write_bytes(bytes(range(256)))
+    (ws.path / "pkg" / "__pycache__").mkdir()
+    (ws.path / "pkg" / "__pycache__" / "new.cpython-311.pyc").write_bytes(b"\0junk")
+    assert ws.changed_files() == ["blob.bin", "pkg/core.py", "pkg/new.py", "pkg/old.py"]
+    diff = ws.diff()
+    assert "-    return 1\n+    return 2\n" in diff
+    assert "new file mode 100644" in diff and "+NEW = 1\n" in diff
+    assert "deleted file mode 100644" in diff and "-OLD = True\n" in diff
+    assert "GIT binary patch" in diff
+    assert "__pycache__" not in diff
+
+
+def test_the_diff_applies_to_a_fresh_workspace_exactly(
+    ws: Workspace, source: Path, tmp_path: Path
+) -> None:
+    (ws.path / "pkg" / "core.py").write_text("def f():\n    return 2\n")
+    (ws.path / "blob.bin").write_bytes(bytes(range(256)) * 4)
+    (ws.path / "pkg" / "old.py").unlink()
+    patch = tmp_path / "change.patch"
+    patch.write_bytes(ws.diff_bytes())
+    fresh = create_workspace(source, tmp_path / "fresh")
+    git_out(fresh.path, "apply", str(patch))
+    assert fresh.changed_files() == ws.changed_files()
+    assert (fresh.path / "blob.bin").read_bytes() == bytes(range(256)) * 4
+
+
+def test_reading_changes_does_not_stage_anything(ws: Workspace) -> None:
+    (ws.path / "added.py").write_text("x = 1\n")
+    index_before = (ws.path / ".git" / "index").read_bytes()
+    ws.diff()
+    ws.changed_files()
+    assert (ws.path / ".git" / "index").read_bytes() == index_before
+    assert git_out(ws.path, "status", "--porcelain") == "?? added.py\n"
+
+
+def test_reading_changes_never_runs_the_workspaces_git_config(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    """An agent controls .git/config; git run outside the sandbox must not execute it."""
+    marker = tmp_path / "pwned"
+    hook = tmp_path / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\ncat\n")
+    hook.chmod(0o755)
+    with (ws.path / ".git" / "config").open("a") as config:
+        config.write(f'[core]\n\tfsmonitor = {hook}\n[filter "evil"]\n\tclean = {hook}\n')
+        config.write(f"[diff]\n\texternal = {hook}\n")
+    (ws.path / ".gitattributes").write_text("* filter=evil\n")
+    (ws.path / "pkg" / "core.py").write_text("changed\n")
+    assert ws.changed_files() == [".gitattributes", "pkg/core.py"]
+    assert "+changed" in ws.diff()
+    assert not marker.exists()
+
+
+def test_an_agent_can_commit_in_the_workspace(ws: Workspace) -> None:
+    (ws.path / "pkg" / "core.py").write_text("committed\n")
+    git_out(ws.path, "commit", "-q", "-am", "agent work")
+    assert ws.changed_files() == ["pkg/core.py"]  # still measured against the base
+
+
+def test_a_missing_source_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        create_workspace(tmp_path / "nope", tmp_path / "ws")
+
+
+def test_a_named_workspace_lands_at_that_name_and_cannot_be_reused(
+    source: Path, tmp_path: Path
+) -> None:
+    ws = create_workspace(source, tmp_path / "parent", name="attempt-1")
+    assert ws.path == (tmp_path / "parent" / "attempt-1").resolve()
+    with pytest.raises(UsageError, match="already exists"):
+        create_workspace(source, tmp_path / "parent", name="attempt-1")
+    with pytest.raises(UsageError, match="plain directory name"):
+        create_workspace(source, tmp_path / "parent", name="../escape")
+
+
+def test_without_a_parent_the_workspace_goes_to_the_temp_dir(source: Path) -> None:
+    ws = create_workspace(source)
+    try:
+        assert ws.path.name.startswith("lw-ws-")
+        assert (ws.path / "pkg" / "core.py").exists()
+    finally:
+        remove_workspace(ws)
+    assert not ws.path.exists()
+
+
+def test_remove_workspace_copes_with_read_only_dirs_and_is_idempotent(ws: Workspace) -> None:
+    locked = ws.path / "pkg"
+    (locked / "inner").mkdir()
+    (locked / "inner" / "f").write_text("x")
+    (locked / "inner").chmod(stat.S_IRUSR | stat.S_IXUSR)
+    locked.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    remove_workspace(ws)
+    assert not ws.path.exists()
+    remove_workspace(ws)
