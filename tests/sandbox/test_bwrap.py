@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import socketserver
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -94,7 +95,9 @@ def test_the_rest_of_the_filesystem_is_read_only(bwrap: Sandbox, work: Path) -> 
     try:
         result = bwrap.run(py(code), cwd=work, timeout_s=30)
         assert result.exit_code != 0
-        assert "Read-only file system" in result.stderr or "Permission denied" in result.stderr
+        # Read-only where the checkout is outside /tmp; not even visible when it is under /tmp.
+        refusals = ("Read-only file system", "Permission denied", "No such file or directory")
+        assert any(r in result.stderr for r in refusals), result.stderr
         assert not target.exists()
     finally:
         target.unlink(missing_ok=True)
@@ -112,12 +115,14 @@ def test_tmp_is_private_and_starts_empty(bwrap: Sandbox, work: Path) -> None:
     listing, _, wrote = result.stdout.partition("---\n")
     assert wrote == "x\n"  # /tmp is writable inside...
     assert not (Path("/tmp") / inside).exists()  # ...but private
-    # Only the mount points bwrap made for the workspace (when it lives under /tmp) are there.
-    allowed = (
-        {work.resolve().relative_to("/tmp").parts[0]}
-        if work.resolve().is_relative_to("/tmp")
-        else set()
-    )
+    # Only the mount points bwrap made under /tmp are there: for the workspace, and for the
+    # interpreter and its import paths when the checkout itself lives under /tmp.
+    bound = [work.resolve(), *(Path(p).resolve() for p in (sys.prefix, *sys.path) if p)]
+    allowed = {
+        p.relative_to("/tmp").parts[0]
+        for p in bound
+        if p.is_relative_to("/tmp") and p != Path("/tmp")
+    }
     assert set(listing.split()) <= allowed
     assert visible.name not in listing
 

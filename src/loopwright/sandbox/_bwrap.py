@@ -157,12 +157,15 @@ def _isolation_flags(*, network: bool) -> list[str]:
 
 
 def _interpreter_paths() -> list[tuple[Path, Path]]:
-    """This Python's prefixes when the private /tmp would hide them (a venv under /tmp), so that
-    `sys.executable` and its packages work inside the sandbox wherever they live."""
+    """This Python's prefixes and import paths when the private /tmp would hide them (a venv or
+    an editable install under /tmp, as in a CI checkout there), so that `sys.executable` and its
+    packages work inside the sandbox wherever they live. Read-only, at their own paths."""
     found = []
-    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
-        path = Path(prefix).resolve()
-        if path != _TMP and path.is_relative_to(_TMP) and path.exists():
+    for entry in {sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path}:
+        if not entry:
+            continue
+        path = Path(entry).resolve()
+        if path != _TMP and path.is_relative_to(_TMP) and path.is_dir():
             found.append((path, path))
     return found
 
