@@ -13,8 +13,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	@touch $(STAMP)
 
+# The demo: the bare seed against study -> build -> verify(RELOOP) on mini, offline (sim model).
 demo: $(STAMP)
-	$(BIN)/loopwright bench validate mini
+	$(BIN)/loopwright run builder-only research-build-verify --bench mini --reps 3 --seed 0 \
+		--run-dir runs/demo-$$(date +%Y%m%d-%H%M%S)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

@@ -5,7 +5,9 @@
     │   ├── ConfigError             a config, workflow, task or benchmark is malformed or unknown
     │   ├── UsageError              a command was called in a way that cannot work
     │   └── MissingDependencyError  an optional package or system tool is not installed
-    └── SandboxError                a command could not be started in the sandbox (not a failing command)
+    ├── SandboxError                a command could not be started in the sandbox (not a failing command)
+    └── ModelError                  a model call failed (loopwright.models; recorded, never fatal to a run)
+        └── ScriptExhaustedError    a ScriptedModel was called beyond its script
 
 A failing task run is data (a record with an error and a score), never one of these.
 """

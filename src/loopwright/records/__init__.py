@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from loopwright.records._analyzer import DIFF_FILE, CycleAnalyzer, diff_files
 from loopwright.records._events import (
     EVENTS_FILE,
     EVENTS_SCHEMA_VERSION,
@@ -20,22 +21,65 @@ from loopwright.records._events import (
     iter_events,
     read_events,
 )
+from loopwright.records._failure import FailureEvidence, categorize_failure
+from loopwright.records._grade import GRADE_FILE, read_grade
+from loopwright.records._record import (
+    RECORD_FILE,
+    RECORD_SCHEMA_VERSION,
+    AgentStep,
+    CycleRecord,
+    ExperimentRecord,
+    FailureCategory,
+    GateRecord,
+    GradeSummary,
+    NodeTrace,
+    RunStatus,
+    StepStatus,
+    TestOutcome,
+    TestOutcomeRecord,
+    load_record,
+    write_record,
+)
+from loopwright.records._trace import INSTRUCTION_NAME
 
 __all__ = [
+    "DIFF_FILE",
     "EVENTS_FILE",
     "EVENTS_SCHEMA_VERSION",
+    "GRADE_FILE",
+    "INSTRUCTION_NAME",
+    "RECORD_FILE",
+    "RECORD_SCHEMA_VERSION",
+    "AgentStep",
+    "CycleAnalyzer",
+    "CycleRecord",
     "ErrorEvent",
     "Event",
     "EventWriter",
+    "ExperimentRecord",
+    "FailureCategory",
+    "FailureEvidence",
     "GateDecision",
+    "GateRecord",
     "GradeEvent",
+    "GradeSummary",
     "ModelCall",
     "NodeEnd",
     "NodeStart",
+    "NodeTrace",
     "NotesWritten",
     "RunEnd",
     "RunStart",
+    "RunStatus",
+    "StepStatus",
+    "TestOutcome",
+    "TestOutcomeRecord",
     "ToolCallEvent",
+    "categorize_failure",
+    "diff_files",
     "iter_events",
+    "load_record",
     "read_events",
+    "read_grade",
+    "write_record",
 ]

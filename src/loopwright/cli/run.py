@@ -1,0 +1,291 @@
+"""`loopwright run WORKFLOW... --bench B`: run workflows on a benchmark's tasks and grade them."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import yaml
+from pydantic import BaseModel, ConfigDict
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from loopwright import __version__
+from loopwright.cli._app import app
+from loopwright.errors import UsageError
+from loopwright.evaluation import EvalSettings, Evaluation, Evaluator, aggregate
+from loopwright.models import DEFAULT_PRICES, model_factory
+from loopwright.records import CycleRecord
+from loopwright.sandbox import default_sandbox
+from loopwright.tasks import Benchmark, Task, load_benchmark
+from loopwright.workflow import Workflow, resolve_workflow, workflow_hash, workflow_to_yaml
+
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True, highlight=False)
+
+RUN_SCHEMA_VERSION = 1
+
+__all__ = ["TaskRow", "run"]
+
+
+@app.command("run")
+def run(
+    workflows: Annotated[
+        list[str], typer.Argument(help="One or more workflows: built-in names or YAML/JSON files.")
+    ],
+    bench: Annotated[str, typer.Option("--bench", help="A benchmark name or a folder of tasks.")],
+    tasks: Annotated[
+        str | None, typer.Option("--tasks", help="Comma-separated task ids (default: all).")
+    ] = None,
+    level: Annotated[int | None, typer.Option("--level", help="Only tasks of this level.")] = None,
+    reps: Annotated[int, typer.Option("--reps", min=1, help="Repetitions per task.")] = 1,
+    model: Annotated[
+        str, typer.Option("--model", help="sim (offline simulated model) or scripted:FILE.")
+    ] = "sim",
+    seed: Annotated[int, typer.Option("--seed", help="Base seed; same seed, same run.")] = 0,
+    run_dir: Annotated[
+        Path | None, typer.Option("--run-dir", help="Where to write the run (default: runs/<id>).")
+    ] = None,
+    sandbox: Annotated[
+        str, typer.Option("--sandbox", help="auto (bubblewrap when it works), bubblewrap, local.")
+    ] = "auto",
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print per-task results as JSON.")
+    ] = False,
+) -> None:
+    """Run each workflow on the benchmark's tasks, grade every run, and print a table per task."""
+    benchmark = load_benchmark(bench)
+    chosen = _select_tasks(benchmark, tasks, level)
+    resolved = [resolve_workflow(w) for w in workflows]
+    settings = EvalSettings(model=model, sandbox=sandbox, seed=seed, repetitions=reps)
+    root = _make_run_dir(run_dir, resolved[0].name)
+    make_model = model_factory(model, benchmark=benchmark)
+    simulated = make_model(0).simulated
+    _write_config(root, settings, benchmark, chosen, resolved)
+    if simulated and not as_json:
+        err_console.print(_SIM_BANNER)
+    evaluator = Evaluator(make_model, default_sandbox(sandbox), DEFAULT_PRICES, settings)
+    evaluations = _evaluate_all(evaluator, resolved, chosen, root, show=not as_json)
+    _write_summary(root, evaluations, chosen)
+    if as_json:
+        typer.echo(json.dumps(_summary(evaluations, chosen), indent=2))
+        return
+    for evaluation in evaluations:
+        console.print(_task_table(evaluation, chosen))
+    if len(evaluations) > 1:
+        console.print(_side_by_side(evaluations, chosen))
+    note = " (SIMULATED: offline sim model, not a real LLM)" if simulated else ""
+    console.print(f"run written to {root}{note}")
+
+
+_SIM_BANNER = (
+    "[bold yellow]SIMULATED[/] results: the offline `sim` model stands in for an LLM "
+    "(docs/sim-model.md). Scores show how workflows fare against the simulator, not a real model."
+)
+
+
+def _select_tasks(benchmark: Benchmark, ids: str | None, level: int | None) -> list[Task]:
+    chosen = list(benchmark.tasks)
+    if ids:
+        wanted = [i.strip() for i in ids.split(",") if i.strip()]
+        known = {t.id for t in chosen}
+        unknown = [i for i in wanted if i not in known]
+        if unknown:
+            raise UsageError(
+                f"unknown task id(s) in --tasks: {', '.join(unknown)}",
+                fix=f"choose from: {', '.join(sorted(known))}",
+            )
+        chosen = [t for t in chosen if t.id in wanted]
+    if level is not None:
+        chosen = [t for t in chosen if t.level == level]
+    if not chosen:
+        raise UsageError("no task left to run after --tasks/--level", fix="widen the selection")
+    return chosen
+
+
+def _make_run_dir(run_dir: Path | None, first: str) -> Path:
+    if run_dir is None:
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        run_dir = Path("runs") / f"{stamp}-{re.sub(r'[^A-Za-z0-9_.-]', '_', first)}"
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise UsageError(
+            f"run directory {run_dir} already exists and is not empty",
+            fix="pass another --run-dir, or remove that one",
+        )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    return run_dir
+
+
+def _write_config(
+    root: Path, settings: EvalSettings, bench: Benchmark, tasks: list[Task], wfs: list[Workflow]
+) -> None:
+    config = {
+        "schema_version": RUN_SCHEMA_VERSION,
+        "kind": "run",
+        "loopwright_version": __version__,
+        "settings": settings.model_dump(),
+        "benchmark": {"name": bench.name, "digest": bench.digest},
+        "tasks": [t.id for t in tasks],
+        "workflows": [{"name": w.name, "hash": workflow_hash(w)} for w in wfs],
+    }
+    (root / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    for wf in wfs:
+        (root / wf.name).mkdir(parents=True, exist_ok=True)
+        (root / wf.name / "workflow.yaml").write_text(workflow_to_yaml(wf), encoding="utf-8")
+
+
+def _evaluate_all(
+    evaluator: Evaluator, wfs: list[Workflow], tasks: list[Task], root: Path, *, show: bool
+) -> list[Evaluation]:
+    total = len(wfs) * len(tasks) * evaluator.settings.repetitions
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+        disable=not show,
+    )
+    evaluations = []
+    with progress:
+        bar = progress.add_task("running", total=total)
+        for wf in wfs:
+
+            def advance(record: CycleRecord, name: str = wf.name) -> None:
+                progress.update(bar, advance=1, description=f"{name}: {record.task_id}")
+
+            evaluations.append(
+                evaluator.evaluate(wf, tasks, root / wf.name, run_id=root.name, on_record=advance)
+            )
+    return evaluations
+
+
+class TaskRow(BaseModel):
+    """One task's results for one workflow, over its repetitions (a table row, a JSON object)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task: str
+    level: int
+    runs: int
+    mean_score: float | None
+    resolved: int
+    invalid: int
+    failure_category: str | None
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    mean_duration_s: float | None
+
+
+def _task_rows(evaluation: Evaluation, tasks: list[Task]) -> list[TaskRow]:
+    by_task = evaluation.by_task()
+    rows = []
+    for task in tasks:
+        records = by_task.get(task.id, [])
+        summary = aggregate(records)
+        categories = Counter(str(r.failure_category) for r in records)
+        rows.append(
+            TaskRow(
+                task=task.id,
+                level=task.level,
+                runs=len(records),
+                mean_score=summary.mean_score,
+                resolved=sum(1 for r in records if r.grade and r.grade.resolved),
+                invalid=summary.invalid_runs,
+                failure_category=categories.most_common(1)[0][0] if categories else None,
+                input_tokens=summary.input_tokens,
+                output_tokens=summary.output_tokens,
+                cost_usd=summary.cost_usd,
+                mean_duration_s=summary.mean_duration_s,
+            )
+        )
+    return rows
+
+
+def _summary(evaluations: list[Evaluation], tasks: list[Task]) -> dict[str, object]:
+    return {
+        "schema_version": RUN_SCHEMA_VERSION,
+        "simulated": any(e.summary.simulated for e in evaluations),
+        "workflows": [
+            {
+                "workflow": e.workflow.name,
+                "hash": workflow_hash(e.workflow),
+                "aggregate": e.summary.model_dump(),
+                "by_level": _by_level(e, tasks),
+                "tasks": [row.model_dump() for row in _task_rows(e, tasks)],
+            }
+            for e in evaluations
+        ],
+    }
+
+
+def _by_level(evaluation: Evaluation, tasks: list[Task]) -> dict[str, float | None]:
+    level_of = {t.id: t.level for t in tasks}
+    out: dict[str, float | None] = {}
+    for level in sorted(set(level_of.values())):
+        records = [r for r in evaluation.records if level_of.get(r.task_id) == level]
+        out[str(level)] = aggregate(records).mean_score
+    return out
+
+
+def _write_summary(root: Path, evaluations: list[Evaluation], tasks: list[Task]) -> None:
+    text = json.dumps(_summary(evaluations, tasks), indent=2)
+    (root / "summary.json").write_text(text + "\n", encoding="utf-8")
+
+
+def _fmt(value: float | None, spec: str = ".2f") -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def _task_table(evaluation: Evaluation, tasks: list[Task]) -> Table:
+    sim = " [SIMULATED]" if evaluation.summary.simulated else ""
+    table = Table(title=f"{evaluation.workflow.name}{sim}", title_justify="left", box=None)
+    for column in ("task", "level", "score", "resolved", "failure", "tokens", "cost $", "time s"):
+        table.add_column(column, justify="left" if column in ("task", "failure") else "right")
+    for row in _task_rows(evaluation, tasks):
+        table.add_row(
+            row.task,
+            str(row.level),
+            _fmt(row.mean_score),
+            f"{row.resolved}/{row.runs}",
+            str(row.failure_category),
+            str(row.input_tokens + row.output_tokens),
+            _fmt(row.cost_usd, ".4f"),
+            _fmt(row.mean_duration_s, ".1f"),
+        )
+    s = evaluation.summary
+    table.add_row(
+        "all",
+        "",
+        _fmt(s.mean_score),
+        _fmt(s.resolved_rate),
+        "",
+        str(s.input_tokens + s.output_tokens),
+        _fmt(s.cost_usd, ".4f"),
+        _fmt(s.mean_duration_s, ".1f"),
+        style="bold",
+    )
+    return table
+
+
+def _side_by_side(evaluations: list[Evaluation], tasks: list[Task]) -> Table:
+    sim = " [SIMULATED]" if any(e.summary.simulated for e in evaluations) else ""
+    table = Table(title=f"mean partial credit, side by side{sim}", title_justify="left", box=None)
+    table.add_column("tasks")
+    for e in evaluations:
+        table.add_column(e.workflow.name, justify="right")
+    levels = [_by_level(e, tasks) for e in evaluations]
+    for level in levels[0]:
+        n = sum(1 for t in tasks if str(t.level) == level)
+        table.add_row(f"level {level} ({n} tasks)", *(_fmt(lv[level]) for lv in levels))
+    table.add_row("all", *(_fmt(e.summary.mean_score) for e in evaluations), style="bold")
+    return table

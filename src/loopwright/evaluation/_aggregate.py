@@ -1,0 +1,53 @@
+"""Aggregates over CycleRecords: what a table row or a fitness value is made of."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from statistics import fmean
+
+from pydantic import BaseModel, ConfigDict
+
+from loopwright.records import CycleRecord
+
+__all__ = ["Aggregate", "aggregate"]
+
+
+class Aggregate(BaseModel):
+    """Summary of a set of runs. Invalid grades are counted, never averaged in as zeros.
+
+    `mean_score` is the mean partial credit over valid runs (None when there is none);
+    `resolved_rate` likewise. `cost_usd` is None when any run's cost is unknown.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    runs: int
+    valid_runs: int
+    invalid_runs: int
+    mean_score: float | None
+    resolved_rate: float | None
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    mean_duration_s: float | None
+    simulated: bool
+
+
+def aggregate(records: Sequence[CycleRecord]) -> Aggregate:
+    """Summarise `records` (any mix of tasks and repetitions). Deterministic."""
+    valid = [r for r in records if r.grade is not None and not r.grade.invalid]
+    costs = [r.total_cost_usd for r in records]
+    return Aggregate(
+        runs=len(records),
+        valid_runs=len(valid),
+        invalid_runs=len(records) - len(valid),
+        mean_score=fmean(r.score_end for r in valid) if valid else None,
+        resolved_rate=fmean(1.0 if r.grade and r.grade.resolved else 0.0 for r in valid)
+        if valid
+        else None,
+        input_tokens=sum(r.input_tokens for r in records),
+        output_tokens=sum(r.output_tokens for r in records),
+        cost_usd=None if any(c is None for c in costs) else sum(c for c in costs if c is not None),
+        mean_duration_s=fmean(r.duration_s for r in records) if records else None,
+        simulated=any(r.simulated for r in records),
+    )

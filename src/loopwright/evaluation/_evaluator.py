@@ -1,0 +1,134 @@
+"""The Evaluator: one workflow on a list of tasks x repetitions, and the InnerLoop of seed 000."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from loopwright.evaluation._aggregate import Aggregate, aggregate
+from loopwright.evaluation._settings import EvalSettings, run_seed
+from loopwright.evaluation._task_run import TaskRunSpec, run_task
+from loopwright.models import ChatModel, PriceTable
+from loopwright.records import CycleRecord
+from loopwright.sandbox import Sandbox
+from loopwright.tasks import Task
+from loopwright.workflow import Workflow
+
+__all__ = ["Evaluation", "Evaluator", "InnerLoop", "ModelFactory", "task_run_dir"]
+
+ModelFactory = Callable[[int], ChatModel]
+"""Makes the model for one run from that run's seed (a fresh instance per run)."""
+
+
+def task_run_dir(root: Path, task_id: str, repetition: int) -> Path:
+    """Where one (task, repetition) run of a candidate lives under its evaluation root."""
+    return root / task_id / f"rep_{repetition}"
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The records of one workflow's evaluation, in (task, repetition) order, and their summary."""
+
+    workflow: Workflow
+    records: tuple[CycleRecord, ...]
+    summary: Aggregate
+
+    def by_task(self) -> dict[str, list[CycleRecord]]:
+        grouped: dict[str, list[CycleRecord]] = {}
+        for record in self.records:
+            grouped.setdefault(record.task_id, []).append(record)
+        return grouped
+
+
+@dataclass
+class Evaluator:
+    """Runs a workflow on tasks x repetitions, sequentially, each in a fresh workspace.
+
+    Every run goes through `run_task` (one Runner, one Grader). `on_record` is called after each
+    run finishes (progress display, checkpointing). Failures of a run are in its record.
+    """
+
+    make_model: ModelFactory
+    sandbox: Sandbox
+    prices: PriceTable
+    settings: EvalSettings = field(default_factory=EvalSettings)
+
+    def evaluate(
+        self,
+        workflow: Workflow,
+        tasks: Sequence[Task],
+        root: Path,
+        *,
+        run_id: str,
+        on_record: Callable[[CycleRecord], None] | None = None,
+    ) -> Evaluation:
+        """Evaluate `workflow` on every task for `settings.repetitions`, writing under `root`."""
+        records = []
+        for task in tasks:
+            for rep in range(self.settings.repetitions):
+                record = self.run_one(workflow, task, rep, root, run_id=run_id)
+                records.append(record)
+                if on_record is not None:
+                    on_record(record)
+        return Evaluation(workflow, tuple(records), aggregate(records))
+
+    def run_one(
+        self, workflow: Workflow, task: Task, repetition: int, root: Path, *, run_id: str
+    ) -> CycleRecord:
+        """One run of `workflow` on `task`, repetition `repetition`, under `root`."""
+        seed = run_seed(self.settings.seed, task.id, repetition)
+        spec = TaskRunSpec(
+            workflow=workflow,
+            task=task,
+            model=self.make_model(seed),
+            sandbox=self.sandbox,
+            prices=self.prices,
+            run_dir=task_run_dir(root, task.id, repetition),
+            run_id=run_id,
+            seed=seed,
+            repetition=repetition,
+            run_timeout_s=self.settings.run_timeout_s,
+        )
+        return run_task(spec)
+
+
+class InnerLoop:
+    """The model-like wrapper of seed 000: each `step()` runs the workflow once more on the task.
+
+    `history()` keeps every CycleRecord; `score_trajectory()` their scores; `mutable_nodes()`
+    the node ids the outer loop may change (all but the workflow's frozen ones). Directives
+    (outer-loop steering text) are written beside the run as directives.md.
+    """
+
+    def __init__(self, evaluator: Evaluator, workflow: Workflow, task: Task, root: Path) -> None:
+        self.evaluator = evaluator
+        self.workflow = workflow
+        self.task = task
+        self.root = root
+        self._history: list[CycleRecord] = []
+
+    def step(self, directives: str | None = None) -> CycleRecord:
+        """Run once more (repetition = number of steps so far) and return the new record."""
+        repetition = len(self._history)
+        if directives:
+            run_dir = task_run_dir(self.root, self.task.id, repetition)
+            run_dir.mkdir(parents=True, exist_ok=True)
+            (run_dir / "directives.md").write_text(directives, encoding="utf-8")
+        record = self.evaluator.run_one(
+            self.workflow, self.task, repetition, self.root, run_id=self.root.name
+        )
+        self._history.append(record)
+        return record
+
+    def history(self) -> list[CycleRecord]:
+        return list(self._history)
+
+    def score_trajectory(self) -> list[float]:
+        return [r.score_end for r in self._history]
+
+    def mutable_nodes(self) -> set[str]:
+        return {n.id for n in self.workflow.nodes if n.id not in self.workflow.frozen}
+
+    def is_mutable(self, node_id: str) -> bool:
+        return node_id in self.mutable_nodes()

@@ -1,0 +1,36 @@
+"""Settings of an evaluation, and the seed of each run derived from them."""
+
+from __future__ import annotations
+
+import hashlib
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["EvalSettings", "run_seed"]
+
+
+class EvalSettings(BaseModel):
+    """How candidates are evaluated: the model spec, the sandbox, the base seed, repetitions.
+
+    `model` is a model spec understood by `loopwright.models.model_factory` ("sim",
+    "scripted:FILE"). `run_timeout_s` overrides every task's agent timeout when set.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str = "sim"
+    sandbox: str = "auto"
+    seed: int = 0
+    repetitions: int = Field(default=1, ge=1)
+    run_timeout_s: float | None = Field(default=None, gt=0)
+
+
+def run_seed(base_seed: int, task_id: str, repetition: int) -> int:
+    """The seed of one (task, repetition) run: stable across processes and orderings.
+
+    It does not depend on the workflow, so two workflows evaluated with the same base seed see
+    the same random draws on the same task and repetition (common random numbers), which makes
+    their difference less noisy.
+    """
+    digest = hashlib.sha256(f"{base_seed}:{task_id}:{repetition}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1

@@ -1,0 +1,324 @@
+"""`SimModel`: a seeded, simulated coding agent that acts only through tool calls.
+
+Each node invocation (an *episode*: a conversation that starts with a system and a user
+message) is played as a short plan: read the instruction the prompt names, recognise the task,
+gather context (notes, file list, the files to change), then act by role. The role comes from
+the offered tools. What a builder writes is decided by `choose_variant` (docs/sim-model.md).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from loopwright.models._sim_policy import (
+    Choice,
+    Context,
+    SimParams,
+    choose_variant,
+    guided_kinds,
+    has_failing_feedback,
+)
+from loopwright.models._sim_task import TaskFacts, match_instruction
+from loopwright.models._types import JsonValue, Message, ModelResponse, ToolCall, ToolSpec
+from loopwright.models._usage import response_usage
+from loopwright.tasks import Benchmark
+
+__all__ = ["SIM_MODEL_NAME", "SimDecision", "SimModel", "find_instruction_path", "sim_role"]
+
+SIM_MODEL_NAME = "sim-coder-1"
+_INSTRUCTION_PATH = re.compile(r"[^\s'\"`()<>\[\]{},;]*instruction\.md")
+_WRITE_TOOLS = ("write_file", "edit_file")
+NO_TASK = "did not read the task"
+
+
+def find_instruction_path(prompt: str) -> str | None:
+    """The first path ending in `instruction.md` that the prompt names, or None."""
+    match = _INSTRUCTION_PATH.search(prompt)
+    return match.group(0) if match else None
+
+
+def sim_role(tools: Sequence[str]) -> str:
+    """The sim's role from the offered tool names: "builder" (write_file or edit_file),
+    "researcher" (write_notes, no write tool), or "reviewer" (neither)."""
+    if any(t in tools for t in _WRITE_TOOLS):
+        return "builder"
+    return "researcher" if "write_notes" in tools else "reviewer"
+
+
+@dataclass(frozen=True, slots=True)
+class SimDecision:
+    """What one episode did, for tests and debugging (never shown to a workflow or a grader).
+
+    `variant` is "gold", a flawed variant's name, or None (nothing written)."""
+
+    episode: int
+    task_id: str | None
+    role: str
+    variant: str | None = None
+    reason: str = ""  # a builder's Choice.reason, "did not read the task", "notes", "review"
+    p_error: float = 0.0
+    notes_coverage: float = 0.0
+    guided: tuple[str, ...] = ()
+    failing_feedback: bool = False
+
+
+@dataclass
+class _TaskState:
+    """Per-run memory of one task: the RNG, and what this model wrote so far."""
+
+    rng: random.Random
+    last: str | None = None
+    written: set[str] = field(default_factory=set)
+
+
+_Act = ToolCall | str  # a tool call, or a final text reply
+
+
+class _Episode:
+    """One node invocation. Emitted actions are kept, so a repeated call is answered the same."""
+
+    def __init__(self, sim: SimModel, number: int, prompt: str, tools: Sequence[str]) -> None:
+        self.sim, self.number, self.prompt = sim, number, prompt
+        self.tools = tuple(tools)
+        self.role = sim_role(self.tools)
+        self.emitted: list[_Act] = []
+        self.queue: list[_Act] = []
+        self.phase = "start"
+        self.facts: TaskFacts | None = None
+        self.reads: dict[str, str] = {}  # call id -> path read
+
+    def act(self, messages: Sequence[Message]) -> _Act:
+        """The action for this conversation: replayed if already emitted, else the next one."""
+        turn = sum(m.role == "assistant" for m in messages)
+        if turn < len(self.emitted):
+            return self.emitted[turn]
+        while not self.queue:
+            self._advance(messages)
+        action = self.queue.pop(0)
+        self.emitted.append(action)
+        return action
+
+    def call(self, name: str, **arguments: JsonValue) -> ToolCall:
+        """A tool call with an id unique in this model instance."""
+        pending = len(self.emitted) + len(self.queue) + 1
+        return ToolCall.make(f"sim-{self.number}-{pending}", name, **arguments)
+
+    def offers(self, name: str) -> bool:
+        return name in self.tools
+
+    def _advance(self, messages: Sequence[Message]) -> None:
+        if self.phase == "start":
+            self.phase = "identify"
+            path = find_instruction_path(self.prompt)
+            if path is None or not self.offers("read_file"):
+                self._no_task("the prompt names no instruction file")
+            else:
+                self.queue.append(self.call("read_file", path=path))
+        elif self.phase == "identify":
+            self._identify(messages)
+        elif self.phase == "gather":
+            self.phase = "done"
+            self.sim.act_by_role(self, messages)
+        else:
+            self.queue.append("Done.")
+
+    def _identify(self, messages: Sequence[Message]) -> None:
+        first = self.emitted[0]
+        text = _result(messages, first.id) if isinstance(first, ToolCall) else None
+        task = match_instruction(text or "", self.sim.benchmark)
+        if task is None:
+            self._no_task("the instruction file could not be read or matched")
+            return
+        self.facts = self.sim.facts(task.id)
+        self.phase = "gather"
+        if self.role == "builder" and self.offers("read_notes"):
+            self.queue.append(self.call("read_notes"))
+        if self.offers("list_files"):
+            self.queue.append(self.call("list_files", path="."))
+        for path in self._files_to_read():
+            read = self.call("read_file", path=path)
+            self.reads[read.id] = path
+            self.queue.append(read)
+
+    def _files_to_read(self) -> list[str]:
+        assert self.facts is not None
+        if self.role == "builder" and not self.offers("write_file"):
+            return list(self.facts.repo)  # edit_file needs the current text of every file
+        return [p for p in self.facts.changed if p in self.facts.repo]
+
+    def _no_task(self, why: str) -> None:
+        self.phase = "done"
+        if self.offers("list_files"):
+            self.queue.append(self.call("list_files", path="."))
+        if self.role == "researcher":
+            note = f"I could not find the task: {why}. No notes on the change."
+            self.queue.append(self.call("write_notes", text=note))
+        self.queue.append(self.finish(f"Stopped: {NO_TASK} ({why})."))
+        self.sim.record(SimDecision(self.number, None, self.role, reason=NO_TASK))
+
+    def finish(self, summary: str) -> _Act:
+        """`finish(summary)` when offered, else the summary as a final text reply."""
+        return self.call("finish", summary=summary) if self.offers("finish") else summary
+
+    def read_text(self, messages: Sequence[Message]) -> dict[str, str]:
+        """path -> the text the episode's read_file calls returned (files only)."""
+        found = {}
+        for call_id, path in self.reads.items():
+            text = _result(messages, call_id)
+            if text is not None:
+                found[path] = text
+        return found
+
+    def notes_read(self, messages: Sequence[Message]) -> str:
+        """What the episode's read_notes calls returned, joined."""
+        calls = [a for a in self.emitted if isinstance(a, ToolCall) and a.name == "read_notes"]
+        return "\n".join(_result(messages, c.id) or "" for c in calls)
+
+
+def _result(messages: Sequence[Message], call_id: str) -> str | None:
+    for message in messages:
+        if message.role == "tool" and message.tool_call_id == call_id:
+            return message.content
+    return None
+
+
+class SimModel:
+    """The offline simulated coding model ("sim"), reported as `sim-coder-1`, simulated=True.
+
+    `SimModel(benchmark, seed, params)`: one instance per run. It acts only through the tool
+    calls it returns and the results it is sent: it never reads a workspace or the runner. A
+    task's randomness is `random.Random(f"{seed}:{task_id}")`, so a run does not depend on
+    which other tasks ran; the same seed, prompts, tools and tool results give the same calls.
+    Every task of the benchmark it recognises must have a gold overlay (ValueError otherwise,
+    on first use). Thread-safe (one lock), but meant for one run at a time.
+    """
+
+    simulated: bool = True
+
+    def __init__(self, benchmark: Benchmark, seed: int, params: SimParams | None = None) -> None:
+        self.name = SIM_MODEL_NAME
+        self.benchmark = benchmark
+        self.seed = seed
+        self.params = params if params is not None else SimParams()
+        self.decisions: list[SimDecision] = []
+        self._facts: dict[str, TaskFacts] = {}
+        self._states: dict[str, _TaskState] = {}
+        self._episodes: dict[tuple[str, ...], _Episode] = {}
+        self._lock = threading.Lock()
+
+    def chat(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        """The next action of the episode this conversation belongs to (see the module doc)."""
+        with self._lock:
+            action = self._episode(messages, tools).act(messages)
+        calls = (action,) if isinstance(action, ToolCall) else ()
+        text = action if isinstance(action, str) else ""
+        usage = response_usage(messages, text, calls)
+        return ModelResponse(text, calls, usage, 0.0, self.name, simulated=True)
+
+    def _episode(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> _Episode:
+        head = _head(messages)
+        episode = self._episodes.get(head)
+        if episode is None or not any(m.role == "assistant" for m in messages):
+            prompt = head[-1] if head else ""
+            episode = _Episode(self, len(self._episodes) + 1, prompt, [t.name for t in tools])
+            self._episodes[head] = episode
+        return episode
+
+    def facts(self, task_id: str) -> TaskFacts:
+        """The sim's knowledge of a task (read from the task directory once)."""
+        if task_id not in self._facts:
+            self._facts[task_id] = TaskFacts.load(self.benchmark.task(task_id))
+        return self._facts[task_id]
+
+    def state(self, task_id: str) -> _TaskState:
+        if task_id not in self._states:
+            self._states[task_id] = _TaskState(random.Random(f"{self.seed}:{task_id}"))
+        return self._states[task_id]
+
+    def record(self, decision: SimDecision) -> None:
+        self.decisions.append(decision)
+
+    def act_by_role(self, episode: _Episode, messages: Sequence[Message]) -> None:
+        """Queue the episode's role-specific actions, once its context is gathered."""
+        facts = episode.facts
+        assert facts is not None  # set by _identify before the "gather" phase
+        if episode.role == "builder":
+            _build(self, episode, facts, messages)
+            return
+        if episode.role == "researcher":
+            episode.queue.append(episode.call("write_notes", text=facts.study_notes()))
+            summary = f"Studied the task; the notes name {len(facts.changed)} file(s) to change."
+        else:
+            if episode.offers("run_tests"):
+                episode.queue.append(episode.call("run_tests"))
+            summary = "Read the task and the files it concerns."
+        episode.queue.append(episode.finish(summary))
+        self.record(SimDecision(episode.number, facts.task.id, episode.role, reason=episode.role))
+
+
+def _head(messages: Sequence[Message]) -> tuple[str, ...]:
+    """The contents up to and including the first user message: the episode's identity."""
+    head = []
+    for message in messages:
+        head.append(message.content)
+        if message.role == "user":
+            break
+    return tuple(head)
+
+
+def _build(sim: SimModel, episode: _Episode, facts: TaskFacts, messages: Sequence[Message]) -> None:
+    state = sim.state(facts.task.id)
+    guidance = episode.prompt + "\n" + episode.notes_read(messages)
+    ctx = Context(
+        guidance=guidance,
+        notes_coverage=facts.coverage(guidance),
+        failing_feedback=has_failing_feedback(episode.prompt),
+        previous=state.last,
+    )
+    choice = choose_variant(facts.task.level, facts.task.spec.flawed, ctx, sim.params, state.rng)
+    files = {} if choice.reason == "keep" else facts.target_files(choice.variant, state.written)
+    written = _queue_writes(episode, files, episode.read_text(messages))
+    if written or choice.reason == "keep":
+        state.last = choice.variant
+        state.written |= set(written)
+    if episode.offers("run_tests"):
+        episode.queue.append(episode.call("run_tests"))
+    changed = ", ".join(written) or "nothing"
+    episode.queue.append(episode.finish(f"Implemented the change; files written: {changed}."))
+    sim.record(_decision(episode, facts, choice, ctx, written))
+
+
+def _queue_writes(episode: _Episode, files: dict[str, str], seen: dict[str, str]) -> list[str]:
+    """Queue a write per file: write_file when offered, else edit_file replacing the text the
+    episode read (a file it did not read, or a new file, cannot be written that way)."""
+    written = []
+    for path, content in files.items():
+        if episode.offers("write_file"):
+            episode.queue.append(episode.call("write_file", path=path, content=content))
+        elif path in seen and seen[path] != content:
+            episode.queue.append(episode.call("edit_file", path=path, old=seen[path], new=content))
+        else:
+            continue
+        written.append(path)
+    return written
+
+
+def _decision(
+    episode: _Episode, facts: TaskFacts, choice: Choice, ctx: Context, written: list[str]
+) -> SimDecision:
+    variant = choice.variant if written or choice.reason == "keep" else None
+    return SimDecision(
+        episode=episode.number,
+        task_id=facts.task.id,
+        role=episode.role,
+        variant=variant,
+        reason=choice.reason,
+        p_error=choice.p_error,
+        notes_coverage=ctx.notes_coverage,
+        guided=tuple(sorted(k.value for k in guided_kinds(ctx.guidance))),
+        failing_feedback=ctx.failing_feedback,
+    )

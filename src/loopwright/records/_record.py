@@ -1,0 +1,277 @@
+"""The CycleRecord (seed 000): what one run of a workflow on a task did, as one versioned model.
+
+Nested models (AgentStep, NodeTrace, ...) only ever appear on disk inside a record.json, so the
+record's `schema_version` versions all of them. `write_record` / `load_record` own record.json.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from loopwright.errors import ConfigError
+from loopwright.records._events import NodeStatus
+
+__all__ = [
+    "RECORD_FILE",
+    "RECORD_SCHEMA_VERSION",
+    "AgentStep",
+    "CycleRecord",
+    "ExperimentRecord",
+    "FailureCategory",
+    "GateRecord",
+    "GradeSummary",
+    "NodeTrace",
+    "RunStatus",
+    "StepStatus",
+    "TestOutcome",
+    "TestOutcomeRecord",
+    "load_record",
+    "write_record",
+]
+
+RECORD_FILE = "record.json"
+RECORD_SCHEMA_VERSION: Literal[1] = 1
+
+RunStatus = Literal["completed", "error", "timeout", "interrupted"]
+"""RunEnd's status; `interrupted` also when events.jsonl has no run_end (the run was cut off)."""
+
+StepStatus = NodeStatus | Literal["unfinished"]
+"""NodeEnd's status; `unfinished` when a node_start has no node_end (the run stopped in it)."""
+
+TestOutcome = Literal["passed", "xfailed", "skipped", "failed", "error", "missing"]
+"""The grader's per-test outcomes (docs/grading.md); xfailed counts as passed."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class FailureCategory(StrEnum):
+    """Why a run did not resolve its task: exactly one per run.
+
+    Members are listed in priority order: the analyzer assigns the first whose rule holds
+    (see `loopwright.records.categorize_failure` and docs/records.md for each rule and why).
+    """
+
+    NONE = "none"
+    INVALID_GRADE = "invalid_grade"
+    AGENT_ERROR = "agent_error"
+    INTERRUPTED = "interrupted"
+    DID_NOT_READ_TASK = "did_not_read_task"
+    RUN_TIMEOUT = "run_timeout"
+    MAX_TURNS = "max_turns"
+    NO_CHANGE = "no_change"
+    SYNTAX_ERROR = "syntax_error"
+    IMPORT_ERROR = "import_error"
+    REGRESSION = "regression"
+    TESTS_FAILING = "tests_failing"
+
+
+class AgentStep(_Frozen):
+    """One visit of one agent node (a RELOOP back to it is a new step with `attempt` + 1).
+
+    Tokens and counts sum the visit's model_call and tool_call events. `cost_usd` is None when
+    any of its model calls had no price (a model missing from the price table); 0.0 when it made
+    no call. `duration_s` comes from node_end; for an unfinished visit it is the time from its
+    node_start to the last event of the run.
+    """
+
+    node_id: str
+    role: str
+    attempt: int = Field(ge=1)
+    started_t: float = Field(ge=0)
+    duration_s: float = Field(ge=0)
+    status: StepStatus
+    succeeded: bool = Field(description="status == 'ok'")
+    error: str | None
+    turns: int = Field(ge=0, description="model calls made")
+    model_errors: int = Field(ge=0, description="model calls that returned an error")
+    tool_calls: int = Field(ge=0)
+    tool_errors: int = Field(ge=0, description="tool calls that failed (the model saw an error)")
+    input_tokens: int = Field(ge=0)
+    output_tokens: int = Field(ge=0)
+    cached_tokens: int = Field(ge=0)
+    cost_usd: float | None
+    notes_chars: int = Field(ge=0, description="characters of notes this visit wrote")
+    read_instruction: bool = Field(description="a successful tool call touched instruction.md")
+    produced: list[str] = Field(description="files changed by this visit, as node_end says")
+    summary: str
+
+
+class GateRecord(_Frozen):
+    """One gate decision: proceed, reloop (to `target`) or exhausted (max_loops reached)."""
+
+    t: float = Field(ge=0)
+    decision: Literal["proceed", "reloop", "exhausted"]
+    target: str | None
+    loop_count: int = Field(
+        ge=0, description="RELOOPs taken by this gate so far, this one included"
+    )
+    max_loops: int = Field(ge=1)
+    passed: bool
+    reason: str
+
+
+class NodeTrace(_Frozen):
+    """Every visit of one node of the graph, whatever its kind.
+
+    `fired` counts node_start events (for a gate that logged decisions without a node_start,
+    the number of decisions). `attempts` and `statuses` are per visit, in order. `produced` is
+    the sorted union of the visits' files. For gates, `decisions` lists each decision and
+    `loop_count` is the last decision's loop count (0 for other nodes).
+    """
+
+    node_id: str
+    kind: Literal["agent", "fn", "gate"]
+    role: str
+    fired: int = Field(ge=0)
+    attempts: list[int]
+    statuses: list[StepStatus]
+    produced: list[str]
+    duration_s: float = Field(ge=0, description="sum of the visits' durations")
+    decisions: list[GateRecord] = Field(default_factory=list)
+    loop_count: int = Field(ge=0, default=0)
+
+
+class TestOutcomeRecord(_Frozen):
+    """One listed test of the grade: its outcome and whether it counts as passed."""
+
+    __test__ = False  # not a pytest test class
+
+    id: str
+    outcome: TestOutcome
+    fail_to_pass: bool
+    passed: bool
+    message: str = ""
+
+
+class GradeSummary(_Frozen):
+    """The parts of grade.json (a GradeResult) that a record keeps. See docs/grading.md.
+
+    `score` is the fraction of fail_to_pass tests passing; an `invalid` grade is not a
+    measurement (score 0.0, `invalid_reason` says why).
+    """
+
+    score: float = Field(ge=0.0, le=1.0)
+    resolved: bool
+    invalid: bool
+    invalid_reason: str | None
+    f2p_passed: int = Field(ge=0)
+    f2p_total: int = Field(ge=0)
+    p2p_passed: int = Field(ge=0)
+    p2p_total: int = Field(ge=0)
+    tests: list[TestOutcomeRecord]
+    collection_errors: list[str]
+    restored: list[str] = Field(description="what grading had to undo (tamper evidence)")
+    timed_out: bool
+
+
+class ExperimentRecord(_Frozen):
+    """What was tried and how it came out. For one run of a workflow there is exactly one.
+
+    `verdict` is `errored` when the run broke (agent_error or interrupted) and `pending`
+    otherwise: keeping or reverting is the outer loop's decision, not the run's.
+    """
+
+    id: str = Field(description="the run id")
+    description: str
+    score_before: float = Field(ge=0.0, le=1.0)
+    score_after: float = Field(ge=0.0, le=1.0)
+    verdict: Literal["pending", "kept", "reverted", "errored"]
+    failure_category: FailureCategory
+
+
+class CycleRecord(_Frozen):
+    """What one run of one workflow on one task did: the exhaust the outer loop learns from.
+
+    Built by `CycleAnalyzer` from a run directory; deterministic given its files. Scores:
+    `score_start` is 0.0 (the starting commit does not solve the task), `score_end` the grade's
+    score (0.0 without a grade), `score_delta` their difference. Totals sum every model call.
+    `total_cost_usd` is None when any call's cost is unknown; `cost_by_agent` (keyed by role,
+    or node id for a node without a role) omits roles with an unpriced call. Stall signals
+    (`consecutive_reverts`, `plateau_detected`) are 0/False for a single run: InnerLoop fills
+    them from its history. `eval_artifacts` are the run directory's files, relative, sorted,
+    record.json excluded.
+    """
+
+    schema_version: Literal[1] = RECORD_SCHEMA_VERSION
+    run_id: str
+    task_id: str
+    task_digest: str
+    workflow_name: str
+    workflow_hash: str
+    model: str
+    simulated: bool
+    seed: int
+    repetition: int = Field(ge=0)
+    started_at: str
+    run_status: RunStatus
+    run_error: str | None
+    score_start: float = Field(ge=0.0, le=1.0)
+    score_end: float = Field(ge=0.0, le=1.0)
+    score_delta: float
+    steps: list[AgentStep]
+    node_trace: dict[str, NodeTrace]
+    gate_loops: dict[str, int]
+    grade: GradeSummary | None
+    failure_category: FailureCategory
+    read_instruction: bool
+    diff_files: list[str] = Field(description="files named in diff.patch, sorted")
+    errors: list[str]
+    eval_artifacts: list[str]
+    input_tokens: int = Field(ge=0)
+    output_tokens: int = Field(ge=0)
+    cached_tokens: int = Field(ge=0)
+    total_cost_usd: float | None
+    cost_by_agent: dict[str, float]
+    duration_s: float = Field(ge=0)
+    kept: int = Field(ge=0)
+    reverted: int = Field(ge=0)
+    errored: int = Field(ge=0)
+    experiments: list[ExperimentRecord]
+    consecutive_reverts: int = Field(ge=0, default=0)
+    plateau_detected: bool = False
+    frozen_nodes: list[str]
+    mutable_node_ids: list[str]
+
+
+def write_record(record: CycleRecord, run_dir: Path) -> Path:
+    """Write `record` to `<run_dir>/record.json` (replacing it atomically) and return the path."""
+    path = run_dir / RECORD_FILE
+    tmp = path.with_name(f".{RECORD_FILE}.tmp")
+    tmp.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def load_record(path: Path) -> CycleRecord:
+    """Read a record.json (or `<path>/record.json` when `path` is a directory).
+
+    Raises ConfigError naming the file when it is missing, is not JSON, carries another
+    schema_version than this loopwright reads, or does not validate.
+    """
+    if path.is_dir():
+        path = path / RECORD_FILE
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path} does not exist", fix="analyze the run first") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path} is not JSON", got=str(exc)) from None
+    version = raw.get("schema_version") if isinstance(raw, dict) else None
+    if version != RECORD_SCHEMA_VERSION:
+        raise ConfigError(
+            f"{path} has CycleRecord schema_version {version!r}; "
+            f"this loopwright reads version {RECORD_SCHEMA_VERSION}",
+            fix="re-analyze the run directory with CycleAnalyzer, or use the loopwright "
+            "version that wrote it",
+        )
+    try:
+        return CycleRecord.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(f"{path} is not a valid CycleRecord", got=str(exc)[:500]) from None

@@ -1,0 +1,94 @@
+"""The runtime: tools, agent loops and the Runner that executes a workflow graph on a task.
+
+`Runner(model, sandbox, cost_fn=..., price_table=...).run(workflow, task, workspace,
+instruction_file, writer)` runs every node in topological order, gates RELOOP as the graph
+says, and writes the exhaust. Tools, loops, functions and checks are registries
+(`@tool`, `@agent_loop`, `@fn`, `@check`). See docs/runtime.md.
+"""
+
+from __future__ import annotations
+
+from loopwright.runtime._catalog import Registries, default_registries, runtime_catalog
+from loopwright.runtime._commands import CommandReport, run_shell, run_visible_tests
+from loopwright.runtime._context import (
+    CostFn,
+    NodeStatus,
+    NotesBook,
+    StepResult,
+    ToolContext,
+    ToolError,
+)
+from loopwright.runtime._gates import parse_verdict
+from loopwright.runtime._loops import (
+    LOOPS,
+    AgentLoop,
+    AgentResult,
+    LoopContext,
+    UsageMeter,
+    agent_loop,
+    call_model,
+    react,
+    run_agent,
+)
+from loopwright.runtime._prompts import JUDGE_PREAMBLE, SYSTEM_PREAMBLE, prompt_values, rules_text
+from loopwright.runtime._registry import Registry
+from loopwright.runtime._runner import Runner, RunOutcome, RunStatus
+from loopwright.runtime._steps import CHECKS, FUNCTIONS, Check, Fn, changed_files, check, fn
+from loopwright.runtime._tools import (
+    FINISH,
+    TOOLS,
+    FunctionTool,
+    Tool,
+    ToolOutcome,
+    execute_tool_call,
+    resolve_path,
+    tool,
+)
+
+__all__ = [
+    "CHECKS",
+    "FINISH",
+    "FUNCTIONS",
+    "JUDGE_PREAMBLE",
+    "LOOPS",
+    "SYSTEM_PREAMBLE",
+    "TOOLS",
+    "AgentLoop",
+    "AgentResult",
+    "Check",
+    "CommandReport",
+    "CostFn",
+    "Fn",
+    "FunctionTool",
+    "LoopContext",
+    "NodeStatus",
+    "NotesBook",
+    "Registries",
+    "Registry",
+    "RunOutcome",
+    "RunStatus",
+    "Runner",
+    "StepResult",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolOutcome",
+    "UsageMeter",
+    "agent_loop",
+    "call_model",
+    "changed_files",
+    "check",
+    "default_registries",
+    "execute_tool_call",
+    "fn",
+    "parse_verdict",
+    "prompt_values",
+    "react",
+    "resolve_path",
+    "rules_text",
+    "run_agent",
+    "run_shell",
+    "run_visible_tests",
+    "runtime_catalog",
+    "tool",
+]

@@ -1,0 +1,49 @@
+"""The runtime's registries as one value, and the catalog workflows are validated against."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from loopwright.runtime import _builtin_tools, _steps  # noqa: F401  (registers the built-ins)
+from loopwright.runtime._loops import LOOPS, AgentLoop
+from loopwright.runtime._registry import Registry
+from loopwright.runtime._steps import CHECKS, FUNCTIONS, Check, Fn
+from loopwright.runtime._tools import FINISH, TOOLS, Tool
+from loopwright.workflow import Catalog, default_catalog
+
+__all__ = ["Registries", "default_registries", "runtime_catalog"]
+
+
+@dataclass(frozen=True, slots=True)
+class Registries:
+    """The implementations a Runner may use: tools, agent loops, functions and checks."""
+
+    tools: Registry[Tool]
+    loops: Registry[AgentLoop]
+    functions: Registry[Fn]
+    checks: Registry[Check]
+
+    def copy(self) -> Registries:
+        """Independent copies of every registry (to add implementations without touching these)."""
+        return Registries(
+            self.tools.copy(), self.loops.copy(), self.functions.copy(), self.checks.copy()
+        )
+
+
+def default_registries() -> Registries:
+    """The registries the `@tool`, `@agent_loop`, `@fn` and `@check` decorators fill."""
+    return Registries(TOOLS, LOOPS, FUNCTIONS, CHECKS)
+
+
+def runtime_catalog(registries: Registries | None = None) -> Catalog:
+    """`default_catalog()` extended with every registered name (finish excepted: it is offered
+    to every agent and is not listed in `tools`). Validate workflows against this before
+    running them; names in the default catalog that have no implementation yet (the
+    plan_execute and hybrid loops) pass validation and fail at run time as a node error."""
+    regs = registries if registries is not None else default_registries()
+    return default_catalog().extended(
+        tools=[n for n in regs.tools.names() if n != FINISH],
+        functions=regs.functions.names(),
+        checks=regs.checks.names(),
+        loops=regs.loops.names(),
+    )
