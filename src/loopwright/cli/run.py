@@ -65,13 +65,13 @@ def run(
     chosen = _select_tasks(benchmark, tasks, level)
     resolved = [resolve_workflow(w) for w in workflows]
     settings = EvalSettings(model=model, sandbox=sandbox, seed=seed, repetitions=reps)
-    root = _make_run_dir(run_dir, resolved[0].name)
     make_model = model_factory(model, benchmark=benchmark)
     simulated = make_model(0).simulated
+    evaluator = Evaluator(make_model, default_sandbox(sandbox), DEFAULT_PRICES, settings)
+    root = _make_run_dir(run_dir, resolved[0].name)  # only once every input is known good
     _write_config(root, settings, benchmark, chosen, resolved)
     if simulated and not as_json:
         err_console.print(_SIM_BANNER)
-    evaluator = Evaluator(make_model, default_sandbox(sandbox), DEFAULT_PRICES, settings)
     evaluations = _evaluate_all(evaluator, resolved, chosen, root, show=not as_json)
     _write_summary(root, evaluations, chosen)
     if as_json:
