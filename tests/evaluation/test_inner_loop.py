@@ -27,6 +27,8 @@ nodes:
     max_turns: 6
     prompt: |
       Implement the task in {instruction_file}, working in {workspace}.
+      Rules:
+      {rules}
       Feedback: {feedback}
   - id: gate_verify
     kind: gate
@@ -156,11 +158,14 @@ def test_model_running_out_of_script_is_an_agent_error_not_a_crash(
 
 
 def test_inner_loop_steps_keep_history_and_trajectory(task: Task, tmp_path: Path) -> None:
+    recorders: list[Recorder] = []
+
     def make_model(seed: int) -> ScriptedModel:
         instruction = (
             tmp_path / "loop" / task.id / f"rep_{len(loop.history())}" / "instruction.md"
         ).resolve()
-        return ScriptedModel(script(instruction))
+        recorders.append(script(instruction))
+        return ScriptedModel(recorders[-1])
 
     evaluator = Evaluator(make_model, default_sandbox(), DEFAULT_PRICES, EvalSettings(seed=3))
     loop = InnerLoop(evaluator, workflow(), task, tmp_path / "loop")
@@ -172,6 +177,8 @@ def test_inner_loop_steps_keep_history_and_trajectory(task: Task, tmp_path: Path
     assert (
         tmp_path / "loop" / task.id / "rep_1" / "directives.md"
     ).read_text() == "prefer small diffs"
+    assert "prefer small diffs" not in recorders[0].prompts[0]
+    assert "- prefer small diffs" in recorders[1].prompts[0]  # through {rules}
     assert loop.mutable_nodes() == {"builder"}
     assert loop.is_mutable("builder") and not loop.is_mutable("gate_verify")
 

@@ -74,9 +74,19 @@ class Evaluator:
         return Evaluation(workflow, tuple(records), aggregate(records))
 
     def run_one(
-        self, workflow: Workflow, task: Task, repetition: int, root: Path, *, run_id: str
+        self,
+        workflow: Workflow,
+        task: Task,
+        repetition: int,
+        root: Path,
+        *,
+        run_id: str,
+        directives: str = "",
     ) -> CycleRecord:
-        """One run of `workflow` on `task`, repetition `repetition`, under `root`."""
+        """One run of `workflow` on `task`, repetition `repetition`, under `root`.
+
+        `directives` (outer-loop steering) reach every agent through the `{rules}` placeholder.
+        """
         seed = run_seed(self.settings.seed, task.id, repetition)
         spec = TaskRunSpec(
             workflow=workflow,
@@ -89,6 +99,7 @@ class Evaluator:
             seed=seed,
             repetition=repetition,
             run_timeout_s=self.settings.run_timeout_s,
+            directives=directives,
         )
         return run_task(spec)
 
@@ -98,7 +109,8 @@ class InnerLoop:
 
     `history()` keeps every CycleRecord; `score_trajectory()` their scores; `mutable_nodes()`
     the node ids the outer loop may change (all but the workflow's frozen ones). Directives
-    (outer-loop steering text) are written beside the run as directives.md.
+    (outer-loop steering text) reach every agent prompt through `{rules}` and are kept beside
+    the run as directives.md.
     """
 
     def __init__(self, evaluator: Evaluator, workflow: Workflow, task: Task, root: Path) -> None:
@@ -116,7 +128,12 @@ class InnerLoop:
             run_dir.mkdir(parents=True, exist_ok=True)
             (run_dir / "directives.md").write_text(directives, encoding="utf-8")
         record = self.evaluator.run_one(
-            self.workflow, self.task, repetition, self.root, run_id=self.root.name
+            self.workflow,
+            self.task,
+            repetition,
+            self.root,
+            run_id=self.root.name,
+            directives=directives or "",
         )
         self._history.append(record)
         return record

@@ -54,6 +54,7 @@ class TaskRunSpec:
     seed: int
     repetition: int = 0
     run_timeout_s: float | None = None
+    directives: str = ""
 
 
 def run_task(spec: TaskRunSpec) -> CycleRecord:
@@ -124,6 +125,7 @@ def _run_agents(
             instruction,
             writer,
             run_timeout_s=spec.run_timeout_s,
+            directives=spec.directives,
         )
     except Exception as exc:  # noqa: BLE001  the boundary: a runner bug is this run's error
         message = f"{type(exc).__name__}: {exc}"

@@ -23,11 +23,12 @@ JUDGE_PREAMBLE = (
 """The system message of an LLM judge gate. Its verdict is the first PASS or FAIL word."""
 
 
-def rules_text(task: Task) -> str:
+def rules_text(task: Task, directives: str = "") -> str:
     """The `{rules}` paragraph: the task's working rules as the runtime enforces them.
 
     Lines start with "- ", to continue the rule lists of the built-in prompts. Depends on the
-    task only (test directory and command, internet, the agent time budget); deterministic.
+    task (test directory and command, internet, the agent time budget) and on the outer loop's
+    `directives` (steering text, one rule per non-empty line); deterministic.
     """
     spec = task.spec
     internet = (
@@ -42,12 +43,19 @@ def rules_text(task: Task) -> str:
             internet,
             f"- The whole run has {spec.timeouts.agent:.0f} seconds; each step has its own "
             "limit of turns and time. Call finish when your step is done.",
+            *(f"- {line.strip()}" for line in directives.splitlines() if line.strip()),
         ]
     )
 
 
 def prompt_values(
-    task: Task, workspace: Path, instruction_file: Path, *, notes: str, feedback: str
+    task: Task,
+    workspace: Path,
+    instruction_file: Path,
+    *,
+    notes: str,
+    feedback: str,
+    directives: str = "",
 ) -> dict[str, str]:
     """The value of every placeholder in `workflow.PLACEHOLDERS` for one node visit.
 
@@ -59,7 +67,7 @@ def prompt_values(
         "instruction_file": str(instruction_file),
         "workspace": str(workspace),
         "task_id": task.id,
-        "rules": rules_text(task),
+        "rules": rules_text(task, directives),
         "notes": notes,
         "feedback": feedback,
     }

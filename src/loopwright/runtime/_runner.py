@@ -86,6 +86,7 @@ class _Run:
     deadline: float
     budget_s: float
     base_commit: str | None
+    directives: str = ""
     notes: NotesBook = field(default_factory=NotesBook)
     meter: UsageMeter = field(default_factory=UsageMeter)
     attempts: Counter[str] = field(default_factory=Counter)
@@ -120,6 +121,7 @@ class _Run:
             self.instruction_file,
             notes=self.notes.text(),
             feedback=self.feedback.get(node_id, ""),
+            directives=self.directives,
         )
 
 
@@ -157,9 +159,13 @@ class Runner:
         writer: EventWriter,
         *,
         run_timeout_s: float | None = None,
+        directives: str = "",
     ) -> RunOutcome:
         """Execute `workflow` on `workspace` (modified in place), writing node, model, tool,
         notes, gate and error events to `writer` (not run_start/run_end: the caller's).
+
+        `directives` (outer-loop steering, one rule per line) are added to every prompt's
+        `{rules}`.
 
         The run's budget is `run_timeout_s` (default: the task's agent timeout); nodes reached
         after it are skipped. A node's failure is recorded, never raised. Raises ConfigError,
@@ -171,7 +177,7 @@ class Runner:
         workspace = workspace.resolve()
         state = _Run(
             workflow, task, workspace, instruction_file.resolve(), writer,
-            started + budget, budget, _base_commit(workspace),
+            started + budget, budget, _base_commit(workspace), directives,
         )  # fmt: skip
         status: RunStatus = "completed"
         error = None
