@@ -43,7 +43,10 @@ def find_instruction_path(prompt: str) -> str | None:
 
 def sim_role(tools: Sequence[str]) -> str:
     """The sim's role from the offered tool names: "builder" (write_file or edit_file),
-    "researcher" (write_notes, no write tool), or "reviewer" (neither)."""
+    "researcher" (write_notes, no write tool), "reviewer" (other tools), or "judge" (no tools
+    at all, as an LLM judge gate calls it)."""
+    if not tools:
+        return "judge"
     if any(t in tools for t in _WRITE_TOOLS):
         return "builder"
     return "researcher" if "write_notes" in tools else "reviewer"
@@ -111,7 +114,9 @@ class _Episode:
         return name in self.tools
 
     def _advance(self, messages: Sequence[Message]) -> None:
-        if self.phase == "start":
+        if self.phase == "start" and self.role == "judge":
+            self._judge()
+        elif self.phase == "start":
             self.phase = "identify"
             path = find_instruction_path(self.prompt)
             if path is None or not self.offers("read_file"):
@@ -149,6 +154,17 @@ class _Episode:
         if self.role == "builder" and not self.offers("write_file"):
             return list(self.facts.repo)  # edit_file needs the current text of every file
         return [p for p in self.facts.changed if p in self.facts.repo]
+
+    def _judge(self) -> None:
+        """With no tools it can only judge by its prompt: FAIL when the prompt carries failing
+        test output, else PASS (a lenient judge)."""
+        self.phase = "done"
+        failing = has_failing_feedback(self.prompt)
+        verdict = (
+            "FAIL\nThe prompt shows failing tests." if failing else "PASS\nNothing shows a failure."
+        )
+        self.queue.append(verdict)
+        self.sim.record(SimDecision(self.number, None, "judge", reason=verdict.split()[0]))
 
     def _no_task(self, why: str) -> None:
         self.phase = "done"
@@ -235,11 +251,13 @@ class SimModel:
         return self._facts[task_id]
 
     def state(self, task_id: str) -> _TaskState:
+        """This run's memory of a task: its RNG and what was written (created on first use)."""
         if task_id not in self._states:
             self._states[task_id] = _TaskState(random.Random(f"{self.seed}:{task_id}"))
         return self._states[task_id]
 
     def record(self, decision: SimDecision) -> None:
+        """Append an episode's decision to `decisions` (for tests and debugging)."""
         self.decisions.append(decision)
 
     def act_by_role(self, episode: _Episode, messages: Sequence[Message]) -> None:
