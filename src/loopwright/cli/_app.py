@@ -7,6 +7,7 @@ import sys
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from loopwright import __version__
 from loopwright.errors import UserError
@@ -25,6 +26,22 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
+
+
+def progress_bar(console: Console, *, enabled: bool) -> Progress:
+    """The progress bar of every long command: description, bar, done/total, elapsed.
+
+    Transient (it disappears when done) and drawn on `console`, normally stderr, so that
+    stdout stays clean for tables and --json."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not enabled,
+    )
 
 
 def _version(value: bool) -> None:

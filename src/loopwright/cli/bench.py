@@ -9,10 +9,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from loopwright.cli._app import EXIT_FAILED, app
+from loopwright.cli._app import EXIT_FAILED, app, progress_bar
 from loopwright.sandbox import default_sandbox
 from loopwright.scoring import Grader, VariantCheck, task_variants, validate_benchmark
 from loopwright.tasks import Benchmark, benchmark_names, load_benchmark
@@ -79,7 +78,7 @@ def validate(
     bench = load_benchmark(benchmark)
     grader = Grader(default_sandbox(sandbox))
     total = sum(len(task_variants(t)) + (t.solution_dir is None) for t in bench.tasks)
-    with _progress(enabled=not as_json and err_console.is_terminal) as progress:
+    with progress_bar(err_console, enabled=not as_json and err_console.is_terminal) as progress:
         bar = progress.add_task(f"validating {bench.name}", total=total)
         checks = validate_benchmark(bench, grader, on_check=lambda _: progress.advance(bar))
     failed_tasks = sorted({c.task_id for c in checks if not c.ok})
@@ -90,18 +89,6 @@ def validate(
         _print_verdict(bench, checks, failed_tasks, grader)
     if failed_tasks:
         raise typer.Exit(EXIT_FAILED)
-
-
-def _progress(*, enabled: bool) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-        disable=not enabled,
-    )
 
 
 def _table(checks: list[VariantCheck]) -> Table:

@@ -14,11 +14,10 @@ import typer
 import yaml
 from pydantic import BaseModel, ConfigDict
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from loopwright import __version__
-from loopwright.cli._app import app
+from loopwright.cli._app import app, progress_bar
 from loopwright.errors import UsageError
 from loopwright.evaluation import EvalSettings, Evaluation, Evaluator, aggregate
 from loopwright.models import DEFAULT_PRICES, model_factory
@@ -145,15 +144,7 @@ def _evaluate_all(
     evaluator: Evaluator, wfs: list[Workflow], tasks: list[Task], root: Path, *, show: bool
 ) -> list[Evaluation]:
     total = len(wfs) * len(tasks) * evaluator.settings.repetitions
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-        disable=not show,
-    )
+    progress = progress_bar(err_console, enabled=show)
     evaluations = []
     with progress:
         bar = progress.add_task("running", total=total)

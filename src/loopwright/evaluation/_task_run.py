@@ -138,17 +138,6 @@ def _run_agents(
 
 def _write_grade(run_dir: Path, grade: GradeResult, writer: EventWriter) -> None:
     (run_dir / GRADE_FILE).write_text(grade.model_dump_json(indent=2), encoding="utf-8")
-    writer.write(
-        GradeEvent(
-            t=writer.now(),
-            score=grade.score,
-            resolved=grade.resolved,
-            invalid=grade.invalid,
-            invalid_reason=grade.invalid_reason,
-            f2p_passed=grade.f2p_passed,
-            f2p_total=grade.f2p_total,
-            p2p_passed=grade.p2p_passed,
-            p2p_total=grade.p2p_total,
-            duration_s=grade.duration_s,
-        )
-    )
+    # The grade event carries the summary fields of the GradeResult, by name.
+    shared = grade.model_dump(include=set(GradeEvent.model_fields) - {"t", "type"})
+    writer.write(GradeEvent(t=writer.now(), **shared))
