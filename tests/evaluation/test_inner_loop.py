@@ -198,3 +198,58 @@ def test_evaluator_aggregates_over_tasks_and_repetitions(task: Task, tmp_path: P
     assert evaluation.summary.runs == 2 and evaluation.summary.valid_runs == 2
     assert evaluation.summary.mean_score == 0.0 and evaluation.summary.resolved_rate == 0.0
     assert {r.failure_category for r in evaluation.records} == {FailureCategory.DID_NOT_READ_TASK}
+
+
+def _run(task: Task, tmp_path: Path, replies: list[Reply], wf: Workflow | None = None):  # type: ignore[no-untyped-def]
+    run_dir = tmp_path / "run"
+    spec = TaskRunSpec(
+        workflow=wf or workflow(),
+        task=task,
+        model=ScriptedModel(replies),
+        sandbox=default_sandbox(),
+        prices=DEFAULT_PRICES,
+        run_dir=run_dir,
+        run_id="case",
+        seed=0,
+    )
+    return run_task(spec), run_dir
+
+
+def test_escape_disallowed_and_malformed_calls_are_tool_errors_in_the_record(
+    task: Task, tmp_path: Path
+) -> None:
+    instruction = str((tmp_path / "run" / "instruction.md").resolve())
+    replies: list[Reply] = [
+        ToolCall.make("c1", "read_file", path=instruction),
+        ToolCall.make("c2", "write_file", path="../escaped.py", content="x = 1\n"),
+        ToolCall.make("c3", "run_command", command="true"),  # not in the builder's tools
+        ToolCall("c4", "write_file", "{not json"),
+        ToolCall.make("c5", "write_file", path="calc/core.py", content=GOLD),
+        ToolCall.make("c6", "finish", summary="done"),
+    ]
+    record, run_dir = _run(task, tmp_path, replies)
+    assert not (tmp_path / "escaped.py").exists()
+    [step] = record.steps
+    assert (step.status, step.tool_calls, step.tool_errors) == ("ok", 6, 3)
+    assert record.score_end == 1.0 and record.failure_category is FailureCategory.NONE
+    errors = [
+        e.error or ""
+        for e in read_events(run_dir / "events.jsonl")
+        if e.type == "tool_call" and not e.ok
+    ]
+    assert "leaves the workspace" in errors[0]
+    assert "not allowed" in errors[1] and "read_file" in errors[1]
+    assert "JSON" in errors[2]
+
+
+def test_a_model_that_never_finishes_is_stopped_at_max_turns(task: Task, tmp_path: Path) -> None:
+    instruction = str((tmp_path / "run" / "instruction.md").resolve())
+    replies: list[Reply] = [ToolCall.make(f"c{i}", "read_file", path=instruction) for i in range(6)]
+    record, _ = _run(task, tmp_path, replies)  # max_turns is 6: the 7th call is never made
+    [step] = record.steps
+    assert (step.status, step.turns) == ("max_turns", 6)
+    assert "max_turns=6" in (step.error or "")
+    # the untouched repo passes its visible tests, so the gate lets the run through
+    assert record.node_trace["gate_verify"].decisions[-1].decision == "proceed"
+    assert record.failure_category is FailureCategory.MAX_TURNS
+    assert record.score_end == 0.0
