@@ -33,6 +33,7 @@ test: lint typecheck pytest
 bench: $(STAMP)
 	$(BIN)/python bench/grading_overhead.py
 	$(BIN)/python bench/inner_loop_overhead.py
+	$(BIN)/python bench/search_bookkeeping.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache build dist

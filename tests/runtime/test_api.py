@@ -12,12 +12,14 @@ from tests.taskfactory import GOLD
 def test_all_is_pinned() -> None:
     assert sorted(runtime.__all__) == sorted(
         [
-            "CHECKS", "FINISH", "FUNCTIONS", "JUDGE_PREAMBLE", "LOOPS", "SYSTEM_PREAMBLE", "TOOLS",
-            "AgentLoop", "AgentResult", "Check", "CommandReport", "CostFn", "Fn", "FunctionTool",
+            "CHECKS", "FINISH", "FUNCTIONS", "JUDGE_PREAMBLE", "LOOPS", "REPLAN", "REPLAN_CAP",
+            "SYSTEM_PREAMBLE", "TOOLS", "AgentLoop", "AgentResult", "Check", "CommandReport",
+            "CostFn", "EngineSettings", "Fn", "FunctionTool",
             "LoopContext", "NodeStatus", "NotesBook", "Registries", "Registry", "RunOutcome",
             "RunStatus", "Runner", "StepResult", "Tool", "ToolContext", "ToolError", "ToolOutcome",
             "UsageMeter", "agent_loop", "call_model", "changed_files", "check", "default_registries",
-            "execute_tool_call", "fn", "parse_verdict", "prompt_values", "react", "resolve_path",
+            "execute_tool_call", "fn", "hybrid", "parse_plan", "parse_verdict", "plan_execute",
+            "prompt_values", "react", "resolve_path",
             "rules_text", "run_agent", "run_shell", "run_visible_tests", "runtime_catalog", "tool",
         ]
     )  # fmt: skip

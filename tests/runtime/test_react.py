@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from loopwright.models import Message, ModelError, ToolCall
 from loopwright.records import ErrorEvent, ModelCall, NodeEnd, ToolCallEvent
-from loopwright.runtime import SYSTEM_PREAMBLE
+from loopwright.runtime import (
+    SYSTEM_PREAMBLE,
+    AgentLoop,
+    Registries,
+    Registry,
+    default_registries,
+    react,
+)
 from tests.runtime.conftest import FakeModel, Harness, agent, call, chain, finish, gate, reply
 
 READERS = ("read_file", "list_files")
@@ -143,7 +150,13 @@ def test_a_slow_model_runs_the_node_into_its_timeout(h: Harness) -> None:
 
 
 def test_an_unknown_loop_is_a_node_error_naming_the_known_loops(h: Harness) -> None:
-    outcome = h.run(chain(agent("builder", READERS, loop="plan_execute")), FakeModel([]))
+    # A catalog name (so the workflow validates) that these registries do not implement.
+    defaults = default_registries()
+    loops: Registry[AgentLoop] = Registry("agent loop")
+    loops.add("react", react)
+    registries = Registries(defaults.tools, loops, defaults.functions, defaults.checks)
+    wf = chain(agent("builder", READERS, loop="plan_execute"))
+    outcome = h.run(wf, FakeModel([]), registries=registries)
     [end] = node_ends(h)
     assert end.status == "error"
     assert end.error == "unknown agent loop 'plan_execute'; known loops: react"

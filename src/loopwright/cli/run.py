@@ -46,8 +46,21 @@ def run(
     level: Annotated[int | None, typer.Option("--level", help="Only tasks of this level.")] = None,
     reps: Annotated[int, typer.Option("--reps", min=1, help="Repetitions per task.")] = 1,
     model: Annotated[
-        str, typer.Option("--model", help="sim (offline simulated model) or scripted:FILE.")
+        str,
+        typer.Option(
+            "--model",
+            help="sim (offline simulated model), scripted:FILE, or a LiteLLM model name "
+            "(anthropic/claude-sonnet-4-5, openai/NAME, litellm:NAME); see docs/models.md.",
+        ),
     ] = "sim",
+    api_base: Annotated[
+        str | None,
+        typer.Option(
+            "--api-base",
+            help="Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp), "
+            "e.g. http://localhost:8000/v1; use with --model openai/NAME.",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Base seed; same seed, same run.")] = 0,
     run_dir: Annotated[
         Path | None, typer.Option("--run-dir", help="Where to write the run (default: runs/<id>).")
@@ -64,7 +77,7 @@ def run(
     chosen = _select_tasks(benchmark, tasks, level)
     resolved = [resolve_workflow(w) for w in workflows]
     settings = EvalSettings(model=model, sandbox=sandbox, seed=seed, repetitions=reps)
-    make_model = model_factory(model, benchmark=benchmark)
+    make_model = model_factory(model, benchmark=benchmark, api_base=api_base)
     simulated = make_model(0).simulated
     evaluator = Evaluator(make_model, default_sandbox(sandbox), DEFAULT_PRICES, settings)
     root = _make_run_dir(run_dir, resolved[0].name)  # only once every input is known good

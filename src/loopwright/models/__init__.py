@@ -1,14 +1,43 @@
-"""The model gateway interface and the offline models (ScriptedModel, sim), prices and specs."""
+"""The model gateway interface, the LiteLLM gateway for real providers, the offline models
+(ScriptedModel, sim), prices, the cost ledger, tiers and roles, redaction and model specs."""
 
 from __future__ import annotations
 
 from loopwright.models._errors import ModelError, ScriptExhaustedError
+from loopwright.models._gateway import (
+    LITELLM_PIP_HINT,
+    CompletionFn,
+    GatewayError,
+    GatewaySettings,
+    LiteLLMGateway,
+    ProviderLimits,
+    import_litellm,
+    provider_of,
+)
+from loopwright.models._ledger import (
+    LEDGER_FILE,
+    CallLabels,
+    CostLedger,
+    LedgerRecord,
+    LedgerTotals,
+    label_scope,
+    read_ledger,
+)
 from loopwright.models._pricing import DEFAULT_PRICES, Price, PriceTable, cost_usd
+from loopwright.models._redact import redact, secret_env_names
 from loopwright.models._registry import MODEL_SPECS, ModelFactory, model_factory
 from loopwright.models._script_file import ScriptFile, load_script_file
 from loopwright.models._scripted import Reply, ScriptedModel, ScriptFn
 from loopwright.models._sim import SIM_MODEL_NAME, SimDecision, SimModel
 from loopwright.models._sim_policy import GUIDANCE_KEYWORDS, SimParams
+from loopwright.models._tiers import (
+    ROLES,
+    TIERS,
+    ModelsConfig,
+    load_models_config,
+    parse_tier_override,
+    resolve_model,
+)
 from loopwright.models._types import (
     ChatModel,
     JsonValue,
@@ -24,16 +53,30 @@ from loopwright.models._usage import count_tokens, response_usage
 __all__ = [
     "DEFAULT_PRICES",
     "GUIDANCE_KEYWORDS",
+    "LEDGER_FILE",
+    "LITELLM_PIP_HINT",
     "MODEL_SPECS",
+    "ROLES",
     "SIM_MODEL_NAME",
+    "TIERS",
+    "CallLabels",
     "ChatModel",
+    "CompletionFn",
+    "CostLedger",
+    "GatewayError",
+    "GatewaySettings",
     "JsonValue",
+    "LedgerRecord",
+    "LedgerTotals",
+    "LiteLLMGateway",
     "Message",
     "ModelError",
     "ModelFactory",
     "ModelResponse",
+    "ModelsConfig",
     "Price",
     "PriceTable",
+    "ProviderLimits",
     "Reply",
     "ScriptExhaustedError",
     "ScriptFile",
@@ -48,7 +91,16 @@ __all__ = [
     "Usage",
     "cost_usd",
     "count_tokens",
+    "import_litellm",
+    "label_scope",
+    "load_models_config",
     "load_script_file",
     "model_factory",
+    "parse_tier_override",
+    "provider_of",
+    "read_ledger",
+    "redact",
+    "resolve_model",
     "response_usage",
+    "secret_env_names",
 ]

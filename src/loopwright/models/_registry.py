@@ -1,4 +1,5 @@
-"""Model specs (`--model sim`, `--model scripted:FILE`) to factories of per-run model instances."""
+"""Model specs (`--model sim`, `scripted:FILE`, `PROVIDER/MODEL`, `litellm:NAME`) to factories of
+per-run model instances."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from loopwright.errors import ConfigError
+from loopwright.models._ledger import CostLedger
+from loopwright.models._pricing import DEFAULT_PRICES, PriceTable
 from loopwright.models._types import ChatModel
 from loopwright.tasks import Benchmark
 
@@ -15,30 +18,79 @@ ModelFactory = Callable[[int], ChatModel]
 """Builds the model for one run from the run's seed. Called once per run: models with per-run
 state (the sim, a list script) must not be shared between runs."""
 
-MODEL_SPECS: tuple[str, ...] = ("sim", "scripted:FILE")
-_LATER = "real providers (LiteLLM) arrive with a later issue"
+MODEL_SPECS: tuple[str, ...] = (
+    "sim",
+    "scripted:FILE",
+    "PROVIDER/MODEL (e.g. anthropic/claude-sonnet-4-5 or openai/gpt-4o-mini)",
+    "litellm:NAME",
+)
 
 
-def model_factory(spec: str, *, benchmark: Benchmark | None) -> ModelFactory:
+def model_factory(
+    spec: str,
+    *,
+    benchmark: Benchmark | None,
+    api_base: str | None = None,
+    ledger: CostLedger | None = None,
+    prices: PriceTable = DEFAULT_PRICES,
+) -> ModelFactory:
     """The factory for a model spec. Known specs:
 
     - "sim": `SimModel(benchmark, seed)` per run; needs the benchmark the run is on.
     - "scripted:PATH": a fresh `ScriptedModel` from the script file at PATH per run (the file is
       read and validated once, here).
+    - "PROVIDER/MODEL" (any LiteLLM name with a provider prefix) or "litellm:NAME" (any LiteLLM
+      name as is): a `LiteLLMGateway` per run, all sharing one per-provider concurrency limit,
+      `ledger` (when given) and `prices`; `api_base` points it at an OpenAI-compatible server.
+      Building it imports nothing and needs no key; the key is read at the first call.
 
     Raises ConfigError (listing the known specs) for an unknown spec, "sim" without a benchmark,
     or a missing or malformed script file. The factory itself never raises for a valid spec.
     """
     spec = spec.strip()
+    name = _gateway_name(spec)
+    if api_base is not None and name is None:
+        raise ConfigError(
+            "--api-base only applies to a LiteLLM model",
+            got=f"model {spec!r} with api_base {api_base!r}",
+            fix="use --model openai/NAME with --api-base, or drop --api-base",
+        )
     if spec == "sim":
         return _sim_factory(benchmark)
     if spec.startswith("scripted:"):
         return _scripted_factory(spec.removeprefix("scripted:"))
+    if name is not None:
+        return _gateway_factory(name, api_base, ledger, prices)
     raise ConfigError(
         f"unknown model {spec!r}",
         got=spec,
-        fix=f"use one of: {', '.join(MODEL_SPECS)} ({_LATER})",
+        fix=f"use one of: {', '.join(MODEL_SPECS)}",
     )
+
+
+def _gateway_name(spec: str) -> str | None:
+    if spec.startswith("litellm:"):
+        return spec.removeprefix("litellm:").strip() or None
+    provider, sep, model = spec.partition("/")
+    if sep and provider and model and ":" not in provider and " " not in spec:
+        return spec
+    return None
+
+
+def _gateway_factory(
+    name: str, api_base: str | None, ledger: CostLedger | None, prices: PriceTable
+) -> ModelFactory:
+    from loopwright.models._gateway import GatewaySettings, LiteLLMGateway, ProviderLimits
+
+    settings = GatewaySettings(api_base=api_base)
+    limits = ProviderLimits(settings.max_concurrency)
+
+    def make(seed: int) -> ChatModel:
+        return LiteLLMGateway(
+            name, settings, ledger=ledger, prices=prices, limits=limits, seed=seed
+        )
+
+    return make
 
 
 def _sim_factory(benchmark: Benchmark | None) -> ModelFactory:

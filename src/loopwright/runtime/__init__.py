@@ -30,6 +30,14 @@ from loopwright.runtime._loops import (
     react,
     run_agent,
 )
+from loopwright.runtime._loops_plan import (
+    REPLAN,
+    REPLAN_CAP,
+    EngineSettings,
+    hybrid,
+    parse_plan,
+    plan_execute,
+)
 from loopwright.runtime._prompts import JUDGE_PREAMBLE, SYSTEM_PREAMBLE, prompt_values, rules_text
 from loopwright.runtime._registry import Registry
 from loopwright.runtime._runner import Runner, RunOutcome, RunStatus
@@ -51,6 +59,8 @@ __all__ = [
     "FUNCTIONS",
     "JUDGE_PREAMBLE",
     "LOOPS",
+    "REPLAN",
+    "REPLAN_CAP",
     "SYSTEM_PREAMBLE",
     "TOOLS",
     "AgentLoop",
@@ -58,6 +68,7 @@ __all__ = [
     "Check",
     "CommandReport",
     "CostFn",
+    "EngineSettings",
     "Fn",
     "FunctionTool",
     "LoopContext",
@@ -81,7 +92,10 @@ __all__ = [
     "default_registries",
     "execute_tool_call",
     "fn",
+    "hybrid",
+    "parse_plan",
     "parse_verdict",
+    "plan_execute",
     "prompt_values",
     "react",
     "resolve_path",

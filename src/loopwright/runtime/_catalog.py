@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from loopwright.runtime import _builtin_tools, _steps  # noqa: F401  (registers the built-ins)
+from loopwright.runtime import (  # noqa: F401  (registers the built-ins)
+    _builtin_tools,
+    _loops_plan,
+    _steps,
+)
 from loopwright.runtime._loops import LOOPS, AgentLoop
 from loopwright.runtime._registry import Registry
 from loopwright.runtime._steps import CHECKS, FUNCTIONS, Check, Fn
@@ -38,8 +42,8 @@ def default_registries() -> Registries:
 def runtime_catalog(registries: Registries | None = None) -> Catalog:
     """`default_catalog()` extended with every registered name (finish excepted: it is offered
     to every agent and is not listed in `tools`). Validate workflows against this before
-    running them; names in the default catalog that have no implementation yet (the
-    plan_execute and hybrid loops) pass validation and fail at run time as a node error."""
+    running them; a name in the default catalog that `registries` does not implement passes
+    validation and fails at run time as a node error."""
     regs = registries if registries is not None else default_registries()
     return default_catalog().extended(
         tools=[n for n in regs.tools.names() if n != FINISH],

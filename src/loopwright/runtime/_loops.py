@@ -59,12 +59,14 @@ class LoopContext:
 @dataclass(frozen=True, slots=True)
 class AgentResult:
     """How an agent node ended: status ok | error | timeout | max_turns, its summary (the
-    finish summary or final reply), the error message when not ok, and the turns it took."""
+    finish summary or final reply), the error message when not ok, the turns it took, and the
+    replans it made (always 0 for loops that cannot replan, such as react)."""
 
     status: NodeStatus
     summary: str = ""
     error: str | None = None
     turns: int = 0
+    replans_used: int = 0
 
 
 class AgentLoop(Protocol):

@@ -23,6 +23,7 @@ from loopwright.runtime._catalog import Registries, default_registries, runtime_
 from loopwright.runtime._context import CostFn, NodeStatus, NotesBook, StepResult, ToolContext
 from loopwright.runtime._gates import decide, judge
 from loopwright.runtime._loops import LoopContext, UsageMeter, run_agent
+from loopwright.runtime._loops_plan import EngineSettings
 from loopwright.runtime._prompts import prompt_values
 from loopwright.runtime._snapshot import produced_files, take_snapshot
 from loopwright.sandbox import Sandbox
@@ -133,6 +134,8 @@ class Runner:
     `price_table` names that table in the events. `registries` (default: the decorator-filled
     ones) supply tools, loops, functions and checks. Every agent node uses `model`, whatever
     its `model` field names (tier mapping is the caller's: pass the model it maps to).
+    `engine` chooses the loop of agent nodes whose `loop` is "react" (see EngineSettings;
+    default: every node runs its own `loop`); ConfigError if it names an unknown loop.
     """
 
     def __init__(
@@ -143,12 +146,15 @@ class Runner:
         cost_fn: CostFn,
         price_table: str,
         registries: Registries | None = None,
+        engine: EngineSettings | None = None,
     ) -> None:
         self.model = model
         self.sandbox = sandbox
         self.cost_fn = cost_fn
         self.price_table = price_table
         self.registries = registries if registries is not None else default_registries()
+        self.engine = engine if engine is not None else EngineSettings()
+        self.engine.check(runtime_catalog(self.registries))
 
     def run(
         self,
@@ -271,6 +277,9 @@ class Runner:
 
     def _agent(self, state: _Run, node: AgentNode, tc: ToolContext) -> _NodeResult:
         prompt = fill_prompt(node.prompt, state.values(node.id))
+        loop = self.engine.loop_for(node, state.task)
+        if loop != node.loop:
+            node = node.model_copy(update={"loop": loop})
         result = run_agent(node, prompt, self._loop_context(tc, state), self.registries.loops)
         return _NodeResult(result.status, result.summary, result.error)
 

@@ -1,9 +1,30 @@
 """The outer loop: evolutionary search over workflows (individuals, mutations, selection,
-MAP-Elites archive, novelty, calibration, holdout every generation, checkpoint and resume)."""
+MAP-Elites archive, novelty, calibration, holdout every generation, checkpoint and resume).
+
+See docs/evolve.md (the engine and the CLI), docs/mutations.md and docs/archive.md.
+"""
 
 from __future__ import annotations
 
+from loopwright.search._archive import (
+    AddOutcome,
+    Descriptor,
+    MapElitesArchive,
+    default_descriptors,
+    descriptors_by_name,
+)
+from loopwright.search._calibrate import Calibration, calibrate, split_tasks
+from loopwright.search._checkpoint import Checkpoint, RunLock, load_checkpoint, write_checkpoint
+from loopwright.search._config import Budgets, CalibrationSettings, EvolveConfig
+from loopwright.search._designer import DESIGN_KINDS, design
+from loopwright.search._distance import workflow_distance
+from loopwright.search._engine import EvolutionEngine
 from loopwright.search._individual import Individual, Lineage, TaskResult, mode_name
+from loopwright.search._modes import EphemeralModeRegistry
+from loopwright.search._mutations import MUTATIONS, RandomStrategy, mutate, mutation
+from loopwright.search._novelty import NoveltyFilter
+from loopwright.search._overfit import OverfitDetector, OverfitSignal
+from loopwright.search._progress import GenerationSummary, HyperparameterRecord, read_progress
 from loopwright.search._protocols import (
     MutationContext,
     MutationOperator,
@@ -11,15 +32,53 @@ from loopwright.search._protocols import (
     MutationStrategy,
     NoveltyVerdict,
 )
+from loopwright.search._roles import ROLES, make_role
+from loopwright.search._selection import tournament
+from loopwright.search._stats import BootstrapCI, paired_bootstrap
 
 __all__ = [
+    "DESIGN_KINDS",
+    "MUTATIONS",
+    "ROLES",
+    "AddOutcome",
+    "BootstrapCI",
+    "Budgets",
+    "Calibration",
+    "CalibrationSettings",
+    "Checkpoint",
+    "Descriptor",
+    "EphemeralModeRegistry",
+    "EvolutionEngine",
+    "EvolveConfig",
+    "GenerationSummary",
+    "HyperparameterRecord",
     "Individual",
     "Lineage",
+    "MapElitesArchive",
     "MutationContext",
     "MutationOperator",
     "MutationResult",
     "MutationStrategy",
+    "NoveltyFilter",
     "NoveltyVerdict",
+    "OverfitDetector",
+    "OverfitSignal",
+    "RandomStrategy",
+    "RunLock",
     "TaskResult",
+    "calibrate",
+    "default_descriptors",
+    "descriptors_by_name",
+    "design",
+    "load_checkpoint",
+    "make_role",
     "mode_name",
+    "mutate",
+    "mutation",
+    "paired_bootstrap",
+    "read_progress",
+    "split_tasks",
+    "tournament",
+    "workflow_distance",
+    "write_checkpoint",
 ]

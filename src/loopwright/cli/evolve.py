@@ -1,0 +1,408 @@
+"""`loopwright evolve` (a whole run) and `loopwright outer-loop <step>` (one step at a time)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+import yaml
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from loopwright import __version__
+from loopwright.cli._app import app
+from loopwright.errors import UsageError
+from loopwright.evaluation import EvalSettings, Evaluator
+from loopwright.models import DEFAULT_PRICES, model_factory
+from loopwright.sandbox import default_sandbox
+from loopwright.search._calibrate import Calibration, calibrate
+from loopwright.search._checkpoint import CHECKPOINT_FILE, RunLock, load_checkpoint
+from loopwright.search._components import default_components
+from loopwright.search._config import EvolveConfig, parse_config
+from loopwright.search._engine import EvolutionEngine
+from loopwright.search._modes import EphemeralModeRegistry
+from loopwright.search._report import EvolveResult, evolve_result
+from loopwright.tasks import Benchmark, load_benchmark
+from loopwright.workflow import resolve_workflow, to_mermaid
+
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True, highlight=False)
+
+outer = typer.Typer(help="The outer loop one step at a time, on a run directory.")
+app.add_typer(outer, name="outer-loop")
+
+__all__ = ["evolve", "outer"]
+
+_SIM_BANNER = (
+    "[bold yellow]SIMULATED[/] results: the offline `sim` model stands in for an LLM "
+    "(docs/sim-model.md). Scores show how workflows fare against the simulator, not a real model."
+)
+
+RunDir = Annotated[Path, typer.Option("--run-dir", help="The run directory.")]
+
+
+@app.command("evolve")
+def evolve(
+    bench: Annotated[str | None, typer.Option("--bench", help="Benchmark name or folder.")] = None,
+    seed_workflow: Annotated[
+        str | None, typer.Option("--seed-workflow", help="Built-in name or YAML/JSON file.")
+    ] = None,
+    model: Annotated[str, typer.Option("--model", help="sim or scripted:FILE.")] = "sim",
+    generations: Annotated[int, typer.Option("--generations", help="Max generations.")] = 4,
+    population: Annotated[int, typer.Option("--population", help="Population size.")] = 6,
+    seed: Annotated[int, typer.Option("--seed", help="Fixes every random choice.")] = 0,
+    run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Default: runs/<id>.")] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue the run in --run-dir.")
+    ] = False,
+    reps: Annotated[int, typer.Option("--reps", help="Repetitions per training task.")] = 1,
+    tournament_k: Annotated[int, typer.Option("--tournament-k")] = 3,
+    elitism: Annotated[int, typer.Option("--elitism", help="Survivors per generation.")] = 2,
+    train: Annotated[str | None, typer.Option("--train", help="Training task ids.")] = None,
+    holdout: Annotated[str | None, typer.Option("--holdout", help="Holdout task ids.")] = None,
+    band: Annotated[str, typer.Option("--band", help="Calibration pass-rate band.")] = "0.3,0.7",
+    calibration_reps: Annotated[int, typer.Option("--calibration-reps")] = 3,
+    max_evaluations: Annotated[int | None, typer.Option("--max-evaluations")] = None,
+    max_usd: Annotated[float | None, typer.Option("--max-usd")] = None,
+    max_wall_s: Annotated[float | None, typer.Option("--max-wall-s")] = None,
+    target_score: Annotated[float | None, typer.Option("--target-score")] = None,
+    plateau: Annotated[
+        int | None, typer.Option("--plateau", help="Stop after P flat gens.")
+    ] = None,
+    overfit_gap: Annotated[float, typer.Option("--overfit-gap")] = 0.2,
+    sandbox: Annotated[str, typer.Option("--sandbox", help="auto, bubblewrap, local.")] = "auto",
+) -> None:
+    """Evolve workflows: calibrate, then generations of train/holdout/select/mutate."""
+    if resume:
+        if run_dir is None:
+            raise UsageError("--resume needs --run-dir", fix="pass the run directory to resume")
+        _resume(run_dir)
+        return
+    if bench is None or seed_workflow is None:
+        raise UsageError("evolve needs --bench and --seed-workflow", fix="pass both")
+    low, high = _floats(band, "--band")
+    config = parse_config(
+        {
+            "seed_workflow": seed_workflow, "bench": bench, "model": model, "sandbox": sandbox,
+            "seed": seed, "population": population, "tournament_k": tournament_k,
+            "elitism": min(elitism, max(population - 1, 1)), "repetitions": reps,
+            "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
+            "overfit_gap": overfit_gap,
+            "calibration": {"band_low": low, "band_high": high, "repetitions": calibration_reps},
+            "budgets": {
+                "max_generations": generations, "max_evaluations": max_evaluations,
+                "max_usd": max_usd, "max_wall_s": max_wall_s, "target_score": target_score,
+                "plateau_generations": plateau,
+            },
+        }
+    )  # fmt: skip
+    engine, lock, benchmark = _start(config, run_dir)
+    with lock:
+        _drive(engine, benchmark)
+
+
+@outer.command("calibrate")
+def outer_calibrate(
+    run_dir: RunDir,
+    bench: Annotated[str, typer.Option("--bench")],
+    seed_workflow: Annotated[str, typer.Option("--seed-workflow")],
+    model: Annotated[str, typer.Option("--model")] = "sim",
+    population: Annotated[int, typer.Option("--population")] = 6,
+    generations: Annotated[int, typer.Option("--generations")] = 4,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    band: Annotated[str, typer.Option("--band")] = "0.3,0.7",
+) -> None:
+    """Create the run: calibrate the seed, choose the split, build generation 0."""
+    low, high = _floats(band, "--band")
+    config = parse_config(
+        {
+            "seed_workflow": seed_workflow, "bench": bench, "model": model, "seed": seed,
+            "population": population, "elitism": min(2, population - 1),
+            "calibration": {"band_low": low, "band_high": high},
+            "budgets": {"max_generations": generations},
+        }
+    )  # fmt: skip
+    engine, lock, _ = _start(config, run_dir)
+    with lock:
+        console.print(f"generation 0 ready: {len(engine.state.population)} individuals")
+
+
+@outer.command("evaluate")
+def outer_evaluate(run_dir: RunDir) -> None:
+    """Evaluate the current generation (training, holdout of the best) and log its summary."""
+    engine, benchmark = _open(run_dir)
+    with RunLock(run_dir):
+        if engine.finished or engine.state.phase != "evaluate":
+            raise UsageError("this generation is already evaluated", fix="run outer-loop evolve")
+        _with_progress(engine, benchmark, lambda: engine.evaluate_generation())
+        console.print(_generation_table(evolve_result(engine.state), benchmark))
+
+
+@outer.command("evolve")
+def outer_evolve(run_dir: RunDir) -> None:
+    """Check convergence; select parents, mutate and move to the next generation."""
+    engine, _ = _open(run_dir)
+    with RunLock(run_dir):
+        if engine.finished or engine.state.phase != "breed":
+            raise UsageError("evaluate the current generation first", fix="outer-loop evaluate")
+        reason = engine.advance()
+        if reason:
+            console.print(f"run finished: {reason}")
+        else:
+            console.print(f"generation {engine.state.generation} ready")
+
+
+@outer.command("status")
+def outer_status(run_dir: RunDir) -> None:
+    """Print the generation table, the best workflow, spend and the overfit signal."""
+    checkpoint = load_checkpoint(run_dir)
+    result = evolve_result(checkpoint)
+    _report(result, simulated=checkpoint.config.model == "sim")
+
+
+@outer.command("promote")
+def outer_promote(
+    run_dir: RunDir,
+    name: Annotated[str, typer.Argument(help="Name of the permanent workflow.")],
+    force: Annotated[bool, typer.Option("--force", help="Promote even if the CI has 0.")] = False,
+    library: Annotated[Path | None, typer.Option("--library", help="Workflow library.")] = None,
+) -> None:
+    """Copy the winner into the user's workflow library (refused if its gain CI includes 0)."""
+    result = evolve_result(load_checkpoint(run_dir))
+    if not force and (result.gain is None or result.gain.includes_zero):
+        raise UsageError(
+            "the winner's holdout gain over the seed is not significant",
+            got="no holdout gain" if result.gain is None else result.gain.describe(),
+            fix="evolve longer or on more holdout tasks, or pass --force",
+        )
+    registry = EphemeralModeRegistry(run_dir)
+    if result.winner.mode not in registry.names():
+        registry.register(result.winner)
+    path = registry.promote(result.winner.mode, name, library, overwrite=force)
+    console.print(f"promoted {result.winner.mode} as {name}: {path}")
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _start(config: EvolveConfig, run_dir: Path | None) -> tuple[EvolutionEngine, RunLock, Any]:
+    seed_wf = resolve_workflow(config.seed_workflow)
+    benchmark = load_benchmark(config.bench)
+    evaluator = _evaluator(config, benchmark)
+    _check_ids(benchmark, (config.train_tasks or ()) + (config.holdout_tasks or ()))
+    components = default_components(config)
+    root = _new_run_dir(run_dir, config)
+    lock = RunLock(root)
+    with lock:
+        if config.model == "sim":
+            err_console.print(_SIM_BANNER)
+        if config.train_tasks is not None and config.holdout_tasks is not None:
+            split = (config.train_tasks, config.holdout_tasks)
+        else:
+            result = _calibrate(config, evaluator, seed_wf, benchmark, root)
+            split = (result.train, result.holdout)
+        tasks = {t.id: t for t in benchmark.tasks}
+        engine = EvolutionEngine.start(
+            config, seed_wf, split, evaluator, tasks, root, components, _listener()
+        )
+    return engine, lock, benchmark
+
+
+def _open(run_dir: Path) -> tuple[EvolutionEngine, Benchmark]:
+    checkpoint = load_checkpoint(run_dir)
+    config = checkpoint.config
+    benchmark = load_benchmark(config.bench)
+    engine = EvolutionEngine(
+        checkpoint,
+        _evaluator(config, benchmark),
+        {t.id: t for t in benchmark.tasks},
+        run_dir,
+        default_components(config),
+        _listener(),
+    )
+    return engine, benchmark
+
+
+def _resume(run_dir: Path) -> None:
+    with RunLock(run_dir):
+        engine, benchmark = _open(run_dir)
+        if engine.state.config.model == "sim":
+            err_console.print(_SIM_BANNER)
+        engine.log.emit("run_resumed", generation=engine.state.generation)
+        _drive(engine, benchmark)
+
+
+def _evaluator(config: EvolveConfig, benchmark: Benchmark) -> Evaluator:
+    settings = EvalSettings(
+        model=config.model, sandbox=config.sandbox, seed=config.seed, repetitions=1
+    )
+    make_model = model_factory(config.model, benchmark=benchmark)
+    return Evaluator(make_model, default_sandbox(config.sandbox), DEFAULT_PRICES, settings)
+
+
+def _calibrate(
+    config: EvolveConfig, evaluator: Evaluator, seed_wf: Any, bench: Benchmark, root: Path
+) -> Calibration:
+    wanted = config.calibration.tasks
+    tasks = [t for t in bench.tasks if wanted is None or t.id in wanted]
+    total = len(tasks) * config.calibration.repetitions
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+        console=err_console, transient=True,
+    ) as progress:  # fmt: skip
+        bar = progress.add_task(f"calibrating 0/{total}", total=total)
+        done = [0]
+
+        def tick(record: Any) -> None:
+            done[0] += 1
+            progress.update(bar, description=f"calibrating {done[0]}/{total}: {record.task_id}")
+
+        result = calibrate(evaluator, seed_wf, tasks, config.calibration, root, on_record=tick)
+    table = Table(title="calibration (pass rate of the seed)", title_justify="left", box=None)
+    for col in ("task", "level", "pass rate", "score", "split"):
+        table.add_column(col)
+    for row in result.rows:
+        table.add_row(row.task_id, str(row.level), _fmt(row.pass_rate), _fmt(row.mean_score),
+                      row.verdict)  # fmt: skip
+    console.print(table)
+    return result
+
+
+_LIVE: dict[str, Any] = {}
+
+
+def _listener() -> Any:
+    def on_event(event: str, fields: dict[str, Any]) -> None:
+        progress = _LIVE.get("progress")
+        if progress is None:
+            return
+        bar = _LIVE["bar"]
+        if event == "generation_started":
+            _LIVE["gen"] = fields["generation"]
+            _LIVE["n"] = 0
+        elif event == "evaluation_finished":
+            _LIVE["n"] = _LIVE.get("n", 0) + 1
+        elif event == "generation_finished":
+            progress.console.print(_summary_line(fields))
+            return
+        else:
+            return
+        progress.update(bar, description=_live_text(fields))
+
+    return on_event
+
+
+def _live_text(fields: dict[str, Any]) -> str:
+    text = f"generation {_LIVE.get('gen', 0)}: {_LIVE.get('n', 0)} evaluations"
+    if "task_id" in fields:
+        text += f" (last {fields['individual_id'][:8]} {fields['task_id']}"
+        text += f" rep {fields['repetition']}: {fields['score']:.2f})"
+    return text
+
+
+def _summary_line(f: dict[str, Any]) -> str:
+    alarm = " [bold red]OVERFIT[/]" if f["overfit"]["alarm"] else ""
+    return (
+        f"gen {f['generation']}: train best {_fmt(f['train_best'])} mean {_fmt(f['train_mean'])}"
+        f" holdout {_fmt(f['holdout_best'])}{alarm} coverage {f['archive_coverage']:.2f}"
+        f" spent {f['spent']['evaluations']} evals ${f['spent']['usd']:.2f}"
+    )
+
+
+def _with_progress(engine: EvolutionEngine, bench: Benchmark, step: Any) -> None:
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+        console=err_console, transient=True,
+    ) as progress:  # fmt: skip
+        _LIVE.update(progress=progress, bar=progress.add_task("evolving", total=None))
+        try:
+            step()
+        finally:
+            _LIVE.clear()
+
+
+def _drive(engine: EvolutionEngine, bench: Benchmark) -> None:
+    _with_progress(engine, bench, engine.run)
+    _report(evolve_result(engine.state), simulated=engine.config.model == "sim")
+    console.print(f"run written to {engine.run_dir}")
+
+
+def _report(result: EvolveResult, *, simulated: bool) -> None:
+    console.print(_generation_table(result, None, simulated=simulated))
+    gain = "no holdout scores" if result.gain is None else result.gain.describe()
+    console.print(f"best vs seed on holdout: {gain}")
+    console.print(f"stop reason: {result.stop_reason or '(still running)'}")
+    console.print(
+        f"spent: {result.spent.evaluations} evaluations, ${result.spent.usd:.2f}, "
+        f"{result.spent.wall_s:.0f}s"
+    )
+    w = result.winner
+    console.print(f"winner {w.mode} ({w.lineage.operator}), {len(w.workflow.nodes)} nodes:")
+    console.print(to_mermaid(w.workflow), markup=False)
+
+
+def _generation_table(result: EvolveResult, bench: Any, *, simulated: bool = True) -> Table:
+    sim = " [SIMULATED]" if simulated else ""
+    table = Table(title=f"generations{sim}", title_justify="left", box=None)
+    for col in ("gen", "train best", "train mean", "holdout best", "gap", "diversity",
+                "coverage", "evals", "spent $"):  # fmt: skip
+        table.add_column(col, justify="right")
+    for s in result.summaries:
+        gap = _fmt(s.overfit.gap) + (" ALARM" if s.overfit.alarm else "")
+        table.add_row(
+            str(s.generation), _fmt(s.train_best), _fmt(s.train_mean), _fmt(s.holdout_best),
+            gap, str(s.diversity), f"{s.archive_coverage:.2f}", str(s.spent.evaluations),
+            f"{s.spent.usd:.2f}",
+        )  # fmt: skip
+    return table
+
+
+def _new_run_dir(run_dir: Path | None, config: EvolveConfig) -> Path:
+    if run_dir is None:
+        from datetime import UTC, datetime
+
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        run_dir = Path("runs") / f"{stamp}-evolve-{Path(config.seed_workflow).stem}"
+    if (run_dir / CHECKPOINT_FILE).exists():
+        raise UsageError(
+            f"run directory {run_dir} already holds an evolve run",
+            fix="pass --resume to continue it, or another --run-dir",
+        )
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise UsageError(
+            f"run directory {run_dir} already exists and is not empty",
+            fix="pass another --run-dir, or remove that one",
+        )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    meta = {"kind": "evolve", "loopwright_version": __version__, **config.model_dump(mode="json")}
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(meta, sort_keys=False), encoding="utf-8")
+    return run_dir
+
+
+def _check_ids(benchmark: Benchmark, ids: tuple[str, ...]) -> None:
+    known = {t.id for t in benchmark.tasks}
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise UsageError(
+            f"unknown task id(s): {', '.join(unknown)}",
+            fix=f"choose from: {', '.join(sorted(known))}",
+        )
+
+
+def _ids(text: str | None) -> list[str] | None:
+    return None if text is None else [i.strip() for i in text.split(",") if i.strip()]
+
+
+def _floats(text: str, flag: str) -> tuple[float, float]:
+    try:
+        low, high = (float(x) for x in text.split(","))
+    except ValueError:
+        raise UsageError(f"{flag} takes LOW,HIGH", got=text, fix=f"e.g. {flag} 0.3,0.7") from None
+    return low, high
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"

@@ -1,0 +1,83 @@
+"""`loopwright models`: the configured tiers and roles, and which provider keys are set.
+
+Key values are never printed, logged or returned: only the names of the variables and whether
+each is set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from loopwright.cli._app import app
+from loopwright.models import ROLES, TIERS, ModelsConfig, load_models_config, resolve_model
+
+__all__ = ["PROVIDER_KEYS", "models"]
+
+console = Console(highlight=False)
+
+# The key variable LiteLLM reads for each common provider (names only).
+PROVIDER_KEYS: dict[str, str] = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "together_ai": "TOGETHERAI_API_KEY",
+    "xai": "XAI_API_KEY",
+    "azure": "AZURE_API_KEY",
+}
+
+
+@app.command("models")
+def models(
+    config: Annotated[
+        Path | None, typer.Option("--config", help="A models config file (YAML): tiers, roles.")
+    ] = None,
+    tier: Annotated[
+        list[str] | None,
+        typer.Option("--tier", help="Override a tier or role: small=MODEL (repeatable)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List the configured model tiers and roles and which provider keys are set (names only)."""
+    resolved = load_models_config(config, tier or [])
+    summary = _summary(resolved)
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+        return
+    console.print(_mapping_table("tiers and roles", summary["models"]))
+    keys = summary["keys"]
+    table = Table(title="provider keys (values never shown)", title_justify="left", box=None)
+    for column in ("provider", "variable", "set"):
+        table.add_column(column)
+    for provider, variable in PROVIDER_KEYS.items():
+        table.add_row(provider, variable, "yes" if keys[variable] else "no")
+    console.print(table)
+
+
+def _summary(config: ModelsConfig) -> dict[str, dict[str, str | bool | None]]:
+    names: dict[str, str | bool | None] = {
+        key: resolve_model(key, config, default="") or None for key in (*TIERS, *ROLES)
+    }
+    keys: dict[str, str | bool | None] = {
+        variable: bool(os.environ.get(variable)) for variable in PROVIDER_KEYS.values()
+    }
+    return {"models": names, "keys": keys}
+
+
+def _mapping_table(title: str, rows: dict[str, str | bool | None]) -> Table:
+    table = Table(title=title, title_justify="left", box=None)
+    table.add_column("tier/role")
+    table.add_column("model")
+    for key, value in rows.items():
+        table.add_row(key, str(value) if value else "- (not configured)")
+    return table

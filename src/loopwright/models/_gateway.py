@@ -1,0 +1,370 @@
+"""`LiteLLMGateway`: the ChatModel for real providers, and the cost boundary of loopwright.
+
+Every real model call goes through `LiteLLMGateway.chat`: one `litellm.completion` per attempt,
+retried with seeded exponential backoff on rate limits, server errors, timeouts and connection
+errors; never retried on a context-window overflow, an auth failure or a bad request. Each
+attempt, failed or not, is written to the CostLedger when the gateway has one. Error text is
+redacted before it leaves this module (ModelError, ledger), so a key never reaches disk.
+
+litellm is imported on the first call, never when loopwright is imported.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from loopwright.errors import MissingDependencyError
+from loopwright.models._errors import ModelError
+from loopwright.models._ledger import CallLabels, CostLedger, LedgerRecord, current_labels
+from loopwright.models._pricing import DEFAULT_PRICES, PriceTable
+from loopwright.models._redact import redact
+from loopwright.models._types import Message, ModelResponse, ToolCall, ToolSpec, Usage
+
+__all__ = [
+    "LITELLM_PIP_HINT",
+    "CompletionFn",
+    "GatewayError",
+    "GatewaySettings",
+    "LiteLLMGateway",
+    "ProviderLimits",
+    "import_litellm",
+    "provider_of",
+]
+
+LITELLM_PIP_HINT = "pip install 'litellm>=1.60,!=1.82.7,!=1.82.8'"
+
+CompletionFn = Callable[..., Any]
+"""`litellm.completion` or a stand-in with its keyword interface (the test seam)."""
+
+ErrorKind = Literal[
+    "rate_limit", "server", "timeout", "connection", "context_window", "auth", "bad_request"
+]
+_RETRYABLE: frozenset[str] = frozenset({"rate_limit", "server", "timeout", "connection"})
+
+# (litellm exception class name, kind), most specific first: ContextWindowExceededError is a
+# BadRequestError, so it must be matched before it.
+_KINDS: tuple[tuple[str, ErrorKind], ...] = (
+    ("ContextWindowExceededError", "context_window"),
+    ("AuthenticationError", "auth"),
+    ("PermissionDeniedError", "auth"),
+    ("RateLimitError", "rate_limit"),
+    ("Timeout", "timeout"),
+    ("APIConnectionError", "connection"),
+    ("InternalServerError", "server"),
+    ("ServiceUnavailableError", "server"),
+    ("BadGatewayError", "server"),
+)
+_FIXES: Mapping[str, str] = {
+    "rate_limit": "lower the concurrency (max_concurrency) or wait; raise max_attempts to keep retrying",
+    "server": "the provider failed; try again later or raise max_attempts",
+    "timeout": "raise timeout_s, or check that the server at api_base answers",
+    "connection": "check api_base and that the server is running and reachable",
+    "context_window": "the conversation is longer than the model's context window: lower the "
+    "node's max_turns, shorten tool output, or use a model with a larger window",
+    "auth": "set the provider's API key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY); "
+    "`loopwright models` shows which keys are set",
+    "bad_request": "the provider refused the request; check the model name and its parameters",
+}
+
+
+class GatewayError(ModelError):
+    """A gateway call failed for good. `kind` says why (rate_limit, server, timeout,
+    connection, context_window, auth, bad_request), `attempts` how many were made."""
+
+    def __init__(self, message: str, *, kind: ErrorKind, attempts: int) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.attempts = attempts
+
+
+@dataclass(frozen=True, slots=True)
+class GatewaySettings:
+    """How the gateway calls: `api_base` for an OpenAI-compatible server (vLLM, Ollama,
+    llama.cpp), a per-request timeout, retries (attempts in all, backoff base and cap), the
+    per-provider concurrency limit, and `max_tokens` per reply (None: the provider's default)."""
+
+    api_base: str | None = None
+    timeout_s: float = 120.0
+    max_attempts: int = 4
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 30.0
+    max_concurrency: int = 8
+    max_tokens: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1 or self.max_concurrency < 1 or self.timeout_s <= 0:
+            raise ValueError("max_attempts and max_concurrency must be >= 1, timeout_s > 0")
+
+
+class ProviderLimits:
+    """One threading.BoundedSemaphore per provider prefix, shared by every gateway given the
+    same ProviderLimits (a factory shares one between all the runs it makes)."""
+
+    def __init__(self, max_concurrency: int = 8, per_provider: Mapping[str, int] | None = None):
+        self.max_concurrency = max_concurrency
+        self.per_provider = dict(per_provider or {})
+        self._semaphores: dict[str, threading.BoundedSemaphore] = {}
+        self._lock = threading.Lock()
+
+    def semaphore(self, provider: str) -> threading.BoundedSemaphore:
+        """The semaphore bounding concurrent calls to `provider` (created on first use)."""
+        with self._lock:
+            if provider not in self._semaphores:
+                limit = self.per_provider.get(provider, self.max_concurrency)
+                self._semaphores[provider] = threading.BoundedSemaphore(limit)
+            return self._semaphores[provider]
+
+
+def provider_of(model: str) -> str:
+    """The provider prefix of a LiteLLM model name ("anthropic/claude-..." -> "anthropic");
+    "openai" for a bare name (LiteLLM's default for names like "gpt-4o-mini")."""
+    return model.split("/", 1)[0] if "/" in model else "openai"
+
+
+def import_litellm() -> Any:
+    """The litellm module, imported on first use with its remote price-map fetch disabled.
+    Raises MissingDependencyError (with the pip hint) when litellm is not installed."""
+    # LiteLLM fetches its model cost map over the network at import unless told not to; we
+    # price calls with our own table, so the bundled copy is enough and no request is made.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        module: Any = importlib.import_module("litellm")
+    except ImportError:
+        raise MissingDependencyError(
+            "the LiteLLM gateway needs the litellm package",
+            got="litellm is not installed",
+            fix=f"{LITELLM_PIP_HINT} (it is a dependency of loopwright: reinstall it)",
+        ) from None
+    module.suppress_debug_info = True  # no "Give Feedback" banners on stderr
+    return module
+
+
+class LiteLLMGateway:
+    """A ChatModel over `litellm.completion`, for any provider LiteLLM supports and any
+    OpenAI-compatible base URL. `simulated` is False: what it records was really spent.
+
+    `name` is the LiteLLM model name (e.g. "anthropic/claude-sonnet-4-5", "openai/NAME"); it
+    is the name priced by `prices` and recorded in events. `api_key` overrides the provider's
+    environment variable and is never stored anywhere but in this object (not in repr).
+    `labels` are merged under the labels of the enclosing `label_scope`. Safe to share
+    between threads (the ledger and limits are thread-safe; the jitter RNG is locked).
+    """
+
+    simulated = False
+
+    def __init__(
+        self,
+        model: str,
+        settings: GatewaySettings | None = None,
+        *,
+        api_key: str | None = None,
+        ledger: CostLedger | None = None,
+        prices: PriceTable = DEFAULT_PRICES,
+        limits: ProviderLimits | None = None,
+        labels: CallLabels | None = None,
+        seed: int = 0,
+        sleep: Callable[[float], None] = time.sleep,
+        completion: CompletionFn | None = None,
+    ) -> None:
+        self.name = model
+        self.settings = settings or GatewaySettings()
+        self.provider = provider_of(model)
+        self.ledger = ledger
+        self.prices = prices
+        self.limits = limits or ProviderLimits(self.settings.max_concurrency)
+        self.labels = labels or CallLabels()
+        self._api_key = api_key
+        self._rng = random.Random(seed)
+        self._rng_lock = threading.Lock()
+        self._sleep = sleep
+        self._completion = completion
+
+    def __repr__(self) -> str:
+        return f"LiteLLMGateway({self.name!r}, api_base={self.settings.api_base!r})"
+
+    def chat(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        """One chat call with retries. Returns the reply with usage and the latency of the
+        successful attempt. Raises GatewayError (a ModelError) when the call fails for good,
+        MissingDependencyError when litellm is not installed."""
+        request = self._request(messages, tools)
+        completion = self._completion or import_litellm().completion
+        attempt = 1
+        while True:
+            started = time.monotonic()
+            try:
+                with self.limits.semaphore(self.provider):
+                    raw = completion(**request)
+                latency = time.monotonic() - started
+            except Exception as exc:  # noqa: BLE001  the provider boundary: classified, recorded
+                kind = _classify(exc)
+                message = self._redact(f"{type(exc).__name__}: {exc}")
+                self._record(attempt, time.monotonic() - started, _Tokens(), error=message)
+                if kind in _RETRYABLE and attempt < self.settings.max_attempts:
+                    self._sleep(self._backoff(attempt))
+                    attempt += 1
+                    continue
+                raise self._give_up(kind, attempt, message) from None
+            response, tokens = self._parse(raw, latency, attempt)
+            self._record(attempt, latency, tokens, error=None)
+            return response
+
+    def _request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": self.name,
+            "messages": [_message_dict(m) for m in messages],
+            "timeout": self.settings.timeout_s,
+            "num_retries": 0,  # retries are ours: counted, recorded and backed off with a seed
+            "max_retries": 0,
+        }
+        # Only our own function tools are offered: never a provider-side tool (web search).
+        if tools:
+            request["tools"] = [_tool_dict(t) for t in tools]
+        if self.settings.api_base:
+            request["api_base"] = self.settings.api_base
+        if self._api_key:
+            request["api_key"] = self._api_key
+        if self.settings.max_tokens is not None:
+            request["max_tokens"] = self.settings.max_tokens
+        return request
+
+    def _parse(self, raw: Any, latency: float, attempt: int) -> tuple[ModelResponse, _Tokens]:
+        try:
+            message = raw.choices[0].message
+            calls = tuple(_tool_call(c) for c in (getattr(message, "tool_calls", None) or ()))
+            text = getattr(message, "content", None) or ""
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise GatewayError(
+                self._redact(f"{self.name}: the provider's reply has no message: {exc}"),
+                kind="bad_request",
+                attempts=attempt,
+            ) from None
+        tokens = _tokens(getattr(raw, "usage", None))
+        usage = Usage(tokens.input, tokens.output, tokens.cache_read)
+        return ModelResponse(text, calls, usage, latency, self.name, simulated=False), tokens
+
+    def _backoff(self, attempt: int) -> float:
+        """Exponential backoff with seeded jitter: base * 2^(attempt-1), capped, times a
+        factor drawn uniformly from [0.5, 1.0)."""
+        s = self.settings
+        with self._rng_lock:
+            factor = 0.5 + self._rng.random() / 2
+        return min(s.backoff_max_s, s.backoff_base_s * 2.0 ** (attempt - 1)) * factor
+
+    def _give_up(self, kind: ErrorKind, attempts: int, message: str) -> GatewayError:
+        tried = f" after {attempts} attempts" if attempts > 1 else ""
+        what = f"{self.name} ({kind.replace('_', ' ')}){tried}: {message}"
+        return GatewayError(f"{what}. Fix: {_FIXES[kind]}", kind=kind, attempts=attempts)
+
+    def _redact(self, text: str) -> str:
+        return redact(text, extra=[self._api_key] if self._api_key else ())
+
+    def _record(self, attempt: int, latency: float, tokens: _Tokens, error: str | None) -> None:
+        if self.ledger is None:
+            return
+        usage = Usage(tokens.input, tokens.output, tokens.cache_read)
+        self.ledger.record(
+            LedgerRecord(
+                t=time.time(),
+                provider=self.provider,
+                model=self.name,
+                attempt=attempt,
+                ok=error is None,
+                error=error,
+                input_tokens=tokens.input,
+                output_tokens=tokens.output,
+                cache_read_tokens=tokens.cache_read,
+                cache_write_tokens=tokens.cache_write,
+                latency_s=max(latency, 0.0),
+                cost_usd=self.prices.cost_usd(self.name, usage),
+                price_table=self.prices.version,
+                labels=self.labels.merged(current_labels()),
+            )
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Tokens:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+
+
+def _classify(exc: BaseException) -> ErrorKind:
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    for name, kind in _KINDS:
+        if name in names:
+            return kind
+    status = getattr(exc, "status_code", None)
+    if status == 429:
+        return "rate_limit"
+    if isinstance(status, int) and status >= 500:
+        return "server"
+    if status in (401, 403):
+        return "auth"
+    return "bad_request"
+
+
+def _message_dict(message: Message) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        out["content"] = message.content or None
+        out["tool_calls"] = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments_json},
+            }
+            for c in message.tool_calls
+        ]
+    if message.role == "tool":
+        out["tool_call_id"] = message.tool_call_id
+    return out
+
+
+def _tool_dict(tool: ToolSpec) -> dict[str, Any]:
+    parameters = json.loads(json.dumps(dict(tool.parameters))) if tool.parameters else {}
+    parameters.setdefault("type", "object")
+    parameters.setdefault("properties", {})
+    return {
+        "type": "function",
+        "function": {"name": tool.name, "description": tool.description, "parameters": parameters},
+    }
+
+
+def _tool_call(raw: Any) -> ToolCall:
+    function = raw.function
+    arguments = function.arguments
+    # Kept raw: malformed JSON from the model reaches the runtime as-is and becomes a tool error.
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments)
+    return ToolCall(str(raw.id), str(function.name), arguments)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and value > 0 else 0
+
+
+def _tokens(usage: Any) -> _Tokens:
+    """Raw counts from an OpenAI-format usage block as LiteLLM returns it. Cache reads are
+    part of the input count (OpenAI convention); Anthropic's cache writes are kept apart."""
+    if usage is None:
+        return _Tokens()
+    details = getattr(usage, "prompt_tokens_details", None)
+    cache_read = _int(getattr(details, "cached_tokens", None)) or _int(
+        getattr(usage, "cache_read_input_tokens", None)
+    )
+    return _Tokens(
+        input=_int(getattr(usage, "prompt_tokens", None)),
+        output=_int(getattr(usage, "completion_tokens", None)),
+        cache_read=cache_read,
+        cache_write=_int(getattr(usage, "cache_creation_input_tokens", None)),
+    )

@@ -1,0 +1,191 @@
+"""The cost ledger: one record per model call attempt, with raw tokens, latency, derived cost and
+the labels (run, candidate, node, role) the caller attached; totals by any label; JSONL on disk.
+
+Records keep raw token counts and the price-table version that priced them, so a ledger can be
+re-priced later. Cost is None when the table does not know the model: unknown, never guessed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "LEDGER_FILE",
+    "LEDGER_SCHEMA_VERSION",
+    "CallLabels",
+    "CostLedger",
+    "LedgerRecord",
+    "LedgerTotals",
+    "current_labels",
+    "label_scope",
+    "read_ledger",
+    "sum_records",
+]
+
+LEDGER_FILE = "ledger.jsonl"
+LEDGER_SCHEMA_VERSION = 1
+
+LabelName = Literal["run", "candidate", "node", "role"]
+GroupKey = Literal["run", "candidate", "node", "role", "provider", "model"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CallLabels(_Strict):
+    """Who a call was made for. Every field is optional; the caller fills what it knows."""
+
+    run: str | None = None
+    candidate: str | None = None
+    node: str | None = None
+    role: str | None = None
+
+    def merged(self, other: CallLabels) -> CallLabels:
+        """These labels with every field `other` sets taken from `other`."""
+        return self.model_copy(update=other.model_dump(exclude_none=True))
+
+
+class LedgerRecord(_Strict):
+    """One call attempt. `ok` is False for an attempt that raised (its tokens are then 0 and
+    `error` holds the redacted message). `cost_usd` is None when the model is unpriced."""
+
+    schema_version: int = LEDGER_SCHEMA_VERSION
+    t: float = Field(description="Unix time the attempt ended")
+    provider: str
+    model: str
+    attempt: int = Field(ge=1)
+    ok: bool
+    error: str | None = None
+    input_tokens: int = Field(ge=0)
+    output_tokens: int = Field(ge=0)
+    cache_read_tokens: int = Field(ge=0)
+    cache_write_tokens: int = Field(ge=0)
+    latency_s: float = Field(ge=0.0)
+    cost_usd: float | None
+    price_table: str
+    labels: CallLabels = Field(default_factory=CallLabels)
+
+
+class LedgerTotals(_Strict):
+    """Sums over a group of records. `cost_usd` is None when any priced-in call was unpriced
+    (a partial sum would understate the spend); `unpriced_calls` counts those."""
+
+    calls: int = 0
+    failed_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float | None = 0.0
+    unpriced_calls: int = 0
+
+
+_LABELS: contextvars.ContextVar[CallLabels | None] = contextvars.ContextVar(
+    "loopwright_call_labels", default=None
+)
+
+
+def current_labels() -> CallLabels:
+    """The labels set by the innermost `label_scope` in this context (empty outside any)."""
+    return _LABELS.get() or CallLabels()
+
+
+@contextlib.contextmanager
+def label_scope(
+    *,
+    run: str | None = None,
+    candidate: str | None = None,
+    node: str | None = None,
+    role: str | None = None,
+) -> Iterator[CallLabels]:
+    """Label every gateway call made inside the block (in this thread or context). Nested
+    scopes add to the outer one; a field given here overrides the outer value."""
+    labels = current_labels().merged(CallLabels(run=run, candidate=candidate, node=node, role=role))
+    token = _LABELS.set(labels)
+    try:
+        yield labels
+    finally:
+        _LABELS.reset(token)
+
+
+class CostLedger:
+    """A thread-safe, append-only list of LedgerRecords, optionally mirrored to a JSONL file
+    (one record a line, flushed per record so a crash keeps what was written)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self._records: list[LedgerRecord] = []
+        self._lock = threading.Lock()
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+
+    def record(self, entry: LedgerRecord) -> None:
+        """Append one record (and its line to the file, when the ledger has one)."""
+        with self._lock:
+            self._records.append(entry)
+            if self.path is not None:
+                with self.path.open("a", encoding="utf-8") as f:
+                    f.write(entry.model_dump_json() + "\n")
+
+    def records(self) -> list[LedgerRecord]:
+        """A copy of every record, in the order they were recorded."""
+        with self._lock:
+            return list(self._records)
+
+    def totals(self, by: GroupKey | None = None) -> dict[str | None, LedgerTotals]:
+        """Sums over all records (`by=None`: one entry under the key None) or grouped by a
+        label (`run`, `candidate`, `node`, `role`) or by `provider` or `model`."""
+        groups: dict[str | None, list[LedgerRecord]] = {}
+        for entry in self.records():
+            groups.setdefault(_group_key(entry, by), []).append(entry)
+        if not groups:
+            groups[None] = []
+        return {key: sum_records(items) for key, items in groups.items()}
+
+
+def _group_key(entry: LedgerRecord, by: GroupKey | None) -> str | None:
+    if by is None:
+        return None
+    if by in ("provider", "model"):
+        return str(getattr(entry, by))
+    value: str | None = getattr(entry.labels, by)
+    return value
+
+
+def sum_records(records: Sequence[LedgerRecord]) -> LedgerTotals:
+    """LedgerTotals of `records` (see LedgerTotals for how unknown costs count)."""
+    cost: float | None = 0.0
+    unpriced = 0
+    for r in records:
+        if r.cost_usd is None:
+            unpriced += 1
+            cost = None
+        elif cost is not None:
+            cost += r.cost_usd
+    return LedgerTotals(
+        calls=len(records),
+        failed_calls=sum(1 for r in records if not r.ok),
+        input_tokens=sum(r.input_tokens for r in records),
+        output_tokens=sum(r.output_tokens for r in records),
+        cache_read_tokens=sum(r.cache_read_tokens for r in records),
+        cache_write_tokens=sum(r.cache_write_tokens for r in records),
+        latency_s=sum(r.latency_s for r in records),
+        cost_usd=cost,
+        unpriced_calls=unpriced,
+    )
+
+
+def read_ledger(path: Path) -> list[LedgerRecord]:
+    """Every record of a ledger.jsonl file, validated. Raises pydantic.ValidationError on a
+    malformed line and FileNotFoundError when the file does not exist."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [LedgerRecord.model_validate_json(line) for line in lines if line.strip()]

@@ -1,0 +1,129 @@
+"""Model tiers (small, medium, large) and roles (agent, meta) mapped to model names.
+
+A models config file (YAML) looks like:
+
+```yaml
+schema_version: 1
+tiers:
+  small: openai/gpt-4o-mini
+  medium: anthropic/claude-sonnet-4-5
+  large: anthropic/claude-opus-4-1
+roles:
+  agent: medium          # a tier or a model name
+  meta: anthropic/claude-sonnet-4-5
+```
+
+`--tier small=NAME` (and `--tier meta=NAME` for a role) overrides a file entry.
+`resolve_model` turns an AgentNode's `model` field (a tier, a role or a model name) into the
+LiteLLM model name to call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal, get_args
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from loopwright.errors import ConfigError
+
+__all__ = [
+    "ROLES",
+    "TIERS",
+    "ModelsConfig",
+    "load_models_config",
+    "parse_tier_override",
+    "resolve_model",
+]
+
+Tier = Literal["small", "medium", "large"]
+ModelRole = Literal["agent", "meta"]
+TIERS: tuple[str, ...] = get_args(Tier)
+ROLES: tuple[str, ...] = get_args(ModelRole)
+_FIX = "write tiers/roles as in docs/models.md, e.g. `tiers: {small: openai/gpt-4o-mini}`"
+
+
+class ModelsConfig(BaseModel):
+    """Tiers and roles to model names. A role may name a tier. Unset entries are absent."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: Literal[1] = 1
+    tiers: dict[Tier, str] = Field(default_factory=dict)
+    roles: dict[ModelRole, str] = Field(default_factory=dict)
+
+    def with_overrides(self, overrides: Sequence[str]) -> ModelsConfig:
+        """This config with each `KEY=NAME` override applied (KEY a tier or a role)."""
+        tiers: dict[str, str] = {str(k): v for k, v in self.tiers.items()}
+        roles: dict[str, str] = {str(k): v for k, v in self.roles.items()}
+        for text in overrides:
+            key, name = parse_tier_override(text)
+            (tiers if key in TIERS else roles)[key] = name
+        return ModelsConfig.model_validate({"tiers": tiers, "roles": roles})
+
+
+def parse_tier_override(text: str) -> tuple[str, str]:
+    """`"small=openai/gpt-4o-mini"` -> ("small", "openai/gpt-4o-mini"). Raises ConfigError
+    for a missing `=`, an empty name, or a key that is neither a tier nor a role."""
+    key, sep, name = text.partition("=")
+    key, name = key.strip(), name.strip()
+    if not sep or not name or key not in (*TIERS, *ROLES):
+        raise ConfigError(
+            f"bad tier override {text!r}",
+            got=text,
+            fix=f"write KEY=MODEL with KEY one of {', '.join((*TIERS, *ROLES))}, "
+            "e.g. --tier small=openai/gpt-4o-mini",
+        )
+    return key, name
+
+
+def load_models_config(path: Path | None, overrides: Sequence[str] = ()) -> ModelsConfig:
+    """The config in the YAML file at `path` (None: an empty config), with `overrides` applied.
+    Raises ConfigError when the file is missing (no silent default), unparsable or invalid."""
+    config = ModelsConfig()
+    if path is not None:
+        if not path.is_file():
+            raise ConfigError(f"models config {path} does not exist", fix=_FIX)
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            config = ModelsConfig.model_validate(raw)
+        except yaml.YAMLError as exc:
+            raise ConfigError(
+                f"models config {path} cannot be parsed", got=str(exc), fix=_FIX
+            ) from None
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+            )
+            raise ConfigError(f"models config {path} is invalid", got=problems, fix=_FIX) from None
+    return config.with_overrides(overrides)
+
+
+def resolve_model(name_or_tier: str, config: ModelsConfig, default: str | None = None) -> str:
+    """The model name for an AgentNode's `model` field: a tier -> its configured name; a role
+    -> its name (which may itself be a tier); anything else is a model name, returned as is.
+
+    A tier or role that is not configured resolves to `default` when one is given, and raises
+    ConfigError otherwise. Deterministic.
+    """
+    key = name_or_tier.strip()
+    if key in ROLES:
+        role_value = {str(k): v for k, v in config.roles.items()}.get(key)
+        if role_value is not None:
+            return resolve_model(role_value, config, default) if role_value in TIERS else role_value
+    elif key in TIERS:
+        tier_value = {str(k): v for k, v in config.tiers.items()}.get(key)
+        if tier_value is not None:
+            return tier_value
+    else:
+        return key
+    if default is not None:
+        return default
+    kind = "role" if key in ROLES else "tier"
+    raise ConfigError(
+        f"the {kind} {key!r} has no model configured",
+        got=f"{kind}s configured: {', '.join(config.tiers if kind == 'tier' else config.roles) or 'none'}",
+        fix=f"pass --tier {key}=MODEL, or set it under {kind}s: in the models config file",
+    )

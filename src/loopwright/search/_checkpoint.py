@@ -1,0 +1,152 @@
+"""The run's state on disk: `checkpoint.json` (atomic), its schema check, and the run lock."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import random
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from loopwright import __version__
+from loopwright.errors import ConfigError, UsageError
+from loopwright.search._config import EvolveConfig
+from loopwright.search._individual import Individual
+from loopwright.search._progress import GenerationSummary, Spent
+
+__all__ = [
+    "CHECKPOINT_FILE",
+    "CHECKPOINT_SCHEMA_VERSION",
+    "LOCK_FILE",
+    "Checkpoint",
+    "RunLock",
+    "load_checkpoint",
+    "rng_from_state",
+    "rng_state",
+    "write_checkpoint",
+]
+
+CHECKPOINT_FILE = "checkpoint.json"
+LOCK_FILE = ".evolve.lock"
+CHECKPOINT_SCHEMA_VERSION = 1
+
+
+class Checkpoint(BaseModel):
+    """Everything needed to continue a run exactly where it stopped.
+
+    `rng_state` is the run RNG's state at the start of `generation` (evaluation draws nothing
+    from it, so it stays valid until the generation's selection). `individuals` holds every
+    individual ever made (by id, with all results); `population` the ids of the current one.
+    `seed_id` is the seed workflow's individual (the baseline of the holdout gain).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: int = CHECKPOINT_SCHEMA_VERSION
+    loopwright_version: str = __version__
+    config: EvolveConfig
+    train_tasks: tuple[str, ...]
+    holdout_tasks: tuple[str, ...]
+    generation: int
+    population: tuple[str, ...]
+    individuals: dict[str, Individual]
+    seed_id: str
+    rng_state: list[Any]
+    archive_json: str | None
+    spent: Spent
+    summaries: tuple[GenerationSummary, ...]
+    phase: Literal["evaluate", "breed"] = "evaluate"
+    stop_reason: str | None = None
+    winner_id: str | None = None
+
+
+def rng_state(rng: random.Random) -> list[Any]:
+    """`rng.getstate()` as JSON-ready lists."""
+    version, internal, gauss = rng.getstate()
+    return [version, list(internal), gauss]
+
+
+def rng_from_state(state: list[Any]) -> random.Random:
+    """A Random at exactly the state `rng_state` recorded."""
+    rng = random.Random()
+    rng.setstate((state[0], tuple(state[1]), state[2]))
+    return rng
+
+
+def write_checkpoint(run_dir: Path, checkpoint: Checkpoint) -> Path:
+    """Write `<run>/checkpoint.json` atomically (temp file, fsync, os.replace)."""
+    path = run_dir / CHECKPOINT_FILE
+    tmp = run_dir / f".{CHECKPOINT_FILE}.tmp"
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(checkpoint.model_dump_json())
+        fh.flush()
+        os.fsync(fh.fileno())
+    tmp.replace(path)  # atomic on POSIX: readers see the old or the new file
+    return path
+
+
+def load_checkpoint(run_dir: Path) -> Checkpoint:
+    """Read `<run>/checkpoint.json`. ConfigError when missing, of another schema, or malformed."""
+    path = run_dir / CHECKPOINT_FILE
+    if not path.is_file():
+        raise ConfigError(
+            f"no evolve checkpoint in {run_dir}",
+            got=str(path),
+            fix="start a run there first (loopwright evolve --run-dir DIR), or check the path",
+        )
+    data = json.loads(path.read_text(encoding="utf-8"))
+    version = data.get("schema_version")
+    if version != CHECKPOINT_SCHEMA_VERSION:
+        raise ConfigError(
+            "the run directory was written by another checkpoint schema version",
+            got=f"schema_version {version!r} (loopwright {data.get('loopwright_version')})",
+            fix=f"this loopwright ({__version__}) reads schema_version "
+            f"{CHECKPOINT_SCHEMA_VERSION}; resume it with the version that wrote it, "
+            "or start a new run",
+        )
+    return Checkpoint.model_validate(data)
+
+
+class RunLock:
+    """An exclusive, non-blocking fcntl lock on `<run>/.evolve.lock` for one process.
+
+    Entering raises UsageError when another process holds it. The OS drops the lock when the
+    holder dies (even by SIGKILL), so a killed run can be resumed at once.
+    """
+
+    def __init__(self, run_dir: Path) -> None:
+        self.path = run_dir / LOCK_FILE
+        self._fd: int | None = None
+
+    def __enter__(self) -> RunLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = self.path.read_text(encoding="utf-8").strip() or "?"
+            os.close(fd)
+            raise UsageError(
+                f"another process is running this evolve run ({self.path.parent})",
+                got=f"lock held by pid {holder}",
+                fix="wait for it to finish, or stop that process and pass --resume",
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._fd = fd
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None

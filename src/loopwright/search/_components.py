@@ -1,0 +1,83 @@
+"""The engine's collaborators behind one seam: mutation, design, selection, archive, novelty.
+
+The engine calls only these; `default_components` wires the search package's own
+implementations (imported lazily), tests pass small fakes.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from loopwright.search._config import EvolveConfig
+from loopwright.search._individual import Individual
+from loopwright.search._protocols import MutationContext, MutationResult, NoveltyVerdict
+from loopwright.workflow import Workflow
+
+__all__ = ["Archive", "Novelty", "SearchComponents", "default_components"]
+
+
+class Archive(Protocol):
+    """The MAP-Elites archive as the engine uses it."""
+
+    def add(self, ind: Individual) -> object: ...
+
+    def coverage(self) -> float: ...
+
+    def to_json(self) -> str: ...
+
+
+class Novelty(Protocol):
+    """The novelty filter as the engine uses it."""
+
+    def check(self, workflow: Workflow) -> NoveltyVerdict: ...
+
+    def remember(self, ind: Individual) -> None: ...
+
+
+@dataclass(frozen=True)
+class SearchComponents:
+    """Factories and functions the engine calls. Each random one draws only from the rng given."""
+
+    mutate: Callable[[Individual, MutationContext], MutationResult]
+    design: Callable[[str, Workflow], Workflow]
+    tournament: Callable[[Sequence[Individual], int, random.Random], Individual]
+    new_archive: Callable[[], Archive]
+    load_archive: Callable[[str], Archive]
+    new_novelty: Callable[[], Novelty]
+
+
+def default_components(config: EvolveConfig) -> SearchComponents:
+    """The search package's operators, designer, tournament, MAP-Elites archive and novelty filter
+    configured from `config` (operators, descriptors, novelty threshold, mutation tries)."""
+    from loopwright.search._archive import (
+        MapElitesArchive,
+        default_descriptors,
+        descriptors_by_name,
+    )
+    from loopwright.search._designer import design
+    from loopwright.search._mutations import RandomStrategy, mutate
+    from loopwright.search._novelty import NoveltyFilter
+    from loopwright.search._selection import tournament
+
+    operators = list(config.operators) if config.operators else None
+    strategy = RandomStrategy(operators=operators)
+    descriptors = (
+        descriptors_by_name(config.descriptors) if config.descriptors else default_descriptors()
+    )
+
+    def do_mutate(parent: Individual, ctx: MutationContext) -> MutationResult:
+        return mutate(
+            parent, strategy, ctx, operators=operators, max_tries=config.mutation_max_tries
+        )
+
+    return SearchComponents(
+        mutate=do_mutate,
+        design=design,
+        tournament=tournament,
+        new_archive=lambda: MapElitesArchive(descriptors),
+        load_archive=lambda text: MapElitesArchive.from_json(text, descriptors),
+        new_novelty=lambda: NoveltyFilter(config.novelty_threshold),
+    )

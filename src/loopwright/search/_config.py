@@ -1,0 +1,172 @@
+"""The configuration of one evolutionary run (`loopwright evolve`), validated once, frozen."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from loopwright.errors import ConfigError
+
+__all__ = ["Budgets", "CalibrationSettings", "EvolveConfig", "parse_config"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Budgets(_Frozen):
+    """When the run stops. None means no limit of that kind.
+
+    `max_generations` counts evaluated generations (generation 0 is the initial population).
+    Evaluations count every training and holdout run of the evolution (calibration is reported
+    apart). `target_score` stops once the best training fitness reaches it; `plateau_generations`
+    stops after that many generations without a better best training fitness.
+    """
+
+    max_generations: int = 4
+    max_evaluations: int | None = None
+    max_usd: float | None = None
+    max_wall_s: float | None = None
+    target_score: float | None = None
+    plateau_generations: int | None = None
+
+    @model_validator(mode="after")
+    def _positive(self) -> Budgets:
+        for name in ("max_generations", "max_evaluations", "max_usd", "max_wall_s"):
+            _require_positive(name, getattr(self, name))
+        _require_positive("plateau_generations", self.plateau_generations)
+        if self.target_score is not None and not 0.0 < self.target_score <= 1.0:
+            raise ConfigError(
+                "target_score must lie in (0, 1]",
+                got=str(self.target_score),
+                fix="pass a mean partial credit such as --target-score 0.9, or omit it",
+            )
+        return self
+
+
+class CalibrationSettings(_Frozen):
+    """How training and holdout tasks are chosen from the bare seed's pass rate (fix 4).
+
+    The band is on the RESOLVED rate (pass rate), not on partial credit: the sim keeps much
+    partial credit on flawed attempts, so a partial-credit band would leave nothing in it.
+    In-band tasks sorted by (pass rate, task id) go to holdout every `holdout_every`-th one
+    (similar difficulty on both sides), the rest to training.
+    """
+
+    band_low: float = 0.3
+    band_high: float = 0.7
+    repetitions: int = 3
+    tasks: tuple[str, ...] | None = None
+    holdout_every: int = 3
+    max_train: int | None = None
+
+    @model_validator(mode="after")
+    def _sane(self) -> CalibrationSettings:
+        if not 0.0 <= self.band_low <= self.band_high <= 1.0:
+            raise ConfigError(
+                "the calibration band must satisfy 0 <= low <= high <= 1",
+                got=f"{self.band_low}-{self.band_high}",
+                fix="pass e.g. --band 0.3,0.7",
+            )
+        _require_positive("calibration repetitions", self.repetitions)
+        if self.holdout_every < 2:
+            raise ConfigError(
+                "holdout_every must be at least 2 (every N-th in-band task goes to holdout)",
+                got=str(self.holdout_every),
+                fix="use 3 (one third holdout) or more",
+            )
+        _require_positive("max_train", self.max_train)
+        return self
+
+
+class EvolveConfig(_Frozen):
+    """Everything that decides an evolutionary run. Same config and seed, same run.
+
+    Training/holdout tasks come from calibration unless both `train_tasks` and
+    `holdout_tasks` are given. `elitism` individuals survive each generation unchanged; the
+    rest of the next population are mutated children of tournament-selected parents.
+    """
+
+    seed_workflow: str
+    bench: str
+    model: str = "sim"
+    sandbox: str = "auto"
+    seed: int = 0
+    population: int = 6
+    tournament_k: int = 3
+    elitism: int = 2
+    repetitions: int = 1
+    train_tasks: tuple[str, ...] | None = None
+    holdout_tasks: tuple[str, ...] | None = None
+    calibration: CalibrationSettings = Field(default_factory=CalibrationSettings)
+    novelty_threshold: float = 0.1
+    overfit_gap: float = 0.2
+    mutation_max_tries: int = 5
+    operators: tuple[str, ...] | None = None
+    descriptors: tuple[str, ...] | None = None
+    budgets: Budgets = Field(default_factory=Budgets)
+
+    @model_validator(mode="after")
+    def _check(self) -> EvolveConfig:
+        for name in ("population", "tournament_k", "repetitions", "mutation_max_tries"):
+            _require_positive(name, getattr(self, name))
+        if self.population < 2:
+            raise ConfigError(
+                "the population needs at least 2 individuals",
+                got=str(self.population),
+                fix="pass --population 2 or more",
+            )
+        if not 0 < self.elitism < self.population:
+            raise ConfigError(
+                "elitism must be at least 1 and smaller than the population",
+                got=f"elitism {self.elitism}, population {self.population}",
+                fix=f"pass --elitism between 1 and {self.population - 1}",
+            )
+        if (self.train_tasks is None) != (self.holdout_tasks is None):
+            raise ConfigError(
+                "explicit task splits need both training and holdout ids",
+                got=f"train={self.train_tasks}, holdout={self.holdout_tasks}",
+                fix="pass both --train and --holdout, or neither (calibration chooses)",
+            )
+        if self.train_tasks is not None and not (self.train_tasks and self.holdout_tasks):
+            raise ConfigError("explicit task splits must not be empty", fix="name tasks")
+        if self.train_tasks and self.holdout_tasks:
+            overlap = set(self.train_tasks) & set(self.holdout_tasks)
+            if overlap:
+                raise ConfigError(
+                    "a task cannot be both training and holdout",
+                    got=", ".join(sorted(overlap)),
+                    fix="remove it from one of --train / --holdout",
+                )
+        return self
+
+    @property
+    def calibrated(self) -> bool:
+        """True when the split comes from calibration (no explicit task ids)."""
+        return self.train_tasks is None
+
+
+def _require_positive(name: str, value: float | None) -> None:
+    if value is not None and value <= 0:
+        raise ConfigError(
+            f"{name} must be positive",
+            got=str(value),
+            fix=f"pass a positive {name}, or leave it unset for no limit"
+            if name.startswith("max_") or name == "plateau_generations"
+            else f"pass a positive {name}",
+        )
+
+
+def parse_config(data: dict[str, Any]) -> EvolveConfig:
+    """Validate raw input (CLI flags, a YAML file) into an EvolveConfig; ConfigError if bad."""
+    try:
+        return EvolveConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(
+            f"invalid evolve config: {where}: {first['msg']}",
+            got=str(first.get("input")),
+            fix="see docs/evolve.md for the config fields",
+        ) from exc

@@ -1,0 +1,401 @@
+"""The evolution engine: the same generation lifecycle every generation (fix 8), resumable.
+
+Per generation: evaluate every unevaluated individual on the training tasks; evaluate the best
+on holdout (reported, never selected on); update the archive; log a GenerationSummary; check
+budgets and convergence; select parents by tournament; mutate; filter novelty; register the
+children as ephemeral modes and drop the modes of non-survivors.
+
+Determinism: evaluation draws nothing from the run RNG (each run's seed comes from the base
+seed, task and repetition), so the RNG state saved at a generation boundary stays valid until
+that generation's selection. A checkpoint is written after every finished evaluation; a run
+killed anywhere and resumed ends identical to an uninterrupted one (durations aside).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from loopwright.evaluation import Evaluator, task_run_dir
+from loopwright.records import CycleRecord
+from loopwright.search._budget import StopReason, budget_exhausted, converged
+from loopwright.search._checkpoint import (
+    Checkpoint,
+    rng_from_state,
+    rng_state,
+    write_checkpoint,
+)
+from loopwright.search._components import SearchComponents
+from loopwright.search._config import EvolveConfig
+from loopwright.search._individual import Individual, Lineage, TaskResult
+from loopwright.search._modes import EphemeralModeRegistry
+from loopwright.search._overfit import OverfitDetector
+from loopwright.search._progress import (
+    GenerationSummary,
+    HyperparameterRecord,
+    ProgressLog,
+    Spent,
+)
+from loopwright.search._protocols import MutationContext
+from loopwright.search._report import best_of, failures_of, rank, train_view
+from loopwright.tasks import Task
+from loopwright.workflow import Workflow, workflow_hash
+
+__all__ = ["EvolutionEngine"]
+
+Split = Literal["train", "holdout"]
+
+
+class EvolutionEngine:
+    """Runs (or resumes) one evolutionary run in `run_dir`. Not thread-safe; one per process
+    (the CLI holds a `RunLock`). Build with `start` (fresh) or `from_checkpoint` (resume)."""
+
+    def __init__(
+        self,
+        checkpoint: Checkpoint,
+        evaluator: Evaluator,
+        tasks: dict[str, Task],
+        run_dir: Path,
+        components: SearchComponents,
+        listener: Callable[[str, dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.config = checkpoint.config
+        self.evaluator = evaluator
+        self.tasks = tasks
+        self.run_dir = run_dir
+        self.parts = components
+        self.log = ProgressLog(run_dir, listener)
+        self.modes = EphemeralModeRegistry(run_dir)
+        self.overfit = OverfitDetector(self.config.overfit_gap)
+        self.state = checkpoint
+        self.individuals = dict(checkpoint.individuals)
+        self.rng = rng_from_state(checkpoint.rng_state)
+        self.archive = (
+            components.load_archive(checkpoint.archive_json)
+            if checkpoint.archive_json
+            else components.new_archive()
+        )
+        self.novelty = components.new_novelty()
+        for ind in self.individuals.values():  # insertion order = creation order
+            self.novelty.remember(ind)
+        self._wall_base = checkpoint.spent.wall_s
+        self._clock = time.monotonic()
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        config: EvolveConfig,
+        seed: Workflow,
+        split: tuple[tuple[str, ...], tuple[str, ...]],
+        evaluator: Evaluator,
+        tasks: dict[str, Task],
+        run_dir: Path,
+        components: SearchComponents,
+        listener: Callable[[str, dict[str, Any]], None] | None = None,
+    ) -> EvolutionEngine:
+        """A fresh run: build generation 0 (seed, designs, mutations of the seed), register its
+        modes and write the first checkpoint. Draws from `random.Random(config.seed)`."""
+        rng = random.Random(config.seed)
+        seed_ind = Individual(
+            id=_individual_id(config.seed, 0, 0, seed),
+            generation=0,
+            workflow=seed,
+            lineage=Lineage(operator="seed"),
+        )
+        blank = Checkpoint(
+            config=config,
+            train_tasks=split[0],
+            holdout_tasks=split[1],
+            generation=0,
+            population=(seed_ind.id,),
+            individuals={seed_ind.id: seed_ind},
+            seed_id=seed_ind.id,
+            rng_state=rng_state(rng),
+            archive_json=None,
+            spent=Spent(),
+            summaries=(),
+        )
+        engine = cls(blank, evaluator, tasks, run_dir, components, listener)
+        engine.log.emit("run_started", config=config.model_dump(mode="json"), seed_id=seed_ind.id)
+        population = [seed_ind, *engine._designs(seed_ind)]
+        population += engine._offspring([seed_ind], config.population - len(population), 0)
+        engine._set_population(population[: config.population], generation=0)
+        return engine
+
+    # -- the run ------------------------------------------------------------------------------
+
+    @property
+    def finished(self) -> bool:
+        return self.state.stop_reason is not None
+
+    def run(self) -> StopReason:
+        """Run generations until a budget or convergence rule stops the run; return why."""
+        while not self.finished:
+            if self.state.phase == "evaluate":
+                self.evaluate_generation()
+            else:
+                self.advance()
+        return self.state.stop_reason  # type: ignore[return-value]  # set by _finish
+
+    def evaluate_generation(self) -> GenerationSummary | None:
+        """Step 1-5 of a generation: training, holdout of the best, archive, summary.
+
+        Stops the run (and returns None) when a spending budget runs out first."""
+        gen = self.state.generation
+        self.log.emit("generation_started", generation=gen, population=list(self.state.population))
+        reason = self._evaluate_split("train", list(self.state.population))
+        if reason is None:
+            reason = self._evaluate_holdout()
+        summary = self._summarise()
+        self.state = self.state.model_copy(
+            update={"summaries": (*self.state.summaries, summary), "phase": "breed"}
+        )
+        self._checkpoint()
+        self.log.emit("generation_finished", **summary.model_dump(mode="json"))
+        if reason is not None:
+            self._finish(reason)
+        return summary
+
+    def advance(self) -> StopReason | None:
+        """After a summary: stop if converged, else select, mutate and move to the next
+        generation. Returns the stop reason when the run ended."""
+        reason = converged(self.config.budgets, self.state.summaries)
+        if reason is not None:
+            self._finish(reason)
+            return reason
+        gen = self.state.generation
+        views = [train_view(i) for i in self._population() if i.fitness is not None]
+        elites = _top(views, self.config.elitism)
+        children = self._offspring(views, self.config.population - len(elites), gen + 1)
+        if not children:
+            self._finish("no_offspring")
+            return "no_offspring"
+        survivors = [self.individuals[e.id] for e in elites]
+        self._set_population([*survivors, *children], generation=gen + 1)
+        return None
+
+    # -- evaluation ---------------------------------------------------------------------------
+
+    def _evaluate_split(self, split: Split, ids: list[str]) -> StopReason | None:
+        task_ids = self.state.train_tasks if split == "train" else self.state.holdout_tasks
+        for ind_id in ids:
+            done = {(r.task_id, r.repetition) for r in self.individuals[ind_id].results}
+            for task_id in task_ids:
+                for rep in range(self.config.repetitions):
+                    if (task_id, rep) in done:
+                        continue
+                    reason = budget_exhausted(self.config.budgets, self._spent())
+                    if reason is not None:
+                        return reason
+                    self._evaluate_one(ind_id, self.tasks[task_id], rep, split)
+        return None
+
+    def _evaluate_holdout(self) -> StopReason | None:
+        ids = [best_of([train_view(i) for i in self._population()]).id]
+        if self.state.generation == 0 and self.state.seed_id not in ids:
+            ids.insert(0, self.state.seed_id)  # the baseline of the holdout gain
+        return self._evaluate_split("holdout", ids)
+
+    def _evaluate_one(self, ind_id: str, task: Task, rep: int, split: Split) -> None:
+        ind = self.individuals[ind_id]
+        root = self.run_dir / f"gen_{self.state.generation}" / ind.id
+        run_dir = task_run_dir(root, task.id, rep)
+        if run_dir.exists():
+            shutil.rmtree(run_dir)  # a run cut off by a kill: start it again from scratch
+        record = self.evaluator.run_one(ind.workflow, task, rep, root, run_id=self.run_dir.name)
+        result = _task_result(record, split, run_dir.relative_to(self.run_dir))
+        self.individuals[ind_id] = ind.with_results((result,))
+        spent = self._spent()
+        spent = Spent(
+            evaluations=spent.evaluations + 1,
+            usd=spent.usd + (result.cost_usd or 0.0),
+            wall_s=spent.wall_s,
+        )
+        self.state = self.state.model_copy(update={"spent": spent})
+        self._checkpoint()
+        self.log.emit(
+            "evaluation_finished",
+            generation=self.state.generation,
+            individual_id=ind_id,
+            task_id=task.id,
+            repetition=rep,
+            split=split,
+            score=result.score,
+            resolved=result.resolved,
+            invalid=result.invalid,
+            cost_usd=result.cost_usd,
+        )
+
+    # -- breeding -----------------------------------------------------------------------------
+
+    def _designs(self, seed: Individual) -> list[Individual]:
+        out = []
+        for slot, kind in enumerate(("minimal", "thorough"), start=1):
+            workflow = self.parts.design(kind, seed.workflow)
+            verdict = self.novelty.check(workflow)
+            if not verdict.accepted:
+                self.log.emit("mutation_rejected", generation=0, operator=f"design:{kind}",
+                              stage="novelty", reason=verdict.reason)  # fmt: skip
+                continue
+            ind = Individual(
+                id=_individual_id(self.config.seed, 0, slot, workflow),
+                generation=0,
+                workflow=workflow,
+                lineage=Lineage(parents=(seed.id,), operator=f"design:{kind}"),
+            )
+            self.novelty.remember(ind)
+            out.append(ind)
+        return out
+
+    def _offspring(self, parents: list[Individual], n: int, gen: int) -> list[Individual]:
+        """Up to `n` novel children of tournament-selected parents; rejected tries are logged
+        and replaced, up to a cap of 4n + 4 tries."""
+        children: list[Individual] = []
+        tries = 0
+        while len(children) < n and tries < 4 * n + 4:
+            tries += 1
+            parent = self.parts.tournament(parents, self.config.tournament_k, self.rng)
+            ctx = _context(self.rng, failures_of(self.individuals[parent.id], self.run_dir))
+            result = self.parts.mutate(self.individuals[parent.id], ctx)
+            verdict = None if result.child is None else self.novelty.check(result.child)
+            if result.child is None or verdict is None or not verdict.accepted:
+                self.log.emit(
+                    "mutation_rejected",
+                    generation=gen,
+                    parent_id=parent.id,
+                    operator=result.operator,
+                    stage="mutation" if result.child is None else "novelty",
+                    reason=result.reason if verdict is None else verdict.reason,
+                )
+                continue
+            child = Individual(
+                id=_individual_id(self.config.seed, gen, 100 + len(children), result.child),
+                generation=gen,
+                workflow=result.child,
+                lineage=Lineage(
+                    parents=(parent.id,),
+                    operator=result.operator,
+                    target=result.target,
+                    reason=result.reason,
+                ),
+            )
+            self.novelty.remember(child)
+            children.append(child)
+        return children
+
+    def _set_population(self, population: list[Individual], *, generation: int) -> None:
+        for ind in population:
+            self.individuals.setdefault(ind.id, ind)
+            self.modes.register(ind)
+        self.modes.cleanup(keep=population)
+        self.state = self.state.model_copy(
+            update={
+                "generation": generation,
+                "population": tuple(i.id for i in population),
+                "rng_state": rng_state(self.rng),
+                "phase": "evaluate",
+            }
+        )
+        self._checkpoint()
+
+    # -- bookkeeping --------------------------------------------------------------------------
+
+    def _population(self) -> list[Individual]:
+        return [self.individuals[i] for i in self.state.population]
+
+    def _summarise(self) -> GenerationSummary:
+        pop = self._population()
+        views = [train_view(i) for i in pop]
+        for view in views:
+            self.archive.add(view)
+        best = self.individuals[best_of(views).id]
+        fits = [v.fitness for v in views if v.fitness is not None]
+        holdout = best.mean_score("holdout")
+        return GenerationSummary(
+            generation=self.state.generation,
+            best_id=best.id,
+            best_hash=best.hash,
+            train_best=best.fitness,
+            train_mean=sum(fits) / len(fits) if fits else None,
+            holdout_best=holdout,
+            overfit=self.overfit.check(best.fitness, holdout),
+            diversity=len({i.hash for i in pop}),
+            population_size=len(pop),
+            archive_coverage=self.archive.coverage(),
+            evaluations=sum(len(i.results) for i in pop),
+            spent=self._spent(),
+            hyperparameters=_hyperparameters(self.config),
+        )
+
+    def _spent(self) -> Spent:
+        spent = self.state.spent
+        wall = self._wall_base + (time.monotonic() - self._clock)
+        return spent.model_copy(update={"wall_s": wall})
+
+    def _checkpoint(self) -> None:
+        self.state = self.state.model_copy(
+            update={
+                "individuals": dict(self.individuals),
+                "archive_json": self.archive.to_json(),
+                "spent": self._spent(),
+            }
+        )
+        write_checkpoint(self.run_dir, self.state)
+
+    def _finish(self, reason: StopReason) -> None:
+        winner = best_of([train_view(i) for i in self._population()])
+        self.modes.cleanup(keep=[self.individuals[winner.id]])
+        self.state = self.state.model_copy(update={"stop_reason": reason, "winner_id": winner.id})
+        self._checkpoint()
+        self.log.emit("run_finished", stop_reason=reason, winner_id=winner.id,
+                      generations=len(self.state.summaries))  # fmt: skip
+
+
+def _top(views: list[Individual], n: int) -> list[Individual]:
+    return rank(views)[:n]
+
+
+def _context(rng: random.Random, failures: dict[str, list[str]]) -> MutationContext:
+    return MutationContext(rng=rng, failures=failures)
+
+
+def _individual_id(base_seed: int, generation: int, slot: int, workflow: Workflow) -> str:
+    """Deterministic: the same run makes the same ids, whatever was interrupted."""
+    text = f"{base_seed}:{generation}:{slot}:{workflow_hash(workflow)}"
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _task_result(record: CycleRecord, split: Split, rel: Path) -> TaskResult:
+    grade = record.grade
+    return TaskResult(
+        task_id=record.task_id,
+        repetition=record.repetition,
+        split=split,
+        score=record.score_end,
+        resolved=bool(grade and grade.resolved),
+        invalid=grade is None or grade.invalid,
+        failure_category=str(record.failure_category),
+        cost_usd=record.total_cost_usd,
+        duration_s=record.duration_s,
+        gate_loops=sum(record.gate_loops.values()),
+        record_path=rel.as_posix(),
+    )
+
+
+def _hyperparameters(config: EvolveConfig) -> HyperparameterRecord:
+    return HyperparameterRecord(
+        population=config.population,
+        tournament_k=config.tournament_k,
+        elitism=config.elitism,
+        repetitions=config.repetitions,
+        novelty_threshold=config.novelty_threshold,
+        mutation_max_tries=config.mutation_max_tries,
+        operators=config.operators,
+    )
