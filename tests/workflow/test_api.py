@@ -42,6 +42,8 @@ EXPECTED = {
     "successors",
     "to_dot",
     "to_mermaid",
+    "to_skill_md",
+    "COMMANDS",
     "to_networkx",
     "topological_order",
     "validate_workflow",

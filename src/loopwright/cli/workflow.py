@@ -27,6 +27,7 @@ from loopwright.workflow import (
     resolve_workflow,
     to_dot,
     to_mermaid,
+    to_skill_md,
     validate_workflow,
     workflow_hash,
     workflow_to_json,
@@ -159,6 +160,25 @@ def render(
     except OSError as exc:
         raise ConfigError(f"cannot write {output}", got=str(exc)) from None
     typer.echo(f"wrote {output} ({fmt.value})")
+
+
+@workflow_app.command("export-skill")
+def export_skill(
+    name_or_path: NameOrPath,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
+    ] = None,
+) -> None:
+    """Write a workflow as a SKILL.md playbook an agent such as Claude Code can follow."""
+    text = to_skill_md(resolve_workflow(name_or_path))
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {output}", got=str(exc)) from None
+    typer.echo(f"wrote {output} (SKILL.md)")
 
 
 def _source(name_or_path: str) -> str:

@@ -43,6 +43,7 @@ from loopwright.workflow._model import (
     Workflow,
 )
 from loopwright.workflow._render import node_label_lines, render_svg, to_dot, to_mermaid
+from loopwright.workflow._skill import COMMANDS, to_skill_md
 from loopwright.workflow._template import (
     TemplateField,
     fill_prompt,
@@ -57,6 +58,7 @@ from loopwright.workflow._validate import (
 )
 
 __all__ = [
+    "COMMANDS",
     "EXTERNAL_LOOP_PREFIX",
     "MODEL_TIERS",
     "PLACEHOLDERS",
@@ -97,6 +99,7 @@ __all__ = [
     "to_dot",
     "to_mermaid",
     "to_networkx",
+    "to_skill_md",
     "topological_order",
     "validate_workflow",
     "workflow_format",
