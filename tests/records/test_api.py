@@ -26,6 +26,7 @@ EXPECTED = {
     "ModelCall",
     "NodeEnd",
     "NodeStart",
+    "NodeStatus",
     "NodeTrace",
     "NotesWritten",
     "RunEnd",

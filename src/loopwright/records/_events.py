@@ -29,6 +29,7 @@ __all__ = [
     "ModelCall",
     "NodeEnd",
     "NodeStart",
+    "NodeStatus",
     "NotesWritten",
     "RunEnd",
     "RunStart",

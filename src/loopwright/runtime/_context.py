@@ -6,11 +6,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from loopwright.errors import LoopwrightError
 from loopwright.models import Usage
-from loopwright.records import EventWriter, NotesWritten
+from loopwright.records import EventWriter, NodeStatus, NotesWritten
 from loopwright.sandbox import Sandbox
 from loopwright.tasks import Task
 
@@ -18,9 +17,6 @@ __all__ = ["CostFn", "NodeStatus", "NotesBook", "StepResult", "ToolContext", "To
 
 CostFn = Callable[[str, Usage], float | None]
 """`cost_fn(model_name, usage)`: the price of one call in USD, None when the model is unpriced."""
-
-NodeStatus = Literal["ok", "failed", "error", "timeout", "max_turns", "skipped"]
-"""How a node visit ended; the same values as `records.NodeEnd.status`."""
 
 
 class ToolError(LoopwrightError):
