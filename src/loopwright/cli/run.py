@@ -290,6 +290,7 @@ def _side_by_side(evaluations: list[Evaluation], tasks: list[Task]) -> Table:
     levels = [_by_level(e, tasks) for e in evaluations]
     for level in levels[0]:
         n = sum(1 for t in tasks if str(t.level) == level)
-        table.add_row(f"level {level} ({n} tasks)", *(_fmt(lv[level]) for lv in levels))
+        noun = "task" if n == 1 else "tasks"
+        table.add_row(f"level {level} ({n} {noun})", *(_fmt(lv[level]) for lv in levels))
     table.add_row("all", *(_fmt(e.summary.mean_score) for e in evaluations), style="bold")
     return table
