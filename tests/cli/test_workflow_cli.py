@@ -125,7 +125,7 @@ def test_unknown_name_lists_the_builtins(capsys: pytest.CaptureFixture[str]) -> 
     code, _, err = run(capsys, "validate", "no-such-flow")
     assert code == 2
     assert "'no-such-flow' is neither a built-in workflow nor a workflow file" in err
-    assert "builder-only, research-build-verify, thorough" in err
+    assert "builder-only, outer-loop, research-build-verify, thorough" in err
 
 
 def test_show_prints_nodes_edges_and_gates(capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,6 +5,7 @@ import loopwright.workflow as workflow
 EXPECTED = {
     "EXTERNAL_LOOP_PREFIX",
     "MODEL_TIERS",
+    "OUTER_LOOP_FUNCTIONS",
     "PLACEHOLDERS",
     "SCHEMA_VERSION",
     "AgentNode",

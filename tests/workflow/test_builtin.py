@@ -20,6 +20,7 @@ from loopwright.workflow import (
 )
 
 NAMES = builtin_workflow_names()
+TASK_WORKFLOWS = [n for n in NAMES if n != "outer-loop"]  # the outer loop has no builder
 WRITE_TOOLS = {"write_file", "edit_file", "run_command"}
 
 
@@ -32,7 +33,18 @@ def all_agents() -> list[tuple[str, AgentNode]]:
 
 
 def test_the_builtins_are_shipped() -> None:
-    assert NAMES == ["builder-only", "research-build-verify", "thorough"]
+    assert NAMES == ["builder-only", "outer-loop", "research-build-verify", "thorough"]
+
+
+def test_outer_loop_shape() -> None:
+    wf = builtin_workflow("outer-loop")
+    assert topological_order(wf) == [
+        "seed", "evaluate", "reflect", "evolve", "gate_converge", "finalize"
+    ]  # fmt: skip
+    gate = wf.node("gate_converge")
+    assert isinstance(gate, GateNode)
+    assert (gate.check, gate.reloop_to) == ("outer_converged", "evaluate")
+    assert agents(wf) == []
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -82,7 +94,7 @@ def test_every_builtin_prompt_states_the_working_rules(name: str, agent: AgentNo
     assert "{task_id}" in prompt
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", TASK_WORKFLOWS)
 def test_builder_prompts_use_notes_and_feedback(name: str) -> None:
     builder = builtin_workflow(name).node("builder")
     assert isinstance(builder, AgentNode)
@@ -107,7 +119,7 @@ def test_every_builtin_prompt_fills(name: str, agent: AgentNode) -> None:
 def test_unknown_builtin_lists_the_known() -> None:
     with pytest.raises(ConfigError, match="unknown built-in workflow 'fancy'") as info:
         builtin_workflow("fancy")
-    assert "builder-only, research-build-verify, thorough" in str(info.value)
+    assert "builder-only, outer-loop, research-build-verify, thorough" in str(info.value)
 
 
 def test_resolve_a_builtin_by_name() -> None:
@@ -125,5 +137,5 @@ def test_resolve_neither_names_both_possibilities(tmp_path: Path) -> None:
         resolve_workflow(str(tmp_path / "missing.yaml"))
     message = str(info.value)
     assert "neither a built-in workflow nor a workflow file" in message
-    assert "builder-only, research-build-verify, thorough" in message
+    assert "builder-only, outer-loop, research-build-verify, thorough" in message
     assert ".yaml, .yml or .json" in message

@@ -9,6 +9,7 @@ from pydantic import ValidationError
 from loopwright.errors import ConfigError
 from loopwright.workflow import (
     EXTERNAL_LOOP_PREFIX,
+    OUTER_LOOP_FUNCTIONS,
     PLACEHOLDERS,
     AgentNode,
     Catalog,
@@ -126,8 +127,9 @@ def test_placeholders_are_one_known_set() -> None:
 def test_default_catalog_has_the_builtin_names() -> None:
     cat = default_catalog()
     assert {"read_file", "write_notes", "run_tests"} <= cat.tools
-    assert cat.functions == {"run_visible_tests", "check_diff_nonempty", "collect_notes"}
-    assert cat.checks == {"visible_tests_pass", "diff_nonempty"}
+    task_steps = {"run_visible_tests", "check_diff_nonempty", "collect_notes"}
+    assert cat.functions == task_steps | set(OUTER_LOOP_FUNCTIONS)  # the outer-loop's steps
+    assert cat.checks == {"visible_tests_pass", "diff_nonempty", "outer_converged"}
     assert cat.loops == {"react", "plan_execute", "hybrid"}
 
 

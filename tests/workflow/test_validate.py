@@ -110,13 +110,13 @@ CASES: dict[str, tuple[Callable[[Data], None], str, list[str]]] = {
         [
             "node 'tests'",
             "'run_all_tests'",
-            "check_diff_nonempty, collect_notes, run_visible_tests",
+            "check_diff_nonempty, collect_notes, outer_evaluate",
         ],
     ),
     "unknown check": (
         set_in("gate", check="tests_green"),
         "unknown_check",
-        ["node 'gate'", "'tests_green'", "diff_nonempty, visible_tests_pass"],
+        ["node 'gate'", "'tests_green'", "diff_nonempty, outer_converged, visible_tests_pass"],
     ),
     "unknown loop": (
         set_in("builder", loop="reflexion"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,9 +15,11 @@ from rich.table import Table
 
 from loopwright import __version__
 from loopwright.cli._app import app
+from loopwright.cli.report import report_at_end
 from loopwright.errors import UsageError
 from loopwright.evaluation import EvalSettings, Evaluator
 from loopwright.models import DEFAULT_PRICES, model_factory
+from loopwright.report import source_commit
 from loopwright.sandbox import default_sandbox
 from loopwright.search._calibrate import Calibration, calibrate
 from loopwright.search._checkpoint import CHECKPOINT_FILE, RunLock, load_checkpoint
@@ -24,6 +27,7 @@ from loopwright.search._components import default_components
 from loopwright.search._config import EvolveConfig, parse_config
 from loopwright.search._engine import EvolutionEngine
 from loopwright.search._modes import EphemeralModeRegistry
+from loopwright.search._outer_workflow import OuterLoop
 from loopwright.search._report import EvolveResult, evolve_result
 from loopwright.tasks import Benchmark, load_benchmark
 from loopwright.workflow import resolve_workflow, to_mermaid
@@ -59,6 +63,9 @@ def evolve(
         bool, typer.Option("--resume", help="Continue the run in --run-dir.")
     ] = False,
     reps: Annotated[int, typer.Option("--reps", help="Repetitions per training task.")] = 1,
+    holdout_reps: Annotated[
+        int, typer.Option("--holdout-reps", help="Repetitions per holdout task.")
+    ] = 3,
     tournament_k: Annotated[int, typer.Option("--tournament-k")] = 3,
     elitism: Annotated[int, typer.Option("--elitism", help="Survivors per generation.")] = 2,
     train: Annotated[str | None, typer.Option("--train", help="Training task ids.")] = None,
@@ -74,12 +81,15 @@ def evolve(
     ] = None,
     overfit_gap: Annotated[float, typer.Option("--overfit-gap")] = 0.2,
     sandbox: Annotated[str, typer.Option("--sandbox", help="auto, bubblewrap, local.")] = "auto",
+    no_report: Annotated[
+        bool, typer.Option("--no-report", help="Do not write RUN_DIR/report.html at the end.")
+    ] = False,
 ) -> None:
     """Evolve workflows: calibrate, then generations of train/holdout/select/mutate."""
     if resume:
         if run_dir is None:
             raise UsageError("--resume needs --run-dir", fix="pass the run directory to resume")
-        _resume(run_dir)
+        _resume(run_dir, report=not no_report)
         return
     if bench is None or seed_workflow is None:
         raise UsageError("evolve needs --bench and --seed-workflow", fix="pass both")
@@ -89,7 +99,7 @@ def evolve(
             "seed_workflow": seed_workflow, "bench": bench, "model": model, "sandbox": sandbox,
             "seed": seed, "population": population, "tournament_k": tournament_k,
             "elitism": min(elitism, max(population - 1, 1)), "repetitions": reps,
-            "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
+            "holdout_repetitions": holdout_reps, "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
             "overfit_gap": overfit_gap,
             "calibration": {"band_low": low, "band_high": high, "repetitions": calibration_reps},
             "budgets": {
@@ -99,9 +109,9 @@ def evolve(
             },
         }
     )  # fmt: skip
-    engine, lock, benchmark = _start(config, run_dir)
-    with lock:
-        _drive(engine, benchmark)
+    root = _new_run_dir(run_dir, config)
+    with RunLock(root):
+        _drive(lambda: _build(config, root), root, report=not no_report)
 
 
 @outer.command("calibrate")
@@ -114,18 +124,26 @@ def outer_calibrate(
     generations: Annotated[int, typer.Option("--generations")] = 4,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     band: Annotated[str, typer.Option("--band")] = "0.3,0.7",
+    train: Annotated[str | None, typer.Option("--train", help="Training task ids.")] = None,
+    holdout: Annotated[str | None, typer.Option("--holdout", help="Holdout task ids.")] = None,
+    holdout_reps: Annotated[int, typer.Option("--holdout-reps")] = 3,
+    sandbox: Annotated[str, typer.Option("--sandbox", help="auto, bubblewrap, local.")] = "auto",
 ) -> None:
-    """Create the run: calibrate the seed, choose the split, build generation 0."""
+    """Create the run: calibrate the seed, choose the split, build generation 0.
+
+    With both --train and --holdout the split is taken as given and nothing is calibrated."""
     low, high = _floats(band, "--band")
     config = parse_config(
         {
             "seed_workflow": seed_workflow, "bench": bench, "model": model, "seed": seed,
-            "population": population, "elitism": min(2, population - 1),
+            "population": population, "elitism": min(2, population - 1), "sandbox": sandbox,
+            "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
+            "holdout_repetitions": holdout_reps,
             "calibration": {"band_low": low, "band_high": high},
             "budgets": {"max_generations": generations},
         }
     )  # fmt: skip
-    engine, lock, _ = _start(config, run_dir)
+    engine, lock = _start(config, run_dir)
     with lock:
         console.print(f"generation 0 ready: {len(engine.state.population)} individuals")
 
@@ -137,7 +155,7 @@ def outer_evaluate(run_dir: RunDir) -> None:
     with RunLock(run_dir):
         if engine.finished or engine.state.phase != "evaluate":
             raise UsageError("this generation is already evaluated", fix="run outer-loop evolve")
-        _with_progress(engine, benchmark, lambda: engine.evaluate_generation())
+        _with_progress(engine.evaluate_generation)
         console.print(_generation_table(evolve_result(engine.state), benchmark))
 
 
@@ -188,27 +206,32 @@ def outer_promote(
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def _start(config: EvolveConfig, run_dir: Path | None) -> tuple[EvolutionEngine, RunLock, Any]:
+def _start(config: EvolveConfig, run_dir: Path | None) -> tuple[EvolutionEngine, RunLock]:
+    root = _new_run_dir(run_dir, config)
+    lock = RunLock(root)
+    with lock:
+        engine = _build(config, root)
+    return engine, lock
+
+
+def _build(config: EvolveConfig, root: Path) -> EvolutionEngine:
+    """Calibrate (unless the split is given) and build generation 0 in `root` (locked)."""
     seed_wf = resolve_workflow(config.seed_workflow)
     benchmark = load_benchmark(config.bench)
     evaluator = _evaluator(config, benchmark)
     _check_ids(benchmark, (config.train_tasks or ()) + (config.holdout_tasks or ()))
     components = default_components(config)
-    root = _new_run_dir(run_dir, config)
-    lock = RunLock(root)
-    with lock:
-        if config.model == "sim":
-            err_console.print(_SIM_BANNER)
-        if config.train_tasks is not None and config.holdout_tasks is not None:
-            split = (config.train_tasks, config.holdout_tasks)
-        else:
-            result = _calibrate(config, evaluator, seed_wf, benchmark, root)
-            split = (result.train, result.holdout)
-        tasks = {t.id: t for t in benchmark.tasks}
-        engine = EvolutionEngine.start(
-            config, seed_wf, split, evaluator, tasks, root, components, _listener()
-        )
-    return engine, lock, benchmark
+    if config.model == "sim":
+        err_console.print(_SIM_BANNER)
+    if config.train_tasks is not None and config.holdout_tasks is not None:
+        split = (config.train_tasks, config.holdout_tasks)
+    else:
+        result = _calibrate(config, evaluator, seed_wf, benchmark, root)
+        split = (result.train, result.holdout)
+    tasks = {t.id: t for t in benchmark.tasks}
+    return EvolutionEngine.start(
+        config, seed_wf, split, evaluator, tasks, root, components, _listener()
+    )
 
 
 def _open(run_dir: Path) -> tuple[EvolutionEngine, Benchmark]:
@@ -226,13 +249,16 @@ def _open(run_dir: Path) -> tuple[EvolutionEngine, Benchmark]:
     return engine, benchmark
 
 
-def _resume(run_dir: Path) -> None:
-    with RunLock(run_dir):
-        engine, benchmark = _open(run_dir)
+def _resume(run_dir: Path, *, report: bool = True) -> None:
+    def reopen() -> EvolutionEngine:
+        engine, _ = _open(run_dir)
         if engine.state.config.model == "sim":
             err_console.print(_SIM_BANNER)
         engine.log.emit("run_resumed", generation=engine.state.generation)
-        _drive(engine, benchmark)
+        return engine
+
+    with RunLock(run_dir):
+        _drive(reopen, run_dir, report=report)
 
 
 def _evaluator(config: EvolveConfig, benchmark: Benchmark) -> Evaluator:
@@ -312,7 +338,7 @@ def _summary_line(f: dict[str, Any]) -> str:
     )
 
 
-def _with_progress(engine: EvolutionEngine, bench: Benchmark, step: Any) -> None:
+def _with_progress(step: Callable[[], object]) -> None:
     with Progress(
         SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
         console=err_console, transient=True,
@@ -324,10 +350,16 @@ def _with_progress(engine: EvolutionEngine, bench: Benchmark, step: Any) -> None
             _LIVE.clear()
 
 
-def _drive(engine: EvolutionEngine, bench: Benchmark) -> None:
-    _with_progress(engine, bench, engine.run)
+def _drive(
+    open_engine: Callable[[], EvolutionEngine], run_dir: Path, *, report: bool = True
+) -> None:
+    """Run the outer loop as the `outer-loop` workflow (its Runner walk is recorded in
+    `<run>/outer_loop/events.jsonl`), then print the summary."""
+    engine = OuterLoop(open_engine, run_dir, around_evaluate=_with_progress).run()
     _report(evolve_result(engine.state), simulated=engine.config.model == "sim")
     console.print(f"run written to {engine.run_dir}")
+    if report:
+        report_at_end(engine.run_dir, console)
 
 
 def _report(result: EvolveResult, *, simulated: bool) -> None:
@@ -377,7 +409,9 @@ def _new_run_dir(run_dir: Path | None, config: EvolveConfig) -> Path:
             fix="pass another --run-dir, or remove that one",
         )
     run_dir.mkdir(parents=True, exist_ok=True)
-    meta = {"kind": "evolve", "loopwright_version": __version__, **config.model_dump(mode="json")}
+    meta = {"kind": "evolve", "loopwright_version": __version__, "git_commit": source_commit(),
+            "benchmark_digest": load_benchmark(config.bench).digest,
+            **config.model_dump(mode="json")}  # fmt: skip
     (run_dir / "config.yaml").write_text(yaml.safe_dump(meta, sort_keys=False), encoding="utf-8")
     return run_dir
 

@@ -23,6 +23,7 @@ from loopwright.search._individual import Individual, Lineage, TaskResult, mode_
 from loopwright.search._modes import EphemeralModeRegistry
 from loopwright.search._mutations import MUTATIONS, RandomStrategy, mutate, mutation
 from loopwright.search._novelty import NoveltyFilter
+from loopwright.search._outer_workflow import OUTER_LOOP_WORKFLOW, OuterLoop, write_result
 from loopwright.search._overfit import OverfitDetector, OverfitSignal
 from loopwright.search._progress import GenerationSummary, HyperparameterRecord, read_progress
 from loopwright.search._protocols import (
@@ -39,6 +40,7 @@ from loopwright.search._stats import BootstrapCI, paired_bootstrap
 __all__ = [
     "DESIGN_KINDS",
     "MUTATIONS",
+    "OUTER_LOOP_WORKFLOW",
     "ROLES",
     "AddOutcome",
     "BootstrapCI",
@@ -61,6 +63,7 @@ __all__ = [
     "MutationStrategy",
     "NoveltyFilter",
     "NoveltyVerdict",
+    "OuterLoop",
     "OverfitDetector",
     "OverfitSignal",
     "RandomStrategy",
@@ -81,4 +84,5 @@ __all__ = [
     "tournament",
     "workflow_distance",
     "write_checkpoint",
+    "write_result",
 ]

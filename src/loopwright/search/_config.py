@@ -86,6 +86,8 @@ class EvolveConfig(_Frozen):
     Training/holdout tasks come from calibration unless both `train_tasks` and
     `holdout_tasks` are given. `elitism` individuals survive each generation unchanged; the
     rest of the next population are mutated children of tournament-selected parents.
+    Holdout is the number a user acts on, and it is never selected on, so it is measured with
+    `holdout_repetitions` per task (default 3; None: the same as `repetitions`).
     """
 
     seed_workflow: str
@@ -97,6 +99,7 @@ class EvolveConfig(_Frozen):
     tournament_k: int = 3
     elitism: int = 2
     repetitions: int = 1
+    holdout_repetitions: int | None = 3
     train_tasks: tuple[str, ...] | None = None
     holdout_tasks: tuple[str, ...] | None = None
     calibration: CalibrationSettings = Field(default_factory=CalibrationSettings)
@@ -111,6 +114,7 @@ class EvolveConfig(_Frozen):
     def _check(self) -> EvolveConfig:
         for name in ("population", "tournament_k", "repetitions", "mutation_max_tries"):
             _require_positive(name, getattr(self, name))
+        _require_positive("holdout_repetitions", self.holdout_repetitions)
         if self.population < 2:
             raise ConfigError(
                 "the population needs at least 2 individuals",

@@ -140,6 +140,8 @@ class EvolutionEngine:
         while not self.finished:
             if self.state.phase == "evaluate":
                 self.evaluate_generation()
+                if not self.finished:
+                    self.reflect()
             else:
                 self.advance()
         return self.state.stop_reason  # type: ignore[return-value]  # set by _finish
@@ -162,6 +164,14 @@ class EvolutionEngine:
         if reason is not None:
             self._finish(reason)
         return summary
+
+    def reflect(self) -> None:
+        """Between evaluation and breeding: read the generation's exhaust.
+
+        Until reflection lands (issue 5) this only records that the generation was seen, so
+        the outer-loop workflow's `reflect` node has a step to run."""
+        self.log.emit("reflection_skipped", generation=self.state.generation,
+                      reason="no reflector configured")  # fmt: skip
 
     def advance(self) -> StopReason | None:
         """After a summary: stop if converged, else select, mutate and move to the next
@@ -188,7 +198,7 @@ class EvolutionEngine:
         for ind_id in ids:
             done = {(r.task_id, r.repetition) for r in self.individuals[ind_id].results}
             for task_id in task_ids:
-                for rep in range(self.config.repetitions):
+                for rep in range(self._repetitions(split)):
                     if (task_id, rep) in done:
                         continue
                     reason = budget_exhausted(self.config.budgets, self._spent())
@@ -196,6 +206,11 @@ class EvolutionEngine:
                         return reason
                     self._evaluate_one(ind_id, self.tasks[task_id], rep, split)
         return None
+
+    def _repetitions(self, split: Split) -> int:
+        if split == "holdout" and self.config.holdout_repetitions is not None:
+            return self.config.holdout_repetitions
+        return self.config.repetitions
 
     def _evaluate_holdout(self) -> StopReason | None:
         ids = [best_of([train_view(i) for i in self._population()]).id]

@@ -7,7 +7,7 @@ runs a workflow; the runtime does. See docs/workflow.md for the schema and the r
 from __future__ import annotations
 
 from loopwright.workflow._builtin import builtin_workflow, builtin_workflow_names, resolve_workflow
-from loopwright.workflow._catalog import Catalog, default_catalog
+from loopwright.workflow._catalog import OUTER_LOOP_FUNCTIONS, Catalog, default_catalog
 from loopwright.workflow._graph import (
     entry_node,
     entry_nodes,
@@ -61,6 +61,7 @@ __all__ = [
     "COMMANDS",
     "EXTERNAL_LOOP_PREFIX",
     "MODEL_TIERS",
+    "OUTER_LOOP_FUNCTIONS",
     "PLACEHOLDERS",
     "SCHEMA_VERSION",
     "AgentNode",

@@ -12,7 +12,12 @@ from dataclasses import dataclass
 
 from loopwright.workflow._model import EXTERNAL_LOOP_PREFIX
 
-__all__ = ["Catalog", "default_catalog"]
+__all__ = ["OUTER_LOOP_FUNCTIONS", "Catalog", "default_catalog"]
+
+# The steps of the `outer-loop` workflow. Implemented by `loopwright.search.OuterLoop`, bound to
+# one run: the default registries leave them unimplemented, so elsewhere they fail as node errors.
+OUTER_LOOP_FUNCTIONS = ("outer_seed", "outer_evaluate", "outer_reflect", "outer_evolve",
+                        "outer_finalize")  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +73,9 @@ def default_catalog() -> Catalog:
                 "read_notes",
             }
         ),
-        functions=frozenset({"run_visible_tests", "check_diff_nonempty", "collect_notes"}),
-        checks=frozenset({"visible_tests_pass", "diff_nonempty"}),
+        functions=frozenset(
+            {"run_visible_tests", "check_diff_nonempty", "collect_notes", *OUTER_LOOP_FUNCTIONS}
+        ),
+        checks=frozenset({"visible_tests_pass", "diff_nonempty", "outer_converged"}),
         loops=frozenset({"react", "plan_execute", "hybrid"}),
     )

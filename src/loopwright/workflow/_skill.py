@@ -20,6 +20,15 @@ COMMANDS: dict[str, str] = {
     "check_diff_nonempty": "git status --porcelain  (passes when it prints something)",
     "diff_nonempty": "git status --porcelain  (passes when it prints something)",
     "collect_notes": "gather every note written so far into one notes file",
+    "outer_seed": "loopwright outer-loop calibrate --run-dir RUN --bench BENCH --seed-workflow WF"
+    "  (calibrates the seed, chooses the train/holdout split, builds generation 0)",
+    "outer_evaluate": "loopwright outer-loop evaluate --run-dir RUN",
+    "outer_reflect": "loopwright outer-loop reflect --run-dir RUN",
+    "outer_evolve": "loopwright outer-loop evolve --run-dir RUN",
+    "outer_converged": "loopwright outer-loop status --run-dir RUN  (passes when it prints a stop"
+    " reason other than '(still running)')",
+    "outer_finalize": "loopwright outer-loop status --run-dir RUN, then, if the holdout gain's"
+    " interval excludes zero, loopwright outer-loop promote --run-dir RUN NAME",
 }
 
 

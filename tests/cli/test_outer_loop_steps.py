@@ -1,0 +1,105 @@
+"""The outer loop as a workflow, and the same loop driven a step at a time.
+
+`loopwright evolve` walks the built-in `outer-loop` workflow with the Runner; the
+`outer-loop calibrate|evaluate|evolve|status|promote` commands are its nodes by hand. Both must
+give the same run for the same seed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from loopwright.cli import main
+from loopwright.search import load_checkpoint
+from loopwright.workflow import builtin_workflow, to_skill_md
+
+SPLIT = ("--train", "l1-rle-decode,l1-slugify", "--holdout", "l1-ring-resize")
+COMMON = ("--bench", "mini", "--seed-workflow", "builder-only", "--model", "sim",
+          "--population", "3", "--generations", "2", "--seed", "5", "--holdout-reps", "1",
+          "--sandbox", "local", *SPLIT)  # fmt: skip
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    return out + err
+
+
+def results(run_dir: Path) -> set[tuple[str, str, int, str, float]]:
+    state = load_checkpoint(run_dir)
+    return {
+        (ind.id, r.task_id, r.repetition, r.split, r.score)
+        for ind in state.individuals.values()
+        for r in ind.results
+    }
+
+
+def events(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_evolve_walks_the_outer_loop_workflow_and_the_steps_give_the_same_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole = tmp_path / "whole"
+    text = run(capsys, "evolve", *COMMON, "--run-dir", str(whole))
+    assert "SIMULATED" in text and "stop reason: max_generations" in text
+
+    walk = events(whole / "outer_loop" / "events.jsonl")
+    visits = [e["node_id"] for e in walk if e["type"] == "node_end"]
+    assert visits == ["seed", "evaluate", "reflect", "evolve", "gate_converge",
+                      "evaluate", "reflect", "evolve", "gate_converge", "finalize"]  # fmt: skip
+    gates = [e["decision"] for e in walk if e["type"] == "gate_decision"]
+    assert gates == ["reloop", "proceed"]
+    assert all(e["status"] == "ok" for e in walk if e["type"] == "node_end"
+               and e["node_id"] != "gate_converge")  # fmt: skip
+
+    result = json.loads((whole / "result.json").read_text())
+    state = load_checkpoint(whole)
+    assert result["schema_version"] == 1
+    assert result["stop_reason"] == state.stop_reason == "max_generations"
+    assert result["winner"]["id"] == state.winner_id
+    assert result["generations"] == len(state.summaries) == 2
+    assert result["holdout_gain"]["n_tasks"] == 1
+
+    # The same run, one node at a time from the command line.
+    steps = tmp_path / "steps"
+    run(capsys, "outer-loop", "calibrate", "--run-dir", str(steps), *COMMON)
+    for _ in range(2):
+        run(capsys, "outer-loop", "evaluate", "--run-dir", str(steps))
+        run(capsys, "outer-loop", "evolve", "--run-dir", str(steps))
+    assert results(steps) == results(whole)
+    assert load_checkpoint(steps).winner_id == state.winner_id
+
+    status = run(capsys, "outer-loop", "status", "--run-dir", str(steps))
+    assert "stop reason: max_generations" in status and "best vs seed on holdout" in status
+
+    library = tmp_path / "library"
+    promoted = run(capsys, "outer-loop", "promote", "--run-dir", str(steps), "evolved",
+                   "--force", "--library", str(library))  # fmt: skip
+    assert "promoted" in promoted
+    saved = yaml.safe_load((library / "evolved.yaml").read_text())
+    assert saved["name"] == "evolved"
+
+
+def test_a_step_out_of_order_is_refused_with_the_next_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(capsys, "outer-loop", "calibrate", "--run-dir", str(tmp_path), *COMMON)
+    code = main(["outer-loop", "evolve", "--run-dir", str(tmp_path)])
+    text = "".join(capsys.readouterr())
+    assert code == 2 and "outer-loop evaluate" in text
+
+
+def test_the_outer_loop_exports_as_a_skill_naming_each_command() -> None:
+    text = to_skill_md(builtin_workflow("outer-loop"))
+    for command in ("outer-loop calibrate", "outer-loop evaluate", "outer-loop reflect",
+                    "outer-loop evolve", "outer-loop status", "outer-loop promote"):  # fmt: skip
+        assert command in text
+    assert "at most 1000 time(s)" in text
