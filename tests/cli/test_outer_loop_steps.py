@@ -103,3 +103,20 @@ def test_the_outer_loop_exports_as_a_skill_naming_each_command() -> None:
                     "outer-loop evolve", "outer-loop status", "outer-loop promote"):  # fmt: skip
         assert command in text
     assert "at most 1000 time(s)" in text
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("run", "outer-loop", "--bench", "mini", "--tasks", "l1-slugify"),
+        ("evolve", "--bench", "mini", "--seed-workflow", "outer-loop"),
+    ],
+    ids=["run", "evolve"],
+)
+def test_the_outer_loop_is_not_a_task_workflow(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]
+) -> None:
+    code = main([*argv, "--run-dir", str(tmp_path / "r")])
+    text = "".join(capsys.readouterr())
+    assert code == 2 and "outer loop itself" in text and "fix:" in text
+    assert not (tmp_path / "r" / "checkpoint.json").exists()

@@ -9,15 +9,18 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from loopwright.cli import main
 from loopwright.errors import ConfigError
 from loopwright.models import (
+    LEDGER_FILE,
     LiteLLMGateway,
     ModelsConfig,
     SimModel,
     load_models_config,
     model_factory,
+    read_ledger,
     resolve_model,
 )
 from loopwright.tasks import load_benchmark
@@ -75,6 +78,41 @@ def test_cli_run_with_openai_model_and_api_base_resolves_a_task(
     assert len(loopback.script.requests) == 3
     for path in (p for p in run_dir.rglob("*") if p.is_file()):
         assert DUMMY_KEY not in path.read_text(encoding="utf-8", errors="replace"), path
+    # The run's cost ledger: every gateway call, labelled by run, candidate, node and role.
+    records = read_ledger(run_dir / LEDGER_FILE)
+    assert [r.input_tokens for r in records] == [100, 100, 100]
+    labels = {(r.labels.run, r.labels.candidate, r.labels.node, r.labels.role) for r in records}
+    assert labels == {("run", "builder-only", "builder", "builder")}
+
+
+def test_cli_tiers_roles_and_config_choose_the_models(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The builder's tier (medium) runs the --tier model, not --model; with no --model the
+    config's agent role is the default; --meta-model is the meta role; all in models.yaml."""
+    never = tmp_path / "never.yaml"
+    never.write_text("replies: ['the default model was used']\n")
+    tiered = tmp_path / "tiered.yaml"
+    tiered.write_text("replies: [{tool_calls: [{name: finish, arguments: {summary: tiered}}]}]\n")
+    config = tmp_path / "models.yaml"
+    config.write_text(f"roles: {{agent: 'scripted:{never}'}}\n")
+    run_dir = tmp_path / "run"
+    argv = [
+        "run", "builder-only", "--bench", "mini", "--tasks", "l1-roman-numerals",
+        "--config", str(config), "--tier", f"medium=scripted:{tiered}",
+        "--meta-model", "openai/judge", "--run-dir", str(run_dir), "--json", "--no-report",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    capsys.readouterr()
+    events = (run_dir / "builder-only" / "l1-roman-numerals" / "rep_0" / "events.jsonl").read_text()
+    ends = [json.loads(line) for line in events.splitlines() if '"node_end"' in line]
+    assert [e["summary"] for e in ends] == ["tiered"]
+    models = yaml.safe_load((run_dir / "models.yaml").read_text())
+    assert models["tiers"] == {"medium": f"scripted:{tiered}"}
+    assert models["roles"] == {"agent": f"scripted:{never}", "meta": "openai/judge"}
+    settings = yaml.safe_load((run_dir / "config.yaml").read_text())["settings"]
+    assert settings["model"] == f"scripted:{never}"  # the agent role: the run's default model
+    assert (run_dir / LEDGER_FILE).read_text() == ""  # scripted models make no gateway call
 
 
 def test_cli_api_base_with_the_sim_model_is_a_user_error(

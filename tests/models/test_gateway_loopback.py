@@ -121,6 +121,11 @@ def test_research_build_verify_resolves_a_mini_task_through_the_gateway(
     assert total.cache_read_tokens == sum(a.cached_tokens for a in sent)
     assert read_ledger(run_dir / LEDGER_FILE) == ledger.records()
     assert {(r.labels.run, r.labels.candidate) for r in ledger.records()} == {("loopback", "c0")}
+    # The Runner labels each call with its node and the node's role (the agent).
+    roles = {n.id: getattr(n, "role", "") for n in spec.workflow.nodes}
+    assert [r.labels.node for r in ledger.records()] == ["study"] * 3 + ["builder"] * 4
+    assert all(r.labels.role == roles[r.labels.node or ""] for r in ledger.records())
+    assert set(ledger.totals(by="node")) == {"study", "builder"}
     # ...and the run's own events agree with the ledger.
     assert record.input_tokens == total.input_tokens
     assert record.output_tokens == total.output_tokens

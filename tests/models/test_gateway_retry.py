@@ -5,11 +5,13 @@ with a seeded jitter; context-window and auth errors fail at once; every attempt
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from loopwright.models import (
+    CallLabels,
     CostLedger,
     GatewayError,
     GatewaySettings,
@@ -19,7 +21,12 @@ from loopwright.models import (
     ProviderLimits,
     import_litellm,
 )
+from loopwright.records import EventWriter, read_events
+from loopwright.runtime import Runner
+from loopwright.sandbox import LocalSandbox, create_workspace
 from tests.models.test_gateway_server import Answer, Failure, Loopback, loopback
+from tests.runtime.conftest import agent, chain
+from tests.taskfactory import make_calc_task
 
 __all__ = ["loopback"]  # the fixture, re-exported for pytest
 
@@ -153,3 +160,34 @@ def test_per_provider_concurrency_limit_holds(loopback: Loopback) -> None:
         t.join(timeout=30)
     assert len(loopback.script.requests) == 4
     assert loopback.script.max_active == 1
+
+
+def test_in_a_run_each_attempt_is_recorded_under_its_node(tmp_path: Path) -> None:
+    """Through the Runner: a rate limit retried into a reply (one model_call event, two ledger
+    attempts), then a context-window overflow that fails its node at once and is recorded in the
+    events and the ledger; the run goes on. Every attempt carries its node and role."""
+    task = make_calc_task(tmp_path / "bench")
+    workspace = create_workspace(task.repo_dir, tmp_path / "ws")
+    mock = Sentinels("litellm.RateLimitError", "studied", "litellm.ContextWindowExceededError")
+    gateway, ledger, sleeps = make(mock)
+    runner = Runner(gateway, LocalSandbox(), cost_fn=lambda m, u: None, price_table="t")
+    events_path = tmp_path / "run" / "events.jsonl"
+    workflow = chain(agent("study"), agent("builder"))
+    with EventWriter(events_path) as writer:
+        outcome = runner.run(
+            workflow, task, workspace.path, task.root / "instruction.md", writer,
+            labels=CallLabels(run="r1", candidate="c1"),
+        )  # fmt: skip
+    assert outcome.status == "completed"
+    assert outcome.node_status == {"study": "ok", "builder": "error"}
+    attempts = [(r.labels.node, r.labels.role, r.attempt, r.ok) for r in ledger.records()]
+    assert attempts == [
+        ("study", "study", 1, False), ("study", "study", 2, True), ("builder", "builder", 1, False),
+    ]  # fmt: skip
+    assert {(r.labels.run, r.labels.candidate) for r in ledger.records()} == {("r1", "c1")}
+    assert len(sleeps) == 1  # one backoff, before the retry
+    calls = [e for e in read_events(events_path) if e.type == "model_call"]
+    assert [(c.node_id, c.error is None) for c in calls] == [("study", True), ("builder", False)]
+    assert "context window" in (calls[1].error or "")
+    (error,) = [e for e in read_events(events_path) if e.type == "error"]
+    assert error.node_id == "builder" and error.where == "model_call"

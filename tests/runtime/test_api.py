@@ -21,6 +21,10 @@ def test_all_is_pinned() -> None:
             "execute_tool_call", "fn", "hybrid", "parse_plan", "parse_verdict", "plan_execute",
             "prompt_values", "react", "resolve_path",
             "rules_text", "run_agent", "run_shell", "run_visible_tests", "runtime_catalog", "tool",
+            # external agents as nodes (issue 6)
+            "EXTERNAL_AGENTS", "AgentTurn", "ExternalAdapter", "ExternalRequest",
+            "ExternalSettings", "Invocation", "ToolUse", "Transcript", "executable_env_name",
+            "external_agent", "external_loop", "resolve_executable",
         ]
     )  # fmt: skip
     for name in runtime.__all__:

@@ -39,6 +39,7 @@ EXPECTED = {
     "prompt_placeholders",
     "reloop_targets",
     "render_svg",
+    "resolve_task_workflow",
     "resolve_workflow",
     "successors",
     "to_dot",

@@ -61,9 +61,12 @@ def _root(
 
 def _register_commands() -> None:
     # Imported for their side effect of adding sub-apps to `app`.
+    from loopwright.cli import ab as _ab  # noqa: F401
     from loopwright.cli import bench as _bench  # noqa: F401
     from loopwright.cli import evolve as _evolve  # noqa: F401
     from loopwright.cli import models as _models  # noqa: F401
+    from loopwright.cli import report as _report  # noqa: F401
+    from loopwright.cli import research as _research  # noqa: F401
     from loopwright.cli import run as _run  # noqa: F401
     from loopwright.cli import workflow as _workflow  # noqa: F401
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,7 +18,14 @@ from loopwright import __version__
 from loopwright.cli._app import app
 from loopwright.cli.report import report_at_end
 from loopwright.errors import UsageError
-from loopwright.evaluation import EvalSettings, Evaluator
+from loopwright.evaluation import (
+    EvalSettings,
+    Evaluator,
+    Executor,
+    ExecutorSettings,
+    executor_settings,
+    make_executor,
+)
 from loopwright.models import DEFAULT_PRICES, model_factory
 from loopwright.report import source_commit
 from loopwright.sandbox import default_sandbox
@@ -29,8 +37,9 @@ from loopwright.search._engine import EvolutionEngine
 from loopwright.search._modes import EphemeralModeRegistry
 from loopwright.search._outer_workflow import OuterLoop
 from loopwright.search._report import EvolveResult, evolve_result
+from loopwright.store import INDEX_FILE
 from loopwright.tasks import Benchmark, load_benchmark
-from loopwright.workflow import resolve_workflow, to_mermaid
+from loopwright.workflow import resolve_task_workflow, to_mermaid
 
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True, highlight=False)
@@ -46,6 +55,25 @@ _SIM_BANNER = (
 )
 
 RunDir = Annotated[Path, typer.Option("--run-dir", help="The run directory.")]
+ExecutorKind = Annotated[
+    str, typer.Option("--executor", help="Where evaluations run: local (process pool) or ray.")
+]
+Workers = Annotated[
+    int | None,
+    typer.Option("--workers", help="Evaluations at once (default: cores; Ray: cluster CPUs)."),
+]
+RayAddress = Annotated[
+    str | None,
+    typer.Option("--ray-address", help="HOST:PORT of a Ray cluster (default: a local Ray)."),
+]
+CachePath = Annotated[
+    Path | None, typer.Option("--cache", help="Fitness cache file (default: RUN_DIR/runs.db).")
+]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="Run every evaluation again.")]
+JobTimeout = Annotated[
+    float | None,
+    typer.Option("--job-timeout", help="Seconds per evaluation (default: task timeouts + 60)."),
+]
 
 
 @app.command("evolve")
@@ -84,12 +112,20 @@ def evolve(
     no_report: Annotated[
         bool, typer.Option("--no-report", help="Do not write RUN_DIR/report.html at the end.")
     ] = False,
+    executor: ExecutorKind = "local",
+    workers: Workers = None,
+    ray_address: RayAddress = None,
+    cache: CachePath = None,
+    no_cache: NoCache = False,
+    job_timeout: JobTimeout = None,
 ) -> None:
     """Evolve workflows: calibrate, then generations of train/holdout/select/mutate."""
+    run = _RunOptions(executor_settings(executor, workers=workers, job_timeout_s=job_timeout,
+                                        ray_address=ray_address), cache, no_cache)  # fmt: skip
     if resume:
         if run_dir is None:
             raise UsageError("--resume needs --run-dir", fix="pass the run directory to resume")
-        _resume(run_dir, report=not no_report)
+        _resume(run_dir, run, report=not no_report)
         return
     if bench is None or seed_workflow is None:
         raise UsageError("evolve needs --bench and --seed-workflow", fix="pass both")
@@ -109,9 +145,10 @@ def evolve(
             },
         }
     )  # fmt: skip
+    _check_inputs(config)  # before anything is written: a bad input leaves no run dir
     root = _new_run_dir(run_dir, config)
-    with RunLock(root):
-        _drive(lambda: _build(config, root), root, report=not no_report)
+    with RunLock(root), _executor(run, root) as pool:
+        _drive(lambda: _build(config, root, pool), root, report=not no_report)
 
 
 @outer.command("calibrate")
@@ -128,6 +165,12 @@ def outer_calibrate(
     holdout: Annotated[str | None, typer.Option("--holdout", help="Holdout task ids.")] = None,
     holdout_reps: Annotated[int, typer.Option("--holdout-reps")] = 3,
     sandbox: Annotated[str, typer.Option("--sandbox", help="auto, bubblewrap, local.")] = "auto",
+    executor: ExecutorKind = "local",
+    workers: Workers = None,
+    ray_address: RayAddress = None,
+    cache: CachePath = None,
+    no_cache: NoCache = False,
+    job_timeout: JobTimeout = None,
 ) -> None:
     """Create the run: calibrate the seed, choose the split, build generation 0.
 
@@ -143,16 +186,28 @@ def outer_calibrate(
             "budgets": {"max_generations": generations},
         }
     )  # fmt: skip
-    engine, lock = _start(config, run_dir)
+    run = _RunOptions(executor_settings(executor, workers=workers, job_timeout_s=job_timeout,
+                                        ray_address=ray_address), cache, no_cache)  # fmt: skip
+    engine, lock = _start(config, run_dir, run)
     with lock:
         console.print(f"generation 0 ready: {len(engine.state.population)} individuals")
 
 
 @outer.command("evaluate")
-def outer_evaluate(run_dir: RunDir) -> None:
+def outer_evaluate(
+    run_dir: RunDir,
+    executor: ExecutorKind = "local",
+    workers: Workers = None,
+    ray_address: RayAddress = None,
+    cache: CachePath = None,
+    no_cache: NoCache = False,
+    job_timeout: JobTimeout = None,
+) -> None:
     """Evaluate the current generation (training, holdout of the best) and log its summary."""
-    engine, benchmark = _open(run_dir)
-    with RunLock(run_dir):
+    run = _RunOptions(executor_settings(executor, workers=workers, job_timeout_s=job_timeout,
+                                        ray_address=ray_address), cache, no_cache)  # fmt: skip
+    with RunLock(run_dir), _executor(run, run_dir) as pool:
+        engine, benchmark = _open(run_dir, pool)
         if engine.finished or engine.state.phase != "evaluate":
             raise UsageError("this generation is already evaluated", fix="run outer-loop evolve")
         _with_progress(engine.evaluate_generation)
@@ -178,7 +233,7 @@ def outer_status(run_dir: RunDir) -> None:
     """Print the generation table, the best workflow, spend and the overfit signal."""
     checkpoint = load_checkpoint(run_dir)
     result = evolve_result(checkpoint)
-    _report(result, simulated=checkpoint.config.model == "sim")
+    _report(result, simulated=_simulated(checkpoint.config.model))
 
 
 @outer.command("promote")
@@ -206,22 +261,60 @@ def outer_promote(
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def _start(config: EvolveConfig, run_dir: Path | None) -> tuple[EvolutionEngine, RunLock]:
+class _RunOptions:
+    """How this invocation executes evaluations (never part of the run's config)."""
+
+    def __init__(self, settings: ExecutorSettings, cache: Path | None, no_cache: bool) -> None:
+        if no_cache and cache is not None:
+            raise UsageError("--cache and --no-cache contradict each other", fix="pass one")
+        self.settings, self.cache, self.no_cache = settings, cache, no_cache
+
+
+@contextmanager
+def _executor(run: _RunOptions, root: Path) -> Iterator[Executor]:
+    """The executor for this invocation, with the fitness cache (default: the run's own
+    runs.db, so a resumed run takes finished evaluations from it); closed at the end."""
+    cache = None if run.no_cache else (run.cache or root / INDEX_FILE)
+    executor = make_executor(run.settings, cache=cache)
+    try:
+        yield executor
+    finally:
+        executor.close()
+
+
+def _simulated(model: str) -> bool:
+    return model.partition("?")[0] == "sim"
+
+
+def _start(
+    config: EvolveConfig, run_dir: Path | None, run: _RunOptions
+) -> tuple[EvolutionEngine, RunLock]:
+    _check_inputs(config)
     root = _new_run_dir(run_dir, config)
     lock = RunLock(root)
-    with lock:
-        engine = _build(config, root)
+    with lock, _executor(run, root) as pool:
+        engine = _build(config, root, pool)
     return engine, lock
 
 
-def _build(config: EvolveConfig, root: Path) -> EvolutionEngine:
+def _check_inputs(config: EvolveConfig) -> None:
+    """The seed workflow, the benchmark, the given task ids and the search components resolve
+    (each a user error naming the fix otherwise)."""
+    resolve_task_workflow(config.seed_workflow)
+    _check_ids(
+        load_benchmark(config.bench), (config.train_tasks or ()) + (config.holdout_tasks or ())
+    )
+    default_components(config)
+
+
+def _build(config: EvolveConfig, root: Path, executor: Executor | None = None) -> EvolutionEngine:
     """Calibrate (unless the split is given) and build generation 0 in `root` (locked)."""
-    seed_wf = resolve_workflow(config.seed_workflow)
+    seed_wf = resolve_task_workflow(config.seed_workflow)
     benchmark = load_benchmark(config.bench)
-    evaluator = _evaluator(config, benchmark)
+    evaluator = _evaluator(config, benchmark, executor)
     _check_ids(benchmark, (config.train_tasks or ()) + (config.holdout_tasks or ()))
     components = default_components(config)
-    if config.model == "sim":
+    if _simulated(config.model):
         err_console.print(_SIM_BANNER)
     if config.train_tasks is not None and config.holdout_tasks is not None:
         split = (config.train_tasks, config.holdout_tasks)
@@ -234,13 +327,13 @@ def _build(config: EvolveConfig, root: Path) -> EvolutionEngine:
     )
 
 
-def _open(run_dir: Path) -> tuple[EvolutionEngine, Benchmark]:
+def _open(run_dir: Path, executor: Executor | None = None) -> tuple[EvolutionEngine, Benchmark]:
     checkpoint = load_checkpoint(run_dir)
     config = checkpoint.config
     benchmark = load_benchmark(config.bench)
     engine = EvolutionEngine(
         checkpoint,
-        _evaluator(config, benchmark),
+        _evaluator(config, benchmark, executor),
         {t.id: t for t in benchmark.tasks},
         run_dir,
         default_components(config),
@@ -249,24 +342,28 @@ def _open(run_dir: Path) -> tuple[EvolutionEngine, Benchmark]:
     return engine, benchmark
 
 
-def _resume(run_dir: Path, *, report: bool = True) -> None:
-    def reopen() -> EvolutionEngine:
-        engine, _ = _open(run_dir)
-        if engine.state.config.model == "sim":
-            err_console.print(_SIM_BANNER)
-        engine.log.emit("run_resumed", generation=engine.state.generation)
-        return engine
+def _resume(run_dir: Path, run: _RunOptions, *, report: bool = True) -> None:
+    with RunLock(run_dir), _executor(run, run_dir) as pool:
 
-    with RunLock(run_dir):
+        def reopen() -> EvolutionEngine:
+            engine, _ = _open(run_dir, pool)
+            if _simulated(engine.state.config.model):
+                err_console.print(_SIM_BANNER)
+            engine.log.emit("run_resumed", generation=engine.state.generation)
+            return engine
+
         _drive(reopen, run_dir, report=report)
 
 
-def _evaluator(config: EvolveConfig, benchmark: Benchmark) -> Evaluator:
+def _evaluator(
+    config: EvolveConfig, benchmark: Benchmark, executor: Executor | None = None
+) -> Evaluator:
     settings = EvalSettings(
         model=config.model, sandbox=config.sandbox, seed=config.seed, repetitions=1
     )
     make_model = model_factory(config.model, benchmark=benchmark)
-    return Evaluator(make_model, default_sandbox(config.sandbox), DEFAULT_PRICES, settings)
+    sandbox = default_sandbox(config.sandbox)
+    return Evaluator(make_model, sandbox, DEFAULT_PRICES, settings, executor=executor)
 
 
 def _calibrate(
@@ -356,7 +453,7 @@ def _drive(
     """Run the outer loop as the `outer-loop` workflow (its Runner walk is recorded in
     `<run>/outer_loop/events.jsonl`), then print the summary."""
     engine = OuterLoop(open_engine, run_dir, around_evaluate=_with_progress).run()
-    _report(evolve_result(engine.state), simulated=engine.config.model == "sim")
+    _report(evolve_result(engine.state), simulated=_simulated(engine.config.model))
     console.print(f"run written to {engine.run_dir}")
     if report:
         report_at_end(engine.run_dir, console)

@@ -1,4 +1,5 @@
-"""`loopwright models`: the configured tiers and roles, and which provider keys are set.
+"""`loopwright models`: the configured tiers and roles, which provider keys are set, and which
+external agent CLIs (`loop: external:NAME`) are installed.
 
 Key values are never printed, logged or returned: only the names of the variables and whether
 each is set.
@@ -17,6 +18,7 @@ from rich.table import Table
 
 from loopwright.cli._app import app
 from loopwright.models import ROLES, TIERS, ModelsConfig, load_models_config, resolve_model
+from loopwright.runtime import EXTERNAL_AGENTS, ExternalSettings, resolve_executable
 
 __all__ = ["PROVIDER_KEYS", "models"]
 
@@ -48,7 +50,8 @@ def models(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """List the configured model tiers and roles and which provider keys are set (names only)."""
+    """List the configured model tiers and roles, which provider keys are set (names only), and
+    which external agents are installed."""
     resolved = load_models_config(config, tier or [])
     summary = _summary(resolved)
     if as_json:
@@ -62,16 +65,34 @@ def models(
     for provider, variable in PROVIDER_KEYS.items():
         table.add_row(provider, variable, "yes" if keys[variable] else "no")
     console.print(table)
+    console.print(_external_table(summary["external"]))
 
 
 def _summary(config: ModelsConfig) -> dict[str, dict[str, str | bool | None]]:
+    """Tiers and roles, key names with whether each is set, and each external agent's
+    executable path (None when it is not installed)."""
     names: dict[str, str | bool | None] = {
         key: resolve_model(key, config, default="") or None for key in (*TIERS, *ROLES)
     }
     keys: dict[str, str | bool | None] = {
         variable: bool(os.environ.get(variable)) for variable in PROVIDER_KEYS.values()
     }
-    return {"models": names, "keys": keys}
+    environ = dict(os.environ)
+    external: dict[str, str | bool | None] = {
+        name: resolve_executable(EXTERNAL_AGENTS.get(name), ExternalSettings(), environ)[1]
+        for name in EXTERNAL_AGENTS.names()
+    }
+    return {"models": names, "keys": keys, "external": external}
+
+
+def _external_table(found: dict[str, str | bool | None]) -> Table:
+    table = Table(title="external agents (loop: external:NAME)", title_justify="left", box=None)
+    for column in ("agent", "executable", "install"):
+        table.add_column(column)
+    for name, path in found.items():
+        adapter = EXTERNAL_AGENTS.get(name)
+        table.add_row(name, str(path) if path else "- (not found)", adapter.install_hint)
+    return table
 
 
 def _mapping_table(title: str, rows: dict[str, str | bool | None]) -> Table:

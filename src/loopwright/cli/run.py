@@ -18,13 +18,29 @@ from rich.table import Table
 
 from loopwright import __version__
 from loopwright.cli._app import app, progress_bar
+from loopwright.cli.report import report_at_end
 from loopwright.errors import UsageError
 from loopwright.evaluation import EvalSettings, Evaluation, Evaluator, aggregate
-from loopwright.models import DEFAULT_PRICES, model_factory
+from loopwright.models import (
+    DEFAULT_PRICES,
+    LEDGER_FILE,
+    CostLedger,
+    ModelsConfig,
+    label_scope,
+    load_models_config,
+    resolve_model,
+    routed_factory,
+)
 from loopwright.records import CycleRecord
+from loopwright.report import source_commit
 from loopwright.sandbox import default_sandbox
 from loopwright.tasks import Benchmark, Task, load_benchmark
-from loopwright.workflow import Workflow, resolve_workflow, workflow_hash, workflow_to_yaml
+from loopwright.workflow import (
+    Workflow,
+    resolve_task_workflow,
+    workflow_hash,
+    workflow_to_yaml,
+)
 
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True, highlight=False)
@@ -46,13 +62,26 @@ def run(
     level: Annotated[int | None, typer.Option("--level", help="Only tasks of this level.")] = None,
     reps: Annotated[int, typer.Option("--reps", min=1, help="Repetitions per task.")] = 1,
     model: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--model",
             help="sim (offline simulated model), scripted:FILE, or a LiteLLM model name "
-            "(anthropic/claude-sonnet-4-5, openai/NAME, litellm:NAME); see docs/models.md.",
+            "(anthropic/claude-sonnet-4-5, openai/NAME, litellm:NAME); see docs/models.md. "
+            "Default: the config's agent role, else sim.",
         ),
-    ] = "sim",
+    ] = None,
+    meta_model: Annotated[
+        str | None,
+        typer.Option("--meta-model", help="The model of LLM-judge gates (role meta)."),
+    ] = None,
+    tier: Annotated[
+        list[str] | None,
+        typer.Option("--tier", help="Map a tier or role to a model: small=MODEL (repeatable)."),
+    ] = None,
+    models_file: Annotated[
+        Path | None,
+        typer.Option("--config", help="A models config file (YAML): tiers and roles."),
+    ] = None,
     api_base: Annotated[
         str | None,
         typer.Option(
@@ -71,23 +100,34 @@ def run(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print per-task results as JSON.")
     ] = False,
+    no_report: Annotated[
+        bool, typer.Option("--no-report", help="Do not write RUN_DIR/report.html at the end.")
+    ] = False,
 ) -> None:
     """Run each workflow on the benchmark's tasks, grade every run, and print a table per task."""
     benchmark = load_benchmark(bench)
     chosen = _select_tasks(benchmark, tasks, level)
-    resolved = [resolve_workflow(w) for w in workflows]
+    resolved = [resolve_task_workflow(w) for w in workflows]
+    models = _models_config(models_file, tier or [], meta_model)
+    model = model or resolve_model("agent", models, default="sim")
     settings = EvalSettings(model=model, sandbox=sandbox, seed=seed, repetitions=reps)
-    make_model = model_factory(model, benchmark=benchmark, api_base=api_base)
+    ledger = CostLedger()  # mirrored to RUN_DIR/ledger.jsonl once the directory exists
+    make_model = routed_factory(
+        model, models, benchmark=benchmark, api_base=api_base, ledger=ledger
+    )
     simulated = make_model(0).simulated
     evaluator = Evaluator(make_model, default_sandbox(sandbox), DEFAULT_PRICES, settings)
     root = _make_run_dir(run_dir, resolved[0].name)  # only once every input is known good
     _write_config(root, settings, benchmark, chosen, resolved)
+    _write_models(root, models, ledger)
     if simulated and not as_json:
         err_console.print(_SIM_BANNER)
     evaluations = _evaluate_all(evaluator, resolved, chosen, root, show=not as_json)
     _write_summary(root, evaluations, chosen)
     if as_json:
         typer.echo(json.dumps(_summary(evaluations, chosen), indent=2))
+        if not no_report:
+            report_at_end(root, err_console)  # stdout stays pure JSON
         return
     for evaluation in evaluations:
         console.print(_task_table(evaluation, chosen))
@@ -95,12 +135,28 @@ def run(
         console.print(_side_by_side(evaluations, chosen))
     note = " (SIMULATED: offline sim model, not a real LLM)" if simulated else ""
     console.print(f"run written to {root}{note}")
+    if not no_report:
+        report_at_end(root, console)
 
 
 _SIM_BANNER = (
     "[bold yellow]SIMULATED[/] results: the offline `sim` model stands in for an LLM "
     "(docs/sim-model.md). Scores show how workflows fare against the simulator, not a real model."
 )
+
+
+def _models_config(path: Path | None, overrides: list[str], meta: str | None) -> ModelsConfig:
+    """The models config: the file (if any), then each --tier, then --meta-model (= meta=...)."""
+    return load_models_config(path, [*overrides, *([f"meta={meta}"] if meta else [])])
+
+
+def _write_models(root: Path, models: ModelsConfig, ledger: CostLedger) -> None:
+    """RUN_DIR/models.yaml (the tiers and roles used) and RUN_DIR/ledger.jsonl (every gateway
+    call, labelled; empty until the first one, and left empty by the offline models)."""
+    text = yaml.safe_dump(models.model_dump(mode="json"), sort_keys=False)
+    (root / "models.yaml").write_text(text, encoding="utf-8")
+    ledger.write_to(root / LEDGER_FILE)
+    ledger.touch()
 
 
 def _select_tasks(benchmark: Benchmark, ids: str | None, level: int | None) -> list[Task]:
@@ -142,6 +198,7 @@ def _write_config(
         "schema_version": RUN_SCHEMA_VERSION,
         "kind": "run",
         "loopwright_version": __version__,
+        "git_commit": source_commit(),
         "settings": settings.model_dump(),
         "benchmark": {"name": bench.name, "digest": bench.digest},
         "tasks": [t.id for t in tasks],
@@ -166,9 +223,14 @@ def _evaluate_all(
             def advance(record: CycleRecord, name: str = wf.name) -> None:
                 progress.update(bar, advance=1, description=f"{name}: {record.task_id}")
 
-            evaluations.append(
-                evaluator.evaluate(wf, tasks, root / wf.name, run_id=root.name, on_record=advance)
-            )
+            # Every gateway call is labelled with the run and the candidate (the Runner adds the
+            # node and its role) in RUN_DIR/ledger.jsonl.
+            with label_scope(run=root.name, candidate=wf.name):
+                evaluations.append(
+                    evaluator.evaluate(
+                        wf, tasks, root / wf.name, run_id=root.name, on_record=advance
+                    )
+                )
     return evaluations
 
 

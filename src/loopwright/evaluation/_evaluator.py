@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from loopwright.evaluation._aggregate import Aggregate, aggregate
+from loopwright.evaluation._executor import EvalJob, Executor
 from loopwright.evaluation._settings import EvalSettings, run_seed
 from loopwright.evaluation._task_run import TaskRunSpec, run_task
 from loopwright.models import ChatModel, PriceTable
@@ -43,16 +46,19 @@ class Evaluation:
 
 @dataclass
 class Evaluator:
-    """Runs a workflow on tasks x repetitions, sequentially, each in a fresh workspace.
+    """Runs a workflow on tasks x repetitions, each in a fresh workspace.
 
-    Every run goes through `run_task` (one Runner, one Grader). `on_record` is called after each
-    run finishes (progress display, checkpointing). Failures of a run are in its record.
+    Every run goes through `run_task` (one Runner, one Grader). `executor` decides where and
+    how many at once (docs/parallel.md); None runs them one after another in this process.
+    `on_record` is called after each run finishes, in completion order (progress display,
+    checkpointing). Failures of a run are in its record.
     """
 
     make_model: ModelFactory
     sandbox: Sandbox
     prices: PriceTable
     settings: EvalSettings = field(default_factory=EvalSettings)
+    executor: Executor | None = None
 
     def evaluate(
         self,
@@ -63,15 +69,52 @@ class Evaluator:
         run_id: str,
         on_record: Callable[[CycleRecord], None] | None = None,
     ) -> Evaluation:
-        """Evaluate `workflow` on every task for `settings.repetitions`, writing under `root`."""
-        records = []
-        for task in tasks:
-            for rep in range(self.settings.repetitions):
-                record = self.run_one(workflow, task, rep, root, run_id=run_id)
-                records.append(record)
+        """Evaluate `workflow` on every task for `settings.repetitions`, writing under `root`.
+
+        With an executor the runs go through it (in parallel when it has several workers); the
+        records are returned in (task, repetition) order whatever order they finished in.
+        """
+        if self.executor is None:
+            records = []
+            for task in tasks:
+                for rep in range(self.settings.repetitions):
+                    record = self.run_one(workflow, task, rep, root, run_id=run_id)
+                    records.append(record)
+                    if on_record is not None:
+                        on_record(record)
+            return Evaluation(workflow, tuple(records), aggregate(records))
+        jobs = [
+            EvalJob(workflow, task, rep, root, run_id)
+            for task in tasks
+            for rep in range(self.settings.repetitions)
+        ]
+        found: dict[int, CycleRecord] = {}
+        with closing(self.executor.run(self, jobs)) as results:
+            for result in results:
+                found[result.index] = result.record
                 if on_record is not None:
-                    on_record(record)
-        return Evaluation(workflow, tuple(records), aggregate(records))
+                    on_record(result.record)
+        ordered = tuple(found[i] for i in range(len(jobs)))
+        return Evaluation(workflow, ordered, aggregate(ordered))
+
+    def run_job(self, job: EvalJob) -> CycleRecord:
+        """Run one executor job in this process (what every executor's worker calls)."""
+        return self.run_one(
+            job.workflow,
+            job.task,
+            job.repetition,
+            job.root,
+            run_id=job.run_id,
+            directives=job.directives,
+        )
+
+    def job_seed(self, job: EvalJob) -> int:
+        """The seed of `job`'s run: from the base seed, task and repetition only."""
+        return run_seed(self.settings.seed, job.task.id, job.repetition)
+
+    def detached(self) -> Evaluator:
+        """This evaluator without its executor: what is shipped to an executor's workers."""
+        return dataclasses.replace(self, executor=None)
 
     def run_one(
         self,

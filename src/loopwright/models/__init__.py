@@ -1,5 +1,6 @@
 """The model gateway interface, the LiteLLM gateway for real providers, the offline models
-(ScriptedModel, sim), prices, the cost ledger, tiers and roles, redaction and model specs."""
+(ScriptedModel, sim), prices, the cost ledger, tiers and roles (and the ModelRouter that applies
+them in a run), redaction and model specs."""
 
 from __future__ import annotations
 
@@ -20,12 +21,14 @@ from loopwright.models._ledger import (
     CostLedger,
     LedgerRecord,
     LedgerTotals,
+    current_labels,
     label_scope,
     read_ledger,
 )
 from loopwright.models._pricing import DEFAULT_PRICES, Price, PriceTable, cost_usd
 from loopwright.models._redact import redact, secret_env_names
 from loopwright.models._registry import MODEL_SPECS, ModelFactory, model_factory
+from loopwright.models._router import ModelRouter, routed_factory
 from loopwright.models._script_file import ScriptFile, load_script_file
 from loopwright.models._scripted import Reply, ScriptedModel, ScriptFn
 from loopwright.models._sim import SIM_MODEL_NAME, SimDecision, SimModel
@@ -73,6 +76,7 @@ __all__ = [
     "ModelError",
     "ModelFactory",
     "ModelResponse",
+    "ModelRouter",
     "ModelsConfig",
     "Price",
     "PriceTable",
@@ -91,6 +95,7 @@ __all__ = [
     "Usage",
     "cost_usd",
     "count_tokens",
+    "current_labels",
     "import_litellm",
     "label_scope",
     "load_models_config",
@@ -102,5 +107,6 @@ __all__ = [
     "redact",
     "resolve_model",
     "response_usage",
+    "routed_factory",
     "secret_env_names",
 ]

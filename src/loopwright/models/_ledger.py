@@ -30,10 +30,11 @@ __all__ = [
 ]
 
 LEDGER_FILE = "ledger.jsonl"
-LEDGER_SCHEMA_VERSION = 1
+LEDGER_SCHEMA_VERSION = 2
+"""2 added `source`; version-1 lines (no `source`) still read, as source "gateway"."""
 
 LabelName = Literal["run", "candidate", "node", "role"]
-GroupKey = Literal["run", "candidate", "node", "role", "provider", "model"]
+GroupKey = Literal["run", "candidate", "node", "role", "provider", "model", "source"]
 
 
 class _Strict(BaseModel):
@@ -55,9 +56,14 @@ class CallLabels(_Strict):
 
 class LedgerRecord(_Strict):
     """One call attempt. `ok` is False for an attempt that raised (its tokens are then 0 and
-    `error` holds the redacted message). `cost_usd` is None when the model is unpriced."""
+    `error` holds the redacted message). `cost_usd` is None when the model is unpriced.
+
+    `source` says who made the call: "gateway" (LiteLLMGateway, one record per attempt) or
+    "external:NAME" (an external agent CLI's own calls, as it reported them: one record per
+    reported model turn, see docs/external-agents.md)."""
 
     schema_version: int = LEDGER_SCHEMA_VERSION
+    source: str = "gateway"
     t: float = Field(description="Unix time the attempt ended")
     provider: str
     model: str
@@ -119,22 +125,39 @@ def label_scope(
 
 class CostLedger:
     """A thread-safe, append-only list of LedgerRecords, optionally mirrored to a JSONL file
-    (one record a line, flushed per record so a crash keeps what was written)."""
+    (one record a line, flushed per record so a crash keeps what was written). The file and its
+    directory are created by the first record (or by `touch`), not when the ledger is made."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self._records: list[LedgerRecord] = []
         self._lock = threading.Lock()
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
 
     def record(self, entry: LedgerRecord) -> None:
         """Append one record (and its line to the file, when the ledger has one)."""
         with self._lock:
             self._records.append(entry)
             if self.path is not None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
                 with self.path.open("a", encoding="utf-8") as f:
                     f.write(entry.model_dump_json() + "\n")
+
+    def write_to(self, path: Path) -> None:
+        """Mirror the ledger to `path` from now on, writing the records held so far first (so a
+        ledger made before its run directory existed loses nothing)."""
+        with self._lock:
+            self.path = path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a", encoding="utf-8") as f:
+                f.writelines(entry.model_dump_json() + "\n" for entry in self._records)
+
+    def touch(self) -> None:
+        """Create the file (empty) if the ledger has one and it does not exist yet, so that a
+        run without any gateway call still leaves its (empty) ledger.jsonl."""
+        with self._lock:
+            if self.path is not None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.path.touch()
 
     def records(self) -> list[LedgerRecord]:
         """A copy of every record, in the order they were recorded."""
@@ -143,7 +166,7 @@ class CostLedger:
 
     def totals(self, by: GroupKey | None = None) -> dict[str | None, LedgerTotals]:
         """Sums over all records (`by=None`: one entry under the key None) or grouped by a
-        label (`run`, `candidate`, `node`, `role`) or by `provider` or `model`."""
+        label (`run`, `candidate`, `node`, `role`) or by `provider`, `model` or `source`."""
         groups: dict[str | None, list[LedgerRecord]] = {}
         for entry in self.records():
             groups.setdefault(_group_key(entry, by), []).append(entry)
@@ -155,7 +178,7 @@ class CostLedger:
 def _group_key(entry: LedgerRecord, by: GroupKey | None) -> str | None:
     if by is None:
         return None
-    if by in ("provider", "model"):
+    if by in ("provider", "model", "source"):
         return str(getattr(entry, by))
     value: str | None = getattr(entry.labels, by)
     return value

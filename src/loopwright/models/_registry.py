@@ -9,6 +9,7 @@ from pathlib import Path
 from loopwright.errors import ConfigError
 from loopwright.models._ledger import CostLedger
 from loopwright.models._pricing import DEFAULT_PRICES, PriceTable
+from loopwright.models._sim import parse_sim_spec
 from loopwright.models._types import ChatModel
 from loopwright.tasks import Benchmark
 
@@ -20,6 +21,7 @@ state (the sim, a list script) must not be shared between runs."""
 
 MODEL_SPECS: tuple[str, ...] = (
     "sim",
+    "sim?latency=SECONDS",
     "scripted:FILE",
     "PROVIDER/MODEL (e.g. anthropic/claude-sonnet-4-5 or openai/gpt-4o-mini)",
     "litellm:NAME",
@@ -37,6 +39,7 @@ def model_factory(
     """The factory for a model spec. Known specs:
 
     - "sim": `SimModel(benchmark, seed)` per run; needs the benchmark the run is on.
+      "sim?latency=0.05": the same, each call sleeping that many seconds first.
     - "scripted:PATH": a fresh `ScriptedModel` from the script file at PATH per run (the file is
       read and validated once, here).
     - "PROVIDER/MODEL" (any LiteLLM name with a provider prefix) or "litellm:NAME" (any LiteLLM
@@ -55,8 +58,9 @@ def model_factory(
             got=f"model {spec!r} with api_base {api_base!r}",
             fix="use --model openai/NAME with --api-base, or drop --api-base",
         )
-    if spec == "sim":
-        return _sim_factory(benchmark)
+    sim_options = parse_sim_spec(spec)
+    if sim_options is not None:
+        return _sim_factory(benchmark, sim_options.latency_s)
     if spec.startswith("scripted:"):
         return _scripted_factory(spec.removeprefix("scripted:"))
     if name is not None:
@@ -93,7 +97,7 @@ def _gateway_factory(
     return make
 
 
-def _sim_factory(benchmark: Benchmark | None) -> ModelFactory:
+def _sim_factory(benchmark: Benchmark | None, latency_s: float = 0.0) -> ModelFactory:
     if benchmark is None:
         raise ConfigError(
             "the sim model needs the benchmark it runs on",
@@ -105,7 +109,7 @@ def _sim_factory(benchmark: Benchmark | None) -> ModelFactory:
     bench = benchmark
 
     def make(seed: int) -> ChatModel:
-        return SimModel(bench, seed)
+        return SimModel(bench, seed, latency_s=latency_s)
 
     return make
 

@@ -8,12 +8,15 @@ the offered tools. What a builder writes is decided by `choose_variant` (docs/si
 
 from __future__ import annotations
 
+import math
 import random
 import re
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from loopwright.errors import ConfigError
 from loopwright.models._sim_policy import (
     Choice,
     Context,
@@ -27,12 +30,60 @@ from loopwright.models._types import JsonValue, Message, ModelResponse, ToolCall
 from loopwright.models._usage import response_usage
 from loopwright.tasks import Benchmark
 
-__all__ = ["SIM_MODEL_NAME", "SimDecision", "SimModel", "find_instruction_path", "sim_role"]
+__all__ = [
+    "SIM_MODEL_NAME",
+    "SimDecision",
+    "SimModel",
+    "SimOptions",
+    "find_instruction_path",
+    "parse_sim_spec",
+    "sim_role",
+]
 
 SIM_MODEL_NAME = "sim-coder-1"
 _INSTRUCTION_PATH = re.compile(r"[^\s'\"`()<>\[\]{},;]*instruction\.md")
 _WRITE_TOOLS = ("write_file", "edit_file")
 NO_TASK = "did not read the task"
+
+
+@dataclass(frozen=True, slots=True)
+class SimOptions:
+    """Options of a `sim?key=value&...` model spec. `latency_s`: seconds every call sleeps
+    before answering (default 0), so a simulated job spends time the way a real model call does
+    (docs/sim-model.md). Latency changes timing only, never what the model says."""
+
+    latency_s: float = 0.0
+
+
+def parse_sim_spec(spec: str) -> SimOptions | None:
+    """`sim` or `sim?latency=0.05` -> its options; None for a spec that is not the sim.
+
+    Raises ConfigError for an unknown option or a latency that is not a number >= 0.
+    """
+    name, sep, query = spec.strip().partition("?")
+    if name != "sim":
+        return None
+    options: dict[str, float] = {}
+    for item in query.split("&") if sep else ():
+        key, _, value = item.partition("=")
+        if key != "latency":
+            raise ConfigError(
+                f"unknown sim option {key!r}",
+                got=spec,
+                fix="the sim takes one option: sim?latency=SECONDS (e.g. sim?latency=0.05)",
+            )
+        try:
+            latency = float(value)
+        except ValueError:
+            latency = -1.0
+        if not (math.isfinite(latency) and latency >= 0.0):
+            raise ConfigError(
+                "the sim's latency must be a number of seconds >= 0",
+                got=spec,
+                fix="write e.g. sim?latency=0.05",
+            )
+        options["latency_s"] = latency
+    return SimOptions(**options)
 
 
 def find_instruction_path(prompt: str) -> str | None:
@@ -205,18 +256,30 @@ def _result(messages: Sequence[Message], call_id: str) -> str | None:
 class SimModel:
     """The offline simulated coding model ("sim"), reported as `sim-coder-1`, simulated=True.
 
-    `SimModel(benchmark, seed, params)`: one instance per run. It acts only through the tool
-    calls it returns and the results it is sent: it never reads a workspace or the runner. A
-    task's randomness is `random.Random(f"{seed}:{task_id}")`, so a run does not depend on
+    `SimModel(benchmark, seed, params, latency_s=0.0)`: one instance per run. It acts only
+    through the tool calls it returns and the results it is sent: it never reads a workspace or
+    the runner. A task's randomness is `random.Random(f"{seed}:{task_id}")`, so a run does not depend on
     which other tasks ran; the same seed, prompts, tools and tool results give the same calls.
     Every task of the benchmark it recognises must have a gold overlay (ValueError otherwise,
-    on first use). Thread-safe (one lock), but meant for one run at a time.
+    on first use). Thread-safe (one lock), but meant for one run at a time. `latency_s` > 0
+    makes every call sleep that long first (a stand-in for a real model's response time; it
+    changes no decision); the reply's `latency_s` is the time measured around the sleep.
     """
 
     simulated: bool = True
 
-    def __init__(self, benchmark: Benchmark, seed: int, params: SimParams | None = None) -> None:
+    def __init__(
+        self,
+        benchmark: Benchmark,
+        seed: int,
+        params: SimParams | None = None,
+        *,
+        latency_s: float = 0.0,
+    ) -> None:
+        if not (math.isfinite(latency_s) and latency_s >= 0.0):
+            raise ValueError(f"latency_s must be >= 0, got {latency_s!r}")
         self.name = SIM_MODEL_NAME
+        self.latency_s = latency_s
         self.benchmark = benchmark
         self.seed = seed
         self.params = params if params is not None else SimParams()
@@ -228,12 +291,17 @@ class SimModel:
 
     def chat(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """The next action of the episode this conversation belongs to (see the module doc)."""
+        latency = 0.0
+        if self.latency_s > 0.0:
+            started = time.monotonic()
+            time.sleep(self.latency_s)
+            latency = time.monotonic() - started
         with self._lock:
             action = self._episode(messages, tools).act(messages)
         calls = (action,) if isinstance(action, ToolCall) else ()
         text = action if isinstance(action, str) else ""
         usage = response_usage(messages, text, calls)
-        return ModelResponse(text, calls, usage, 0.0, self.name, simulated=True)
+        return ModelResponse(text, calls, usage, latency, self.name, simulated=True)
 
     def _episode(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> _Episode:
         head = _head(messages)

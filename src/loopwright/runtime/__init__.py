@@ -3,7 +3,8 @@
 `Runner(model, sandbox, cost_fn=..., price_table=...).run(workflow, task, workspace,
 instruction_file, writer)` runs every node in topological order, gates RELOOP as the graph
 says, and writes the exhaust. Tools, loops, functions and checks are registries
-(`@tool`, `@agent_loop`, `@fn`, `@check`). See docs/runtime.md.
+(`@tool`, `@agent_loop`, `@fn`, `@check`). External coding agents (Claude Code, Codex,
+mini-swe-agent, OpenHands) are loops `external:NAME` (docs/external-agents.md). See docs/runtime.md.
 """
 
 from __future__ import annotations
@@ -17,6 +18,22 @@ from loopwright.runtime._context import (
     StepResult,
     ToolContext,
     ToolError,
+)
+from loopwright.runtime._external import (
+    EXTERNAL_AGENTS,
+    ExternalSettings,
+    executable_env_name,
+    external_agent,
+    external_loop,
+    resolve_executable,
+)
+from loopwright.runtime._external_types import (
+    AgentTurn,
+    ExternalAdapter,
+    ExternalRequest,
+    Invocation,
+    ToolUse,
+    Transcript,
 )
 from loopwright.runtime._gates import parse_verdict
 from loopwright.runtime._loops import (
@@ -55,6 +72,7 @@ from loopwright.runtime._tools import (
 
 __all__ = [
     "CHECKS",
+    "EXTERNAL_AGENTS",
     "FINISH",
     "FUNCTIONS",
     "JUDGE_PREAMBLE",
@@ -65,12 +83,17 @@ __all__ = [
     "TOOLS",
     "AgentLoop",
     "AgentResult",
+    "AgentTurn",
     "Check",
     "CommandReport",
     "CostFn",
     "EngineSettings",
+    "ExternalAdapter",
+    "ExternalRequest",
+    "ExternalSettings",
     "Fn",
     "FunctionTool",
+    "Invocation",
     "LoopContext",
     "NodeStatus",
     "NotesBook",
@@ -84,13 +107,18 @@ __all__ = [
     "ToolContext",
     "ToolError",
     "ToolOutcome",
+    "ToolUse",
+    "Transcript",
     "UsageMeter",
     "agent_loop",
     "call_model",
     "changed_files",
     "check",
     "default_registries",
+    "executable_env_name",
     "execute_tool_call",
+    "external_agent",
+    "external_loop",
     "fn",
     "hybrid",
     "parse_plan",
@@ -98,6 +126,7 @@ __all__ = [
     "plan_execute",
     "prompt_values",
     "react",
+    "resolve_executable",
     "resolve_path",
     "rules_text",
     "run_agent",

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from loopwright.runtime import (  # noqa: F401  (registers the built-ins)
     _builtin_tools,
+    _external_agents,
     _loops_plan,
     _steps,
 )
@@ -33,6 +34,17 @@ class Registries:
             self.tools.copy(), self.loops.copy(), self.functions.copy(), self.checks.copy()
         )
 
+    def with_loop(self, name: str, loop: AgentLoop) -> Registries:
+        """These registries with `loop` under `name` in a new loop registry (replacing a loop of
+        that name, e.g. `external:claude-code` run with a stand-in executable); the other
+        registries are shared, not copied."""
+        loops: Registry[AgentLoop] = Registry(self.loops.kind)
+        for known in self.loops:
+            if known != name:
+                loops.add(known, self.loops.get(known))
+        loops.add(name, loop)
+        return Registries(self.tools, loops, self.functions, self.checks)
+
 
 def default_registries() -> Registries:
     """The registries the `@tool`, `@agent_loop`, `@fn` and `@check` decorators fill."""
@@ -41,7 +53,8 @@ def default_registries() -> Registries:
 
 def runtime_catalog(registries: Registries | None = None) -> Catalog:
     """`default_catalog()` extended with every registered name (finish excepted: it is offered
-    to every agent and is not listed in `tools`). Validate workflows against this before
+    to every agent and is not listed in `tools`); closed to external loops: `external:NAME`
+    must be a registered adapter's. Validate workflows against this before
     running them; a name in the default catalog that `registries` does not implement passes
     validation and fails at run time as a node error."""
     regs = registries if registries is not None else default_registries()
@@ -50,4 +63,5 @@ def runtime_catalog(registries: Registries | None = None) -> Catalog:
         functions=regs.functions.names(),
         checks=regs.checks.names(),
         loops=regs.loops.names(),
+        closed_external=True,  # only the registered adapters' external:NAME loops
     )

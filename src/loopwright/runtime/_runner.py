@@ -17,7 +17,7 @@ from typing import Literal
 
 import networkx as nx
 
-from loopwright.models import ChatModel, Usage
+from loopwright.models import CallLabels, ChatModel, ModelRouter, Usage, label_scope
 from loopwright.records import ErrorEvent, EventWriter, GateDecision, NodeEnd, NodeStart
 from loopwright.runtime._catalog import Registries, default_registries, runtime_catalog
 from loopwright.runtime._context import CostFn, NodeStatus, NotesBook, StepResult, ToolContext
@@ -133,7 +133,10 @@ class Runner:
     `cost_fn(model_name, usage)` prices each model call (None: not in the table) and
     `price_table` names that table in the events. `registries` (default: the decorator-filled
     ones) supply tools, loops, functions and checks. Every agent node uses `model`, whatever
-    its `model` field names (tier mapping is the caller's: pass the model it maps to).
+    its `model` field names, unless `model` is a ModelRouter: then a node uses
+    `model.select(node.model)` (its tier, role or model name) and an LLM-judge gate
+    `model.select("meta")`. Every gateway call a node makes is labelled with the node's id and
+    role in the cost ledger (`label_scope`).
     `engine` chooses the loop of agent nodes whose `loop` is "react" (see EngineSettings;
     default: every node runs its own `loop`); ConfigError if it names an unknown loop.
     """
@@ -166,12 +169,14 @@ class Runner:
         *,
         run_timeout_s: float | None = None,
         directives: str = "",
+        labels: CallLabels | None = None,
     ) -> RunOutcome:
         """Execute `workflow` on `workspace` (modified in place), writing node, model, tool,
         notes, gate and error events to `writer` (not run_start/run_end: the caller's).
 
         `directives` (outer-loop steering, one rule per line) are added to every prompt's
-        `{rules}`.
+        `{rules}`. `labels` (e.g. run and candidate) label every gateway call of the run in the
+        cost ledger, under the labels of any enclosing `label_scope`.
 
         The run's budget is `run_timeout_s` (default: the task's agent timeout); nodes reached
         after it are skipped. A node's failure is recorded, never raised. Raises ConfigError,
@@ -188,7 +193,8 @@ class Runner:
         status: RunStatus = "completed"
         error = None
         try:
-            self._execute(state)
+            with label_scope(**(labels or CallLabels()).model_dump(exclude_none=True)):
+                self._execute(state)
         except Exception as exc:  # noqa: BLE001  the run boundary: recorded, returned as "error"
             status, error = "error", f"{type(exc).__name__}: {exc}"
             writer.write(ErrorEvent(t=writer.now(), where="runner", message=error))
@@ -238,7 +244,8 @@ class Runner:
         timeout = node.timeout_s if isinstance(node, AgentNode) else state.budget_s
         deadline = min(started + timeout, state.deadline)
         try:
-            result = body(state.tool_context(node.id, attempt, deadline, self.sandbox))
+            with label_scope(node=node.id, role=role or None):
+                result = body(state.tool_context(node.id, attempt, deadline, self.sandbox))
         except Exception as exc:  # noqa: BLE001  the node boundary: recorded, the run goes on
             message = f"{type(exc).__name__}: {exc}"
             writer.write(ErrorEvent(t=writer.now(), node_id=node.id, where="node", message=message))
@@ -270,17 +277,23 @@ class Runner:
         )  # fmt: skip
         state.node_status[node.id] = "skipped"
 
-    def _loop_context(self, tc: ToolContext, state: _Run) -> LoopContext:
+    def _loop_context(self, tc: ToolContext, state: _Run, model_key: str) -> LoopContext:
         return LoopContext(
-            self.model, self.registries.tools, tc, self.cost_fn, self.price_table, state.meter
-        )
+            self._model(model_key), self.registries.tools, tc, self.cost_fn, self.price_table,
+            state.meter,
+        )  # fmt: skip
+
+    def _model(self, key: str) -> ChatModel:
+        """The model for an agent node's `model` field or a role (see the class docstring)."""
+        return self.model.select(key) if isinstance(self.model, ModelRouter) else self.model
 
     def _agent(self, state: _Run, node: AgentNode, tc: ToolContext) -> _NodeResult:
         prompt = fill_prompt(node.prompt, state.values(node.id))
         loop = self.engine.loop_for(node, state.task)
         if loop != node.loop:
             node = node.model_copy(update={"loop": loop})
-        result = run_agent(node, prompt, self._loop_context(tc, state), self.registries.loops)
+        context = self._loop_context(tc, state, node.model)
+        result = run_agent(node, prompt, context, self.registries.loops)
         return _NodeResult(result.status, result.summary, result.error)
 
     def _fn(self, node: FnNode, tc: ToolContext) -> _NodeResult:
@@ -310,7 +323,7 @@ class Runner:
             if gate.check is not None:
                 return self.registries.checks.get(gate.check)(tc), None
             prompt = fill_prompt(gate.judge or "", state.values(gate.id))
-            return judge(prompt, self._loop_context(tc, state)), None
+            return judge(prompt, self._loop_context(tc, state, "meta")), None
         except Exception as exc:  # noqa: BLE001  a crashed check fails its gate; recorded
             message = f"{type(exc).__name__}: {exc}"
             where = "model_call" if gate.judge is not None else "node"

@@ -42,6 +42,8 @@ class Checkpoint(BaseModel):
     from it, so it stays valid until the generation's selection). `individuals` holds every
     individual ever made (by id, with all results); `population` the ids of the current one.
     `seed_id` is the seed workflow's individual (the baseline of the holdout gain).
+    `reflected` lists the generations whose `reflection_gen{N}.json` is written (optional:
+    checkpoints from before reflection load with none).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -62,6 +64,7 @@ class Checkpoint(BaseModel):
     phase: Literal["evaluate", "breed"] = "evaluate"
     stop_reason: str | None = None
     winner_id: str | None = None
+    reflected: tuple[int, ...] = ()
 
 
 def rng_state(rng: random.Random) -> list[Any]:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
+from loopwright.reflection import Reflector
 from loopwright.search._config import EvolveConfig
 from loopwright.search._individual import Individual
 from loopwright.search._protocols import MutationContext, MutationResult, NoveltyVerdict
@@ -39,7 +40,8 @@ class Novelty(Protocol):
 
 @dataclass(frozen=True)
 class SearchComponents:
-    """Factories and functions the engine calls. Each random one draws only from the rng given."""
+    """Factories and functions the engine calls. Each random one draws only from the rng given.
+    `reflector` reflects on each generation's exhaust (None: the engine skips reflection)."""
 
     mutate: Callable[[Individual, MutationContext], MutationResult]
     design: Callable[[str, Workflow], Workflow]
@@ -47,6 +49,7 @@ class SearchComponents:
     new_archive: Callable[[], Archive]
     load_archive: Callable[[str], Archive]
     new_novelty: Callable[[], Novelty]
+    reflector: Reflector | None = None
 
 
 def default_components(config: EvolveConfig) -> SearchComponents:
@@ -58,26 +61,46 @@ def default_components(config: EvolveConfig) -> SearchComponents:
         descriptors_by_name,
     )
     from loopwright.search._designer import design
-    from loopwright.search._mutations import RandomStrategy, mutate
     from loopwright.search._novelty import NoveltyFilter
+    from loopwright.search._reflect import make_reflector
     from loopwright.search._selection import tournament
 
     operators = list(config.operators) if config.operators else None
-    strategy = RandomStrategy(operators=operators)
     descriptors = (
         descriptors_by_name(config.descriptors) if config.descriptors else default_descriptors()
     )
-
-    def do_mutate(parent: Individual, ctx: MutationContext) -> MutationResult:
-        return mutate(
-            parent, strategy, ctx, operators=operators, max_tries=config.mutation_max_tries
-        )
-
     return SearchComponents(
-        mutate=do_mutate,
+        mutate=_mutator(config, operators),
         design=design,
         tournament=tournament,
         new_archive=lambda: MapElitesArchive(descriptors),
         load_archive=lambda text: MapElitesArchive.from_json(text, descriptors),
         new_novelty=lambda: NoveltyFilter(config.novelty_threshold),
+        reflector=make_reflector(config),
     )
+
+
+def _mutator(
+    config: EvolveConfig, operators: list[str] | None
+) -> Callable[[Individual, MutationContext], MutationResult]:
+    """`config.strategy`'s mutate function. The guided one hands operators the meta model
+    (None with sim/offline: the documented offline rewrite and graft)."""
+    from loopwright.search._guided import GuidedStrategy, guided_mutate
+    from loopwright.search._mutations import RandomStrategy, mutate
+    from loopwright.search._reflect import meta_model
+
+    tries = config.mutation_max_tries
+    if config.strategy == "random":
+        strategy = RandomStrategy(operators=operators)
+        return lambda parent, ctx: mutate(
+            parent, strategy, ctx, operators=operators, max_tries=tries
+        )
+    guided = GuidedStrategy(operators, config.exploration)
+    meta = meta_model(config)
+
+    def do_guided(parent: Individual, ctx: MutationContext) -> MutationResult:
+        if meta is not None and ctx.meta_model is None:
+            ctx = replace(ctx, meta_model=meta)
+        return guided_mutate(parent, guided, ctx, operators=operators, max_tries=tries)
+
+    return do_guided

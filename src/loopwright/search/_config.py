@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from loopwright.errors import ConfigError
 
-__all__ = ["Budgets", "CalibrationSettings", "EvolveConfig", "parse_config"]
+__all__ = [
+    "Budgets",
+    "CalibrationSettings",
+    "EvolveConfig",
+    "ReflectionSettings",
+    "parse_config",
+]
 
 
 class _Frozen(BaseModel):
@@ -80,6 +86,37 @@ class CalibrationSettings(_Frozen):
         return self
 
 
+class ReflectionSettings(_Frozen):
+    """How each generation's exhaust is reflected on (docs/reflection.md).
+
+    `meta_model` is the model spec that reflects (and, with the guided strategy, rewrites
+    prompts and crosses parents); None means the run's model. `sim` or `offline` use the
+    offline rules. A malformed reply is retried `max_retries` times with the validation
+    error, then the report is built from the digest alone. `digest_max_chars` caps the digest.
+    """
+
+    enabled: bool = True
+    meta_model: str | None = None
+    max_retries: int = 2
+    digest_max_chars: int = 16_000
+
+    @model_validator(mode="after")
+    def _sane(self) -> ReflectionSettings:
+        if self.max_retries < 0:
+            raise ConfigError(
+                "reflection max_retries must be 0 or more",
+                got=str(self.max_retries),
+                fix="use 2 (the default) or 0 for no retry",
+            )
+        if self.digest_max_chars < 2_000:
+            raise ConfigError(
+                "reflection digest_max_chars is too small to hold a digest",
+                got=str(self.digest_max_chars),
+                fix="use at least 2000 (the default is 16000)",
+            )
+        return self
+
+
 class EvolveConfig(_Frozen):
     """Everything that decides an evolutionary run. Same config and seed, same run.
 
@@ -88,6 +125,10 @@ class EvolveConfig(_Frozen):
     rest of the next population are mutated children of tournament-selected parents.
     Holdout is the number a user acts on, and it is never selected on, so it is measured with
     `holdout_repetitions` per task (default 3; None: the same as `repetitions`).
+    `strategy` chooses mutations: `random` (uniform operators; the default here, so a
+    checkpoint written before reflection resumes unchanged) or `guided` (reflection's
+    suggestions weighted by credit, with `exploration` the share of random choices;
+    `loopwright evolve` uses guided unless told otherwise).
     """
 
     seed_workflow: str
@@ -109,9 +150,18 @@ class EvolveConfig(_Frozen):
     operators: tuple[str, ...] | None = None
     descriptors: tuple[str, ...] | None = None
     budgets: Budgets = Field(default_factory=Budgets)
+    strategy: Literal["random", "guided"] = "random"
+    exploration: float = 0.25
+    reflection: ReflectionSettings = Field(default_factory=ReflectionSettings)
 
     @model_validator(mode="after")
     def _check(self) -> EvolveConfig:
+        if not 0.0 <= self.exploration <= 1.0:
+            raise ConfigError(
+                "exploration must lie in [0, 1]",
+                got=str(self.exploration),
+                fix="pass e.g. --exploration 0.25 (0: always follow reflection, 1: random)",
+            )
         for name in ("population", "tournament_k", "repetitions", "mutation_max_tries"):
             _require_positive(name, getattr(self, name))
         _require_positive("holdout_repetitions", self.holdout_repetitions)

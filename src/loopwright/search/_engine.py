@@ -18,11 +18,26 @@ import random
 import shutil
 import time
 from collections.abc import Callable
+from contextlib import closing
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
-from loopwright.evaluation import Evaluator, task_run_dir
+from loopwright.evaluation import (
+    EvalJob,
+    Evaluator,
+    JobResult,
+    SerialExecutor,
+    in_job_order,
+    task_run_dir,
+)
 from loopwright.records import CycleRecord
+from loopwright.reflection import (
+    ReflectionReport,
+    load_reflection,
+    reflection_path,
+    write_reflection,
+)
 from loopwright.search._budget import StopReason, budget_exhausted, converged
 from loopwright.search._checkpoint import (
     Checkpoint,
@@ -32,6 +47,7 @@ from loopwright.search._checkpoint import (
 )
 from loopwright.search._components import SearchComponents
 from loopwright.search._config import EvolveConfig
+from loopwright.search._credit import CreditTable, credit_table
 from loopwright.search._individual import Individual, Lineage, TaskResult
 from loopwright.search._modes import EphemeralModeRegistry
 from loopwright.search._overfit import OverfitDetector
@@ -42,7 +58,15 @@ from loopwright.search._progress import (
     Spent,
 )
 from loopwright.search._protocols import MutationContext
+from loopwright.search._reflect import reflection_candidates
 from loopwright.search._report import best_of, failures_of, rank, train_view
+from loopwright.store import (
+    EvaluationRow,
+    FailedAttemptRow,
+    GenerationRow,
+    IndividualRow,
+    RunIndex,
+)
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow, workflow_hash
 
@@ -69,7 +93,8 @@ class EvolutionEngine:
         self.tasks = tasks
         self.run_dir = run_dir
         self.parts = components
-        self.log = ProgressLog(run_dir, listener)
+        self.index = RunIndex.of_run(run_dir)  # runs.db: written as results arrive
+        self.log = ProgressLog(run_dir, _tee(listener, self._to_index))
         self.modes = EphemeralModeRegistry(run_dir)
         self.overfit = OverfitDetector(self.config.overfit_gap)
         self.state = checkpoint
@@ -85,6 +110,11 @@ class EvolutionEngine:
             self.novelty.remember(ind)
         self._wall_base = checkpoint.spent.wall_s
         self._clock = time.monotonic()
+        # The exact sum of every result's cost: the same whatever order results arrived in.
+        self._usd = sum(
+            (Fraction(r.cost_usd or 0.0) for i in self.individuals.values() for r in i.results),
+            Fraction(0),
+        )
 
     # -- construction -------------------------------------------------------------------------
 
@@ -166,12 +196,27 @@ class EvolutionEngine:
         return summary
 
     def reflect(self) -> None:
-        """Between evaluation and breeding: read the generation's exhaust.
+        """Between evaluation and breeding: reflect on the generation's training exhaust.
 
-        Until reflection lands (issue 5) this only records that the generation was seen, so
-        the outer-loop workflow's `reflect` node has a step to run."""
-        self.log.emit("reflection_skipped", generation=self.state.generation,
-                      reason="no reflector configured")  # fmt: skip
+        Writes `<run>/reflection_gen{N}.json` (docs/reflection.md) and records the generation
+        in the checkpoint, so a second call (a resumed run, the `reflect` node after
+        `outer-loop reflect`) does nothing. Without a reflector it logs `reflection_skipped`.
+        Draws nothing from the run RNG, so a resumed run still ends identical."""
+        gen = self.state.generation
+        reflector = self.parts.reflector
+        if reflector is None:
+            self.log.emit("reflection_skipped", generation=gen, reason="no reflector configured")
+            return
+        if gen in self.state.reflected and reflection_path(self.run_dir, gen).is_file():
+            return
+        candidates, unreadable = reflection_candidates(self._population(), self.run_dir)
+        report = reflector.reflect(gen, candidates)
+        path = write_reflection(self.run_dir, report)
+        reflected = (*(g for g in self.state.reflected if g != gen), gen)
+        self.state = self.state.model_copy(update={"reflected": reflected})
+        self._checkpoint()
+        event, fields = _reflection_event(report, path.name, unreadable)
+        self.log.emit(event, **fields)
 
     def advance(self) -> StopReason | None:
         """After a summary: stop if converged, else select, mutate and move to the next
@@ -183,7 +228,8 @@ class EvolutionEngine:
         gen = self.state.generation
         views = [train_view(i) for i in self._population() if i.fitness is not None]
         elites = _top(views, self.config.elitism)
-        children = self._offspring(views, self.config.population - len(elites), gen + 1)
+        report = self._guidance(gen)
+        children = self._offspring(views, self.config.population - len(elites), gen + 1, report)
         if not children:
             self._finish("no_offspring")
             return "no_offspring"
@@ -194,18 +240,50 @@ class EvolutionEngine:
     # -- evaluation ---------------------------------------------------------------------------
 
     def _evaluate_split(self, split: Split, ids: list[str]) -> StopReason | None:
+        """Evaluate what `ids` still lack on the split's tasks, through the evaluator's executor
+        (several at once when it has workers). Each result is committed as it arrives, with a
+        checkpoint. Budgets act as if the jobs ran one by one in order: the evaluation budget
+        caps the jobs started, and under a dollar budget results are committed in job order,
+        so where the run stops does not depend on the number of workers."""
+        pending = self._pending(split, ids)
+        if not pending:
+            return None
+        reason = budget_exhausted(self.config.budgets, self._spent())
+        if reason is not None:
+            return reason
+        room = self._room(len(pending))
+        expected = _mean_durations(self.individuals.values())
+        jobs = [
+            self._job(ind_id, task_id, rep, expected) for ind_id, task_id, rep in pending[:room]
+        ]
+        stream = (self.evaluator.executor or SerialExecutor()).run(self.evaluator, jobs)
+        if self.config.budgets.max_usd is not None:
+            stream = in_job_order(stream)
+        with closing(stream):
+            for count, done in enumerate(stream, start=1):
+                self._commit(pending[done.index][0], done, split)
+                reason = budget_exhausted(self.config.budgets, self._spent())
+                if reason is not None and count < len(jobs):
+                    return reason  # closing the stream cancels the jobs still running
+        return budget_exhausted(self.config.budgets, self._spent()) if room < len(pending) else None
+
+    def _pending(self, split: Split, ids: list[str]) -> list[tuple[str, str, int]]:
+        """(individual, task, repetition) not evaluated yet, in canonical order."""
         task_ids = self.state.train_tasks if split == "train" else self.state.holdout_tasks
+        pending = []
         for ind_id in ids:
             done = {(r.task_id, r.repetition) for r in self.individuals[ind_id].results}
             for task_id in task_ids:
                 for rep in range(self._repetitions(split)):
-                    if (task_id, rep) in done:
-                        continue
-                    reason = budget_exhausted(self.config.budgets, self._spent())
-                    if reason is not None:
-                        return reason
-                    self._evaluate_one(ind_id, self.tasks[task_id], rep, split)
-        return None
+                    if (task_id, rep) not in done:
+                        pending.append((ind_id, task_id, rep))
+        return pending
+
+    def _room(self, wanted: int) -> int:
+        limit = self.config.budgets.max_evaluations
+        if limit is None:
+            return wanted
+        return max(min(wanted, limit - self._spent().evaluations), 0)
 
     def _repetitions(self, split: Split) -> int:
         if split == "holdout" and self.config.holdout_repetitions is not None:
@@ -218,35 +296,87 @@ class EvolutionEngine:
             ids.insert(0, self.state.seed_id)  # the baseline of the holdout gain
         return self._evaluate_split("holdout", ids)
 
-    def _evaluate_one(self, ind_id: str, task: Task, rep: int, split: Split) -> None:
+    def _job(self, ind_id: str, task_id: str, rep: int, expected: dict[str, float]) -> EvalJob:
         ind = self.individuals[ind_id]
         root = self.run_dir / f"gen_{self.state.generation}" / ind.id
-        run_dir = task_run_dir(root, task.id, rep)
+        run_dir = task_run_dir(root, task_id, rep)
         if run_dir.exists():
             shutil.rmtree(run_dir)  # a run cut off by a kill: start it again from scratch
-        record = self.evaluator.run_one(ind.workflow, task, rep, root, run_id=self.run_dir.name)
-        result = _task_result(record, split, run_dir.relative_to(self.run_dir))
-        self.individuals[ind_id] = ind.with_results((result,))
-        spent = self._spent()
-        spent = Spent(
-            evaluations=spent.evaluations + 1,
-            usd=spent.usd + (result.cost_usd or 0.0),
-            wall_s=spent.wall_s,
+        return EvalJob(
+            workflow=ind.workflow,
+            task=self.tasks[task_id],
+            repetition=rep,
+            root=root,
+            run_id=self.run_dir.name,
+            expected_s=expected.get(task_id),
         )
+
+    def _commit(self, ind_id: str, done: JobResult, split: Split) -> None:
+        """Add a finished evaluation to its individual (results kept in canonical order, so the
+        checkpoint does not depend on completion order), checkpoint, index and log it."""
+        ind = self.individuals[ind_id]
+        rel = done.job.run_dir.relative_to(self.run_dir)
+        result = _task_result(done.record, split, rel)
+        results = tuple(sorted((*ind.results, result), key=self._result_order))
+        self.individuals[ind_id] = ind.model_copy(update={"results": results})
+        self._usd += Fraction(result.cost_usd or 0.0)
+        spent = self._spent()
+        spent = Spent(evaluations=spent.evaluations + 1, usd=float(self._usd), wall_s=spent.wall_s)
         self.state = self.state.model_copy(update={"spent": spent})
+        self._index_evaluation(ind_id, done, split, rel)  # first: a resume rewrites the row
         self._checkpoint()
         self.log.emit(
             "evaluation_finished",
             generation=self.state.generation,
             individual_id=ind_id,
-            task_id=task.id,
-            repetition=rep,
+            task_id=result.task_id,
+            repetition=result.repetition,
             split=split,
             score=result.score,
             resolved=result.resolved,
             invalid=result.invalid,
             cost_usd=result.cost_usd,
+            status=done.status,
+            attempts=done.attempts,
+            cached=done.cached,
         )
+
+    def _result_order(self, r: TaskResult) -> tuple[int, int, str, int]:
+        """Training before holdout, tasks in split order, then repetition: the order in which
+        one-by-one evaluation appends them."""
+        splits = (self.state.train_tasks, self.state.holdout_tasks)
+        rank_ = ("train", "holdout").index(r.split) if r.split in ("train", "holdout") else 2
+        tasks = splits[rank_] if rank_ < 2 else ()
+        position = tasks.index(r.task_id) if r.task_id in tasks else len(tasks)
+        return rank_, position, r.task_id, r.repetition
+
+    def _index_evaluation(self, ind_id: str, done: JobResult, split: Split, rel: Path) -> None:
+        row = EvaluationRow.from_record(
+            done.record,
+            run_id=self.run_dir.name,
+            individual_id=ind_id,
+            generation=self.state.generation,
+            split=split,
+            record_path=rel.as_posix(),
+            cached=done.cached,
+            attempts=done.attempts,
+            executor=done.executor,
+        )
+        failed = [
+            FailedAttemptRow(f.attempt, f.status, f.message, f.duration_s,
+                             None if f.kept_at is None else _relative(f.kept_at, self.run_dir))
+            for f in done.failures
+        ]  # fmt: skip
+        self.index.add_evaluation(row, done.record, failed)
+
+    def _to_index(self, event: str, fields: dict[str, Any]) -> None:
+        """Progress events that the run index mirrors: the population evaluated in each
+        generation, and each generation's summary."""
+        run_id = self.run_dir.name
+        if event == "generation_started":
+            self.index.add_individuals(_individual_row(run_id, i) for i in self._population())
+        elif event == "generation_finished" and self.state.summaries:
+            self.index.add_generation(_generation_row(run_id, self.state.summaries[-1]))
 
     # -- breeding -----------------------------------------------------------------------------
 
@@ -269,15 +399,29 @@ class EvolutionEngine:
             out.append(ind)
         return out
 
-    def _offspring(self, parents: list[Individual], n: int, gen: int) -> list[Individual]:
+    def _guidance(self, gen: int) -> ReflectionReport | None:
+        """The reflection on generation `gen` that guides its breeding (reflecting first if a
+        resumed run stopped before it did); None without a reflector or with nothing found."""
+        if self.parts.reflector is None:
+            return None
+        self.reflect()
+        report = load_reflection(reflection_path(self.run_dir, gen))
+        return None if report.source == "empty" else report
+
+    def _offspring(
+        self, parents: list[Individual], n: int, gen: int, report: ReflectionReport | None = None
+    ) -> list[Individual]:
         """Up to `n` novel children of tournament-selected parents; rejected tries are logged
-        and replaced, up to a cap of 4n + 4 tries."""
+        and replaced, up to a cap of 4n + 4 tries. `report` (the reflection on the parents'
+        generation) and the credit table reach the strategy through the MutationContext."""
         children: list[Individual] = []
         tries = 0
+        credit = credit_table(self.individuals.values()) if report is not None else None
         while len(children) < n and tries < 4 * n + 4:
             tries += 1
             parent = self.parts.tournament(parents, self.config.tournament_k, self.rng)
-            ctx = _context(self.rng, failures_of(self.individuals[parent.id], self.run_dir))
+            failures = failures_of(self.individuals[parent.id], self.run_dir)
+            ctx = _context(self.rng, failures, report=report, credit=credit, mates=tuple(parents))
             result = self.parts.mutate(self.individuals[parent.id], ctx)
             verdict = None if result.child is None else self.novelty.check(result.child)
             if result.child is None or verdict is None or not verdict.accepted:
@@ -295,14 +439,16 @@ class EvolutionEngine:
                 generation=gen,
                 workflow=result.child,
                 lineage=Lineage(
-                    parents=(parent.id,),
+                    parents=(parent.id, *result.parents),
                     operator=result.operator,
                     target=result.target,
                     reason=result.reason,
+                    guidance=result.guidance,
                 ),
             )
             self.novelty.remember(child)
             children.append(child)
+            self.log.emit("child_created", **_child_fields(child))
         return children
 
     def _set_population(self, population: list[Individual], *, generation: int) -> None:
@@ -373,12 +519,104 @@ class EvolutionEngine:
                       generations=len(self.state.summaries))  # fmt: skip
 
 
+def _tee(
+    first: Callable[[str, dict[str, Any]], None] | None,
+    second: Callable[[str, dict[str, Any]], None],
+) -> Callable[[str, dict[str, Any]], None]:
+    def both(event: str, fields: dict[str, Any]) -> None:
+        second(event, fields)
+        if first is not None:
+            first(event, fields)
+
+    return both
+
+
+def _mean_durations(individuals: Any) -> dict[str, float]:
+    """task id -> mean duration of its results so far (the executor's scheduling hint)."""
+    sums: dict[str, list[float]] = {}
+    for ind in individuals:
+        for r in ind.results:
+            sums.setdefault(r.task_id, []).append(r.duration_s)
+    return {task: sum(d) / len(d) for task, d in sums.items()}
+
+
+def _relative(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+
+def _individual_row(run_id: str, ind: Individual) -> IndividualRow:
+    return IndividualRow(
+        run_id=run_id,
+        individual_id=ind.id,
+        generation=ind.generation,
+        workflow_hash=ind.hash,
+        workflow_name=ind.workflow.name,
+        operator=ind.lineage.operator,
+        parents=ind.lineage.parents,
+        target=ind.lineage.target,
+        reason=ind.lineage.reason,
+        mode=ind.mode,
+    )
+
+
+def _generation_row(run_id: str, s: GenerationSummary) -> GenerationRow:
+    return GenerationRow(
+        run_id=run_id, generation=s.generation, best_id=s.best_id, best_hash=s.best_hash,
+        train_best=s.train_best, train_mean=s.train_mean, holdout_best=s.holdout_best,
+        overfit_gap=s.overfit.gap, overfit_alarm=s.overfit.alarm, diversity=s.diversity,
+        population_size=s.population_size, archive_coverage=s.archive_coverage,
+        evaluations=s.evaluations, spent_usd=s.spent.usd, spent_wall_s=s.spent.wall_s,
+        summary_json=s.model_dump_json(),
+    )  # fmt: skip
+
+
 def _top(views: list[Individual], n: int) -> list[Individual]:
     return rank(views)[:n]
 
 
-def _context(rng: random.Random, failures: dict[str, list[str]]) -> MutationContext:
-    return MutationContext(rng=rng, failures=failures)
+def _context(
+    rng: random.Random,
+    failures: dict[str, list[str]],
+    *,
+    report: ReflectionReport | None = None,
+    credit: CreditTable | None = None,
+    mates: tuple[Individual, ...] = (),
+) -> MutationContext:
+    return MutationContext(rng=rng, failures=failures, report=report, credit=credit, mates=mates)
+
+
+def _child_fields(child: Individual) -> dict[str, Any]:
+    lineage = child.lineage
+    guidance = lineage.guidance
+    return {
+        "generation": child.generation,
+        "individual_id": child.id,
+        "parents": list(lineage.parents),
+        "operator": lineage.operator,
+        "target": lineage.target,
+        "guidance": None if guidance is None else guidance.model_dump(mode="json"),
+        "reason": lineage.reason,
+    }
+
+
+def _reflection_event(
+    report: ReflectionReport, file_name: str, unreadable: int
+) -> tuple[str, dict[str, Any]]:
+    if report.source == "empty":
+        return "reflection_skipped", {
+            "generation": report.generation, "reason": report.note, "path": file_name,
+        }  # fmt: skip
+    return "reflection_finished", {
+        "generation": report.generation,
+        "source": report.source,
+        "path": file_name,
+        "failure_patterns": len(report.failure_patterns),
+        "success_patterns": len(report.success_patterns),
+        "suggestions": len(report.mutation_suggestions),
+        "dropped": len(report.dropped),
+        "attempts": len(report.attempts),
+        "unreadable_records": unreadable,
+    }
 
 
 def _individual_id(base_seed: int, generation: int, slot: int, workflow: Workflow) -> str:
@@ -413,4 +651,6 @@ def _hyperparameters(config: EvolveConfig) -> HyperparameterRecord:
         novelty_threshold=config.novelty_threshold,
         mutation_max_tries=config.mutation_max_tries,
         operators=config.operators,
+        strategy=config.strategy,
+        exploration=config.exploration if config.strategy == "guided" else None,
     )

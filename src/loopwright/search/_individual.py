@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from statistics import fmean
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from loopwright.workflow import Workflow, workflow_hash
 
-__all__ = ["Individual", "Lineage", "TaskResult", "mode_name"]
+__all__ = ["Guidance", "Individual", "Lineage", "TaskResult", "mode_name"]
 
 
 class _Frozen(BaseModel):
@@ -33,8 +34,24 @@ class TaskResult(_Frozen):
     )
 
 
+class Guidance(_Frozen):
+    """How a guided strategy chose the mutation that made a child (for credit assignment).
+
+    `mode`: `suggestion` (a reflection suggestion, named by `suggestion_id` in the report of
+    `report_generation`), `exploration` (the random share) or `fallback` (no suggestion could
+    be applied, so a random operator was). `kind` is the suggestion's kind, or the mode.
+    """
+
+    mode: Literal["suggestion", "exploration", "fallback"]
+    kind: str
+    report_generation: int | None = None
+    suggestion_id: str | None = None
+
+
 class Lineage(_Frozen):
-    """How an individual came to be: its parents and the mutation (or design) that made it."""
+    """How an individual came to be: its parents and the mutation (or design) that made it.
+
+    `guidance` is None for the seed, designs and children of the random strategy."""
 
     parents: tuple[str, ...] = ()
     operator: str = Field(
@@ -42,6 +59,7 @@ class Lineage(_Frozen):
     )
     target: str | None = Field(default=None, description="the node the mutation touched")
     reason: str = ""
+    guidance: Guidance | None = None
 
 
 class Individual(_Frozen):

@@ -45,6 +45,8 @@ class HyperparameterRecord(_Frozen):
     novelty_threshold: float
     mutation_max_tries: int
     operators: tuple[str, ...] | None
+    strategy: str = "random"
+    exploration: float | None = None
 
 
 class GenerationSummary(_Frozen):

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from loopwright.models import ChatModel
-from loopwright.search._individual import Individual
+from loopwright.reflection import ReflectionReport
+from loopwright.search._credit import CreditTable
+from loopwright.search._individual import Guidance, Individual
 from loopwright.workflow import Workflow
 
 __all__ = [
@@ -31,24 +33,32 @@ class MutationContext:
     `failures` maps node id -> failure messages from the parent's exhaust (may be empty);
     `meta_model` is the model that rewrites prompts (None: the documented offline rewrite);
     `task_kind` describes the benchmark's tasks in a phrase. `rng` is the run's random stream:
-    operators draw only from it (same seed, same run).
+    operators draw only from it (same seed, same run). For a guided strategy: `report` is the
+    reflection on the parent's generation (None before the first), `credit` the credit table
+    so far, and `mates` the individuals a crossover may pair the parent with.
     """
 
     rng: random.Random
     task_kind: str = "Python feature tasks graded by hidden tests"
     failures: Mapping[str, Sequence[str]] = field(default_factory=dict)
     meta_model: ChatModel | None = None
+    report: ReflectionReport | None = None
+    credit: CreditTable | None = None
+    mates: tuple[Individual, ...] = ()
 
 
 @dataclass(frozen=True)
 class MutationResult:
     """A child workflow (valid against the runtime catalog, frozen nodes untouched), or None
-    with the reason the operator could not apply."""
+    with the reason the operator could not apply. `parents` names further parents (a
+    crossover's mate); `guidance` how a guided strategy chose the mutation (None: random)."""
 
     operator: str
     child: Workflow | None
     reason: str
     target: str | None = None
+    parents: tuple[str, ...] = ()
+    guidance: Guidance | None = None
 
 
 class MutationOperator(Protocol):

@@ -6,7 +6,12 @@ runs a workflow; the runtime does. See docs/workflow.md for the schema and the r
 
 from __future__ import annotations
 
-from loopwright.workflow._builtin import builtin_workflow, builtin_workflow_names, resolve_workflow
+from loopwright.workflow._builtin import (
+    builtin_workflow,
+    builtin_workflow_names,
+    resolve_task_workflow,
+    resolve_workflow,
+)
 from loopwright.workflow._catalog import OUTER_LOOP_FUNCTIONS, Catalog, default_catalog
 from loopwright.workflow._graph import (
     entry_node,
@@ -95,6 +100,7 @@ __all__ = [
     "prompt_placeholders",
     "reloop_targets",
     "render_svg",
+    "resolve_task_workflow",
     "resolve_workflow",
     "successors",
     "to_dot",

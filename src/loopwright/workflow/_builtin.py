@@ -6,13 +6,18 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from loopwright.errors import ConfigError
-from loopwright.workflow._catalog import Catalog
+from loopwright.errors import ConfigError, UsageError
+from loopwright.workflow._catalog import OUTER_LOOP_FUNCTIONS, Catalog
 from loopwright.workflow._io import load_workflow, workflow_from_text
 from loopwright.workflow._model import Workflow
 from loopwright.workflow._validate import check_workflow
 
-__all__ = ["builtin_workflow", "builtin_workflow_names", "resolve_workflow"]
+__all__ = [
+    "builtin_workflow",
+    "builtin_workflow_names",
+    "resolve_task_workflow",
+    "resolve_workflow",
+]
 
 _SUFFIX = ".yaml"
 
@@ -68,3 +73,18 @@ def resolve_workflow(
         fix=f"use a built-in ({', '.join(builtin_workflow_names())}) "
         "or the path to a .yaml, .yml or .json workflow file",
     )
+
+
+def resolve_task_workflow(name_or_path: str | Path) -> Workflow:
+    """`resolve_workflow`, refusing the outer loop's own graph: a workflow whose function
+    nodes are outer-loop steps runs only under `loopwright evolve`, never on a task."""
+    wf = resolve_workflow(name_or_path)
+    steps = sorted({n.fn for n in wf.nodes if n.kind == "fn"} & set(OUTER_LOOP_FUNCTIONS))
+    if steps:
+        raise UsageError(
+            f"{name_or_path} is the outer loop itself (steps {', '.join(steps)}), not a workflow "
+            "to run on a task",
+            fix="evolve a task workflow with it: loopwright evolve --seed-workflow builder-only "
+            "--bench BENCH",
+        )
+    return wf

@@ -24,14 +24,16 @@ OUTER_LOOP_FUNCTIONS = ("outer_seed", "outer_evaluate", "outer_reflect", "outer_
 class Catalog:
     """Known names: agent `tools`, FnNode `functions`, GateNode `checks` and agent `loops`.
 
-    `external:NAME` loops are always accepted when NAME is non-empty and has no whitespace;
-    `loops` lists the built-in loop names only.
+    `external:NAME` loops are accepted when NAME is non-empty and has no whitespace, unless
+    `closed_external` is set: then only the `external:NAME` loops listed in `loops` are (the
+    runtime's catalog, which knows its registered adapters, is closed).
     """
 
     tools: frozenset[str]
     functions: frozenset[str]
     checks: frozenset[str]
     loops: frozenset[str]
+    closed_external: bool = False
 
     def extended(
         self,
@@ -40,18 +42,22 @@ class Catalog:
         functions: Iterable[str] = (),
         checks: Iterable[str] = (),
         loops: Iterable[str] = (),
+        closed_external: bool | None = None,
     ) -> Catalog:
-        """A new catalog holding these names as well as this catalog's."""
+        """A new catalog holding these names as well as this catalog's (`closed_external`:
+        None keeps this catalog's)."""
         return Catalog(
             tools=self.tools | frozenset(tools),
             functions=self.functions | frozenset(functions),
             checks=self.checks | frozenset(checks),
             loops=self.loops | frozenset(loops),
+            closed_external=self.closed_external if closed_external is None else closed_external,
         )
 
     def knows_loop(self, loop: str) -> bool:
-        """True for a listed loop name, or `external:NAME` with a non-empty NAME."""
-        if loop.startswith(EXTERNAL_LOOP_PREFIX):
+        """True for a listed loop name, or `external:NAME` with a non-empty NAME (a listed one,
+        when `closed_external`)."""
+        if loop.startswith(EXTERNAL_LOOP_PREFIX) and not self.closed_external:
             name = loop.removeprefix(EXTERNAL_LOOP_PREFIX)
             return bool(name) and not any(c.isspace() for c in name)
         return loop in self.loops

@@ -146,8 +146,8 @@ def _agent_issues(node: AgentNode, cat: Catalog) -> Iterator[WorkflowIssue]:
         yield _at(
             node.id,
             "unknown_loop",
-            f"unknown loop {node.loop!r}; use one of {_names(cat.loops)}, "
-            "or external:NAME for an external agent CLI",
+            f"unknown loop {node.loop!r}; use one of {_names(cat.loops)}"
+            + ("" if cat.closed_external else ", or external:NAME for an external agent CLI"),
         )
     yield from _prompt_issues(node.id, "prompt", node.prompt)
 

@@ -1,0 +1,222 @@
+"""`loopwright research init|run|status`: the knowledge-distillation research loop (seed 003)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from loopwright.cli._app import app, progress_bar
+from loopwright.research import (
+    Caps,
+    InitOptions,
+    LoopEvent,
+    ReflectSettings,
+    StatusReport,
+    init_workdir,
+    open_loop,
+    research_status,
+)
+
+__all__ = ["research"]
+
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True, highlight=False)
+
+research = typer.Typer(
+    help="The research loop: THINK, CRITIC, EXPERIMENT, DISTILL and REFLECT on a working "
+    "directory (docs/research.md).",
+    no_args_is_help=True,
+)
+app.add_typer(research, name="research")
+
+_SIM = (
+    "[bold yellow]SIMULATED[/]: the offline `sim` models stand in for LLMs (the meta phases "
+    "follow documented rules, docs/research.md; the agents run on the sim coder, "
+    "docs/sim-model.md). Results describe the simulator, not a real model."
+)
+
+Dir = Annotated[Path, typer.Option("--dir", help="The working directory (conventionally vN/).")]
+
+
+@research.command("init")
+def init(
+    dir: Dir,
+    workflow: Annotated[str, typer.Option("--workflow", help="Seed workflow: built-in or file.")],
+    bench: Annotated[str, typer.Option("--bench", help="Benchmark name or folder of tasks.")],
+    goal: Annotated[str | None, typer.Option("--goal", help="The goal as one line.")] = None,
+    goal_file: Annotated[
+        Path | None, typer.Option("--goal-file", help="A goal.md with its three sections.")
+    ] = None,
+    model: Annotated[
+        str, typer.Option("--model", help="Meta model: sim, scripted:FILE, PROVIDER/MODEL.")
+    ] = "sim",
+    eval_model: Annotated[
+        str, typer.Option("--eval-model", help="The model the agents run on.")
+    ] = "sim",
+    cons_file: Annotated[
+        Path | None, typer.Option("--cons-file", help="A constraints layer file.")
+    ] = None,
+    constraints: Annotated[
+        str | None, typer.Option("--constraints", help="A constraints layer as text.")
+    ] = None,
+    level: Annotated[int | None, typer.Option("--level", help="Eval tasks of this level.")] = None,
+    tasks: Annotated[str | None, typer.Option("--tasks", help="Comma-separated task ids.")] = None,
+    max_tasks: Annotated[
+        int | None, typer.Option("--max-tasks", min=1, help="The first N tasks (id order).")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Fixes every random choice.")] = 0,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Wave worker cap.")] = 4,
+    max_specs: Annotated[
+        int, typer.Option("--max-specs", min=1, max=8, help="max_specs_per_iter.")
+    ] = 3,
+    heartbeat: Annotated[
+        int, typer.Option("--heartbeat", min=1, help="REFLECT every N committed iterations.")
+    ] = 3,
+    axis_window: Annotated[
+        int, typer.Option("--axis-window", min=2, help="Iterations for the axis-jump rule.")
+    ] = 3,
+    sandbox: Annotated[str, typer.Option("--sandbox", help="auto, bubblewrap, local.")] = "auto",
+) -> None:
+    """Create a research working directory: goal, constraints, knowledge, workspace..."""
+    opts = InitOptions(
+        dir=dir, goal=goal, goal_file=goal_file, workflow=workflow, bench=bench,
+        tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()) if tasks else None,
+        level=level, max_tasks=max_tasks, model=model, eval_model=eval_model, sandbox=sandbox,
+        seed=seed, cons_file=cons_file, constraints=constraints,
+        caps=Caps(workers=workers, max_specs_per_iter=max_specs, submission_workers=workers),
+        reflect=ReflectSettings(heartbeat_every=heartbeat, axis_window=axis_window),
+    )  # fmt: skip
+    wd = init_workdir(opts)
+    config = wd.load_config()
+    if "sim" in (config.meta_model, config.eval.model):
+        err_console.print(_SIM)
+    console.print(f"research working directory {escape(str(wd.root))} ready")
+    console.print(
+        f"  workflow {config.workflow} on {config.eval.bench}: {', '.join(config.eval.tasks)}"
+    )
+    console.print(
+        f"  meta model {config.meta_model}, agents on {config.eval.model}, seed {config.seed}"
+    )
+    console.print(f"next: loopwright research run --dir {escape(str(wd.root))}")
+
+
+@research.command("run")
+def run(
+    dir: Dir,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Meta model for this run (default: config).")
+    ] = None,
+    iterations: Annotated[
+        int | None, typer.Option("--iterations", min=1, help="Iterations to run now.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
+) -> None:
+    """Run (or resume) the loop: iterations until goal.md stops it, or --iterations N."""
+    with progress_bar(err_console, enabled=not as_json) as progress:
+        bar = progress.add_task("starting", total=None)
+
+        def on_event(event: LoopEvent) -> None:
+            if event.kind == "run_done":
+                progress.update(bar, completed=event.done, total=event.total)
+                return
+            if event.kind in ("phase", "iteration_started", "reflect"):
+                progress.update(
+                    bar, description=f"iter {event.iteration} · {escape(event.message)}"
+                )
+            if event.kind == "phase":
+                progress.update(bar, completed=0, total=None)
+            if event.kind in ("committed", "resumed", "stopped", "reflect") and not as_json:
+                progress.console.print(escape(event.message if event.kind == "committed" else
+                                              f"iter {event.iteration} {event.kind}: {event.message}"))  # fmt: skip
+
+        loop = open_loop(dir, model=model, listener=on_event)
+        if loop.meta.simulated and not as_json:
+            err_console.print(_SIM)
+        outcome = loop.run(iterations)
+    if as_json:
+        data = {
+            "status": outcome.status,
+            "reason": outcome.reason,
+            "committed": list(outcome.committed),
+        }
+        console.print_json(json.dumps({**data, "simulated": loop.meta.simulated}))
+        return
+    console.print(
+        f"{outcome.status}: {escape(outcome.reason)}; committed {len(outcome.committed)} iteration(s) now"
+    )
+    console.print(f"see: loopwright research status --dir {escape(str(dir))}")
+
+
+@research.command("status")
+def status(
+    dir: Dir,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the status as JSON.")] = False,
+) -> None:
+    """Trajectory, verdicts, what was learned, the frontier, and the hard contracts."""
+    report = research_status(dir)
+    if as_json:
+        console.print_json(report.model_dump_json())
+        return
+    _print_status(report)
+
+
+def _print_status(r: StatusReport) -> None:
+    sim = " [bold yellow][SIMULATED][/]" if r.simulated else ""
+    console.print(f"[bold]{escape(r.dir)}[/]{sim}: {escape(r.goal)}")
+    console.print(f"status {r.status}{f' ({escape(r.reason)})' if r.reason else ''}")
+    console.print(
+        f"{r.workflow} on {', '.join(r.tasks)}; meta model {r.meta_model}, agents on {r.eval_model}"
+    )
+    score = "unmeasured" if r.workspace_score is None else f"{r.workspace_score:.3f}"
+    console.print(
+        f"workspace score {score} ({escape(r.workspace_source)}); {r.committed} iteration(s)"
+    )
+    console.print(_trajectory(r))
+    _section("what was learned (latest knowledge)", r.learned)
+    _section("open hypotheses", r.hypotheses)
+    _section("axes", (*r.axes, f"frontier: {' > '.join(r.frontier) or '(none)'}"))
+    held = sum(c.ok for c in r.contracts)
+    console.print(f"[bold]hard contracts: {held}/{len(r.contracts)} hold[/]")
+    for c in r.contracts:
+        mark = "[green]ok[/]" if c.ok else "[red]BROKEN[/]"
+        console.print(
+            f"  {mark} {c.number}. {escape(c.name)}" + ("" if c.ok else f": {escape(c.detail)}")
+        )
+
+
+def _trajectory(r: StatusReport) -> Table:
+    table = Table(
+        title="trajectory" + (" [SIMULATED]" if r.simulated else ""), title_justify="left", box=None
+    )
+    for col in (
+        "iter",
+        "specs: axis scale critic -> verdict delta",
+        "workspace",
+        "adopted",
+        "REFLECT",
+    ):
+        table.add_column(col)
+    for row in r.iterations:
+        specs = "\n".join(
+            f"{s.spec_id} {s.axis} {s.scale} {s.critic} -> {s.verdict}"
+            + (f" {s.delta:+.3f}" if s.delta is not None else "")
+            for s in row.specs
+        )
+        before = "-" if row.score_before is None else f"{row.score_before:.3f}"
+        after = "-" if row.score_after is None else f"{row.score_after:.3f}"
+        table.add_row(str(row.iter), escape(specs), f"{before} -> {after}", row.adopted or "",
+                      escape("; ".join(row.reflect)) + (" (rebuttal)" if row.rebuttal else ""))  # fmt: skip
+    return table
+
+
+def _section(title: str, lines: tuple[str, ...]) -> None:
+    console.print(f"[bold]{title}[/]")
+    for line in lines or ("(none)",):
+        console.print(f"  - {escape(line)}")

@@ -1,0 +1,185 @@
+"""The fitness cache: an evaluation already done is not paid for twice.
+
+The key is a sha256 over (workflow canonical hash, task id, task digest, model spec, run
+settings, repetition): two jobs with the same key run the same workflow on the same task
+content with the same model and the same random draws, so they would produce the same record.
+Repetitions stay independent (the key includes the repetition and the run seed). The cache
+lives in a run index file (SQLite, WAL) and can be shared between runs by path.
+
+`CachedExecutor` wraps any executor: hits are answered at once (the source run directory is
+copied into the job's when it still exists, else the stored record alone is written, with a
+`cache_hit.json` marker either way) and misses go to the inner executor; finished, validly
+graded records are stored as they arrive.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from loopwright import __version__
+from loopwright.evaluation._executor import EvalJob, Executor, JobResult, JobStream
+from loopwright.records import CycleRecord, write_record
+from loopwright.store import CacheEntry, CacheTable, utc_now
+from loopwright.workflow import workflow_hash
+
+if TYPE_CHECKING:
+    from loopwright.evaluation._evaluator import Evaluator
+
+__all__ = ["CACHE_HIT_FILE", "CACHE_KEY_VERSION", "CachedExecutor", "FitnessCache", "cache_key"]
+
+CACHE_KEY_VERSION = 1
+CACHE_HIT_FILE = "cache_hit.json"
+
+
+def _settings(evaluator: Evaluator, job: EvalJob) -> dict[str, object]:
+    """Everything besides workflow, task, model and repetition that decides a run's record."""
+    return {
+        "key_version": CACHE_KEY_VERSION,
+        "loopwright": __version__,
+        "seed": evaluator.job_seed(job),
+        "run_timeout_s": evaluator.settings.run_timeout_s,
+        "sandbox": evaluator.sandbox.name,
+        "prices": evaluator.prices.version,
+        "directives_sha256": hashlib.sha256(job.directives.encode()).hexdigest(),
+    }
+
+
+def cache_key(evaluator: Evaluator, job: EvalJob) -> str:
+    """The job's cache key (hex sha256). Deterministic; the same across processes and runs.
+
+    The model part is `evaluator.settings.model` (the spec, e.g. "sim" or
+    "anthropic/claude-sonnet-4-5"): an evaluator whose factory makes another model than its
+    settings name must not share a cache.
+    """
+    parts = {
+        "workflow_hash": workflow_hash(job.workflow),
+        "task_id": job.task.id,
+        "task_digest": job.task.digest,
+        "model": evaluator.settings.model,
+        "settings": _settings(evaluator, job),
+        "repetition": job.repetition,
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+class FitnessCache:
+    """Finished evaluations by cache key, in the `fitness_cache` table of the index file at
+    `path` (created when missing; usually a run's `runs.db`, or a file shared by runs)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.table = CacheTable(path)
+
+    def get(self, evaluator: Evaluator, job: EvalJob) -> tuple[CycleRecord, CacheEntry] | None:
+        """The stored record for `job` and its entry, or None."""
+        entry = self.table.get(cache_key(evaluator, job))
+        if entry is None:
+            return None
+        return CycleRecord.model_validate_json(entry.record_json), entry
+
+    def put(self, evaluator: Evaluator, job: EvalJob, record: CycleRecord) -> bool:
+        """Store `record` as `job`'s result unless the key is taken; True when stored."""
+        entry = CacheEntry(
+            key=cache_key(evaluator, job),
+            workflow_hash=workflow_hash(job.workflow),
+            task_id=job.task.id,
+            task_digest=job.task.digest,
+            model=evaluator.settings.model,
+            settings_json=json.dumps(_settings(evaluator, job), sort_keys=True),
+            repetition=job.repetition,
+            record_json=record.model_dump_json(),
+            source_run_id=job.run_id,
+            source_path=str(job.run_dir),
+            created_at=utc_now(),
+        )
+        return self.table.put(entry)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def close(self) -> None:
+        self.table.close()
+
+
+def cacheable(result: JobResult) -> bool:
+    """Only runs that finished with a valid grade are stored: a timeout, a crash or an invalid
+    grade says more about the machine than about the workflow, and may not happen again."""
+    grade = result.record.grade
+    return result.status == "ok" and not result.cached and grade is not None and not grade.invalid
+
+
+class CachedExecutor:
+    """An executor that answers cache hits itself and sends misses to `inner`."""
+
+    def __init__(self, inner: Executor, cache: FitnessCache) -> None:
+        self.inner = inner
+        self.cache = cache
+        self.name = inner.name
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def workers(self) -> int:
+        return self.inner.workers
+
+    def run(self, evaluator: Evaluator, jobs: Sequence[EvalJob]) -> JobStream:
+        """Hits first (in job order), then the inner executor's results as they complete."""
+        misses: list[int] = []
+        for index, job in enumerate(jobs):
+            started = time.monotonic()
+            found = self.cache.get(evaluator, job)
+            if found is None:
+                misses.append(index)
+                continue
+            self.hits += 1
+            _materialise(job, *found)
+            yield JobResult(
+                index=index,
+                job=job,
+                record=found[0],
+                status="ok",
+                attempts=0,
+                cached=True,
+                wall_s=time.monotonic() - started,
+                executor=self.name,
+            )
+        self.misses += len(misses)
+        if not misses:
+            return
+        for result in self.inner.run(evaluator, [jobs[i] for i in misses]):
+            result = replace(result, index=misses[result.index])
+            if cacheable(result):
+                self.cache.put(evaluator, result.job, result.record)
+            yield result
+
+    def close(self) -> None:
+        self.inner.close()
+        self.cache.close()
+
+
+def _materialise(job: EvalJob, record: CycleRecord, entry: CacheEntry) -> None:
+    """Fill the job's run directory from the cache: a copy of the source run directory when it
+    is still on this machine (the whole exhaust), else the record alone; plus a marker."""
+    if job.run_dir.exists():
+        shutil.rmtree(job.run_dir)
+    source = Path(entry.source_path)
+    if source.is_dir() and source.resolve() != job.run_dir.resolve():
+        shutil.copytree(source, job.run_dir, ignore=shutil.ignore_patterns(CACHE_HIT_FILE))
+    job.run_dir.mkdir(parents=True, exist_ok=True)
+    write_record(record, job.run_dir)
+    marker = {
+        "schema_version": 1,
+        "key": entry.key,
+        "source_run_id": entry.source_run_id,
+        "source_path": entry.source_path,
+        "stored_at": entry.created_at,
+        "served_at": utc_now(),
+    }
+    (job.run_dir / CACHE_HIT_FILE).write_text(json.dumps(marker, indent=2) + "\n", "utf-8")

@@ -1,0 +1,5 @@
+"""Small text statistics helpers."""
+
+from wordfreq.core import top_words
+
+__all__ = ["top_words"]

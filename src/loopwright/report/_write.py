@@ -1,0 +1,81 @@
+"""Rendering and writing a report: detect the kind of run directory, build its page, write it
+atomically."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from loopwright.report._ab import ab_page, load_ab
+from loopwright.report._evolve import evolve_page
+from loopwright.report._evolve_data import load_evolve
+from loopwright.report._kind import RunKind, detect_kind
+from loopwright.report._run import run_page
+from loopwright.report._run_data import load_run
+
+__all__ = ["REPORT_FILE", "Report", "ReportResult", "render_report", "write_report"]
+
+REPORT_FILE = "report.html"
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """A rendered page and what it says about its run."""
+
+    html: str
+    kind: RunKind
+    partial: bool
+    simulated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ReportResult:
+    """Where a report was written, its size in bytes and the seconds it took."""
+
+    path: Path
+    kind: RunKind
+    partial: bool
+    simulated: bool
+    size: int
+    seconds: float
+
+
+def render_report(run_dir: Path) -> Report:
+    """Build the report of `run_dir` (an evolve, run or A/B record directory) in memory.
+
+    Reads only. Raises UsageError for a directory that is no run this report knows, and
+    ConfigError for a run whose files cannot be read (another checkpoint schema). A run cut
+    off anywhere still renders, marked partial. Deterministic for the same files (and the same
+    Graphviz, when `dot` draws the graphs).
+    """
+    kind = detect_kind(run_dir)
+    if kind == "ab":
+        ab = load_ab(run_dir)
+        return Report(ab_page(ab), kind, bool(ab.partial_reasons), ab.simulated)
+    if kind == "evolve":
+        evolve = load_evolve(run_dir)
+        return Report(evolve_page(evolve), kind, bool(evolve.partial_reasons), evolve.simulated)
+    run = load_run(run_dir)
+    return Report(run_page(run), kind, bool(run.partial_reasons), run.simulated)
+
+
+def write_report(run_dir: Path, output: Path | None = None) -> ReportResult:
+    """Render the report of `run_dir` and write it to `output` (default
+    `<run_dir>/report.html`), replacing any earlier one atomically. See `render_report`."""
+    start = time.perf_counter()
+    report = render_report(run_dir)
+    path = output if output is not None else run_dir / REPORT_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = report.html.encode("utf-8")
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return ReportResult(
+        path=path,
+        kind=report.kind,
+        partial=report.partial,
+        simulated=report.simulated,
+        size=len(data),
+        seconds=time.perf_counter() - start,
+    )

@@ -1,0 +1,88 @@
+"""The research loop (seed 003): improve a workflow by sharpening understanding against a goal.
+
+Each iteration is THINK -> CRITIC -> EXPERIMENT -> DISTILL over a working directory of eleven
+files, committed atomically; REFLECT maps the intervention space and redirects THINK. With the
+`sim` meta model every phase runs by documented offline rules. See docs/research.md.
+"""
+
+from __future__ import annotations
+
+from loopwright.research._allocate import Allocation, WaveSubmission, allocate_workers, makespan
+from loopwright.research._axes import AXES, Axis
+from loopwright.research._bootstrap import InitOptions, init_workdir
+from loopwright.research._config import (
+    MANIFEST,
+    Caps,
+    EvalConfig,
+    ManifestEntry,
+    ReflectSettings,
+    ResearchConfig,
+    WorkDir,
+)
+from loopwright.research._contracts import CONTRACTS, ContractResult, check_contracts
+from loopwright.research._factory import build_bench, meta_model, open_loop
+from loopwright.research._goal import Escalation, Goal, bootstrap_goal, load_goal, parse_goal
+from loopwright.research._knowledge import Knowledge
+from loopwright.research._loop import ResearchLoop, RunOutcome
+from loopwright.research._record import IterRecord, load_iter_record
+from loopwright.research._schemas import Critique, Distillation, Envelope, Reflection, Repair, Spec
+from loopwright.research._scope import LoopEvent
+from loopwright.research._sim_meta import SIM_RESEARCHER_NAME, SimResearcher
+from loopwright.research._status import StatusReport, research_status
+from loopwright.research._wave import (
+    ExecutorWave,
+    ThreadWave,
+    WaveExecutor,
+    WaveJob,
+    WaveResult,
+)
+
+__all__ = [
+    "AXES",
+    "CONTRACTS",
+    "MANIFEST",
+    "SIM_RESEARCHER_NAME",
+    "Allocation",
+    "Axis",
+    "Caps",
+    "ContractResult",
+    "Critique",
+    "Distillation",
+    "Envelope",
+    "Escalation",
+    "EvalConfig",
+    "ExecutorWave",
+    "Goal",
+    "InitOptions",
+    "IterRecord",
+    "Knowledge",
+    "LoopEvent",
+    "ManifestEntry",
+    "ReflectSettings",
+    "Reflection",
+    "Repair",
+    "ResearchConfig",
+    "ResearchLoop",
+    "RunOutcome",
+    "SimResearcher",
+    "Spec",
+    "StatusReport",
+    "ThreadWave",
+    "WaveExecutor",
+    "WaveJob",
+    "WaveResult",
+    "WaveSubmission",
+    "WorkDir",
+    "allocate_workers",
+    "bootstrap_goal",
+    "build_bench",
+    "check_contracts",
+    "init_workdir",
+    "load_goal",
+    "load_iter_record",
+    "makespan",
+    "meta_model",
+    "open_loop",
+    "parse_goal",
+    "research_status",
+]

@@ -1,0 +1,148 @@
+"""`research init`: check every input, then write the working directory in one go.
+
+Nothing is written until the goal, workflow, benchmark, tasks, models and constraints have all
+been checked; a run needs a goal, so without --goal or --goal-file nothing starts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from loopwright.errors import ConfigError, UsageError
+from loopwright.models import model_factory
+from loopwright.research._axes import AXES, axis_names
+from loopwright.research._config import Caps, EvalConfig, ReflectSettings, ResearchConfig, WorkDir
+from loopwright.research._constraints import merge_constraints, parse_directives
+from loopwright.research._factory import meta_model, select_tasks
+from loopwright.research._goal import bootstrap_goal, parse_goal
+from loopwright.research._knowledge import initial_knowledge
+from loopwright.research._memory import Memory
+from loopwright.research._reflect import render_search_space
+from loopwright.research._state import RunState, write_run_state
+from loopwright.research._workspace import Workspace, WorkspaceState
+from loopwright.runtime import runtime_catalog
+from loopwright.tasks import load_benchmark
+from loopwright.workflow import resolve_workflow, workflow_hash
+
+__all__ = ["InitOptions", "init_workdir"]
+
+
+class InitOptions(BaseModel):
+    """What `research init` takes (the CLI flags, validated)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    dir: Path
+    goal: str | None = None
+    goal_file: Path | None = None
+    workflow: str
+    bench: str
+    tasks: tuple[str, ...] | None = None
+    level: int | None = None
+    max_tasks: int | None = Field(default=None, ge=1)
+    model: str = "sim"
+    eval_model: str = "sim"
+    sandbox: str = "auto"
+    seed: int = 0
+    cons_file: Path | None = None
+    constraints: str | None = None
+    caps: Caps = Field(default_factory=Caps)
+    reflect: ReflectSettings = Field(default_factory=ReflectSettings)
+    run_timeout_s: float | None = Field(default=None, gt=0)
+
+
+def _goal_text(opts: InitOptions) -> str:
+    if opts.goal is not None and opts.goal_file is not None:
+        raise UsageError("give the goal once", got="--goal and --goal-file", fix="keep one of them")
+    if opts.goal is None and opts.goal_file is None:
+        raise UsageError(
+            "a research run needs a goal",
+            fix='pass --goal "<one line>" (Escalation and Termination get defaults) or '
+            "--goal-file goal.md (with Ultimate, Escalation and Termination sections)",
+        )
+    if opts.goal_file is not None:
+        if not opts.goal_file.is_file():
+            raise ConfigError(f"--goal-file {opts.goal_file} does not exist", fix="check the path")
+        text = opts.goal_file.read_text(encoding="utf-8")
+    else:
+        text = bootstrap_goal(opts.goal or "")
+    parse_goal(text, source=str(opts.goal_file or "--goal"))
+    return text
+
+
+def _experiment_design(config: ResearchConfig) -> str:
+    e = config.eval
+    return f"""# Experiment design
+
+How every experiment of this run is measured (written at init; THINK appends each iteration's
+design below).
+
+- Benchmark `{e.bench}`, eval tasks: {", ".join(e.tasks)}.
+- Agents run on model `{e.model}`; base seed {e.seed}; sandbox `{e.sandbox}`.
+- A pass is one run of a workflow on every eval task at one repetition; a probe has
+  probe_passes passes, a perf measurement perf_passes (goal.md, Escalation).
+- Metric: mean partial credit (fraction of hidden fail_to_pass tests passing). A spec is
+  compared with the workspace on the same (task, repetition) pairs (paired; same seeds),
+  invalid grades excluded from both sides.
+- Before it is measured, a patched workflow must pass a smoke run on `{e.smoke_task}`
+  (completes, reads the task, valid grade), in at most {config.caps.smoke_attempts} attempts.
+- Every measured run of an iteration goes out as one parallel wave; worker counts per
+  submission come from the makespan minimiser under a cap of {config.caps.workers}.
+"""
+
+
+def init_workdir(opts: InitOptions) -> WorkDir:
+    """Create a research working directory. UsageError/ConfigError before anything is written
+    when an input is missing or wrong, or when `opts.dir` exists and is not empty."""
+    goal = _goal_text(opts)
+    workflow = resolve_workflow(opts.workflow, catalog=runtime_catalog())
+    bench = load_benchmark(opts.bench)
+    tasks = select_tasks(bench, opts.tasks, opts.level, opts.max_tasks)
+    meta_model(opts.model, opts.seed)
+    model_factory(opts.eval_model, benchmark=bench)
+    constraints = merge_constraints(workflow.name, opts.cons_file, opts.constraints)
+    unknown = [a for a in parse_directives(constraints).forbid_axes if a not in axis_names(AXES)]
+    if unknown:
+        raise ConfigError(
+            f"constraints forbid unknown axes: {', '.join(unknown)}",
+            fix=f"axes are: {', '.join(axis_names(AXES))}",
+        )
+    if opts.dir.exists() and any(opts.dir.iterdir()):
+        raise UsageError(
+            f"{opts.dir} exists and is not empty",
+            fix="pick a new directory (e.g. the next vN), or remove that one",
+        )
+    config = ResearchConfig(
+        workflow=opts.workflow, meta_model=opts.model, seed=opts.seed,
+        eval=EvalConfig(bench=opts.bench, tasks=tasks, smoke_task=tasks[0], model=opts.eval_model,
+                        sandbox=opts.sandbox, seed=opts.seed, run_timeout_s=opts.run_timeout_s),
+        caps=opts.caps, reflect=opts.reflect,
+    )  # fmt: skip
+    wd = WorkDir(opts.dir)
+    _write(wd, config, goal, constraints)
+    state = WorkspaceState(
+        iteration=0, workflow_hash=workflow_hash(workflow), source=f"seed: {opts.workflow}"
+    )
+    Workspace(wd.workspace).write(workflow, state)
+    write_run_state(wd, RunState(status="initialized", iteration=1))
+    return wd
+
+
+def _write(wd: WorkDir, config: ResearchConfig, goal: str, constraints: str) -> None:
+    wd.root.mkdir(parents=True, exist_ok=True)
+    wd.write_config(config)
+    wd.goal.write_text(goal, encoding="utf-8")
+    wd.constraints.write_text(constraints, encoding="utf-8")
+    wd.knowledge.write_text(initial_knowledge(), encoding="utf-8")
+    wd.experience.touch()
+    wd.hypotheses.touch()
+    wd.experiment_design.write_text(_experiment_design(config), encoding="utf-8")
+    wd.tools.mkdir()
+    (wd.tools / "README.md").write_text(
+        "Helper files THINK writes (envelope `tools`). The loop stores them; it never runs them.\n",
+        encoding="utf-8",
+    )
+    wd.iterations.mkdir()
+    render_search_space(Memory(wd))

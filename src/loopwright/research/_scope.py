@@ -1,0 +1,68 @@
+"""What every phase of one iteration shares (`Scope`), and the loop's progress events."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from loopwright.research._config import ResearchConfig, WorkDir
+from loopwright.research._context import Rules
+from loopwright.research._goal import Goal
+from loopwright.research._memory import Memory
+from loopwright.research._meta import MetaClient
+from loopwright.research._workspace import WorkspaceState
+from loopwright.workflow import Workflow
+
+__all__ = ["EventKind", "Listener", "LoopEvent", "Scope"]
+
+EventKind = Literal[
+    "iteration_started",
+    "phase",
+    "run_done",
+    "reflect",
+    "commit_ready",
+    "committed",
+    "stopped",
+    "resumed",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class LoopEvent:
+    """A progress event. `done`/`total` count the runs of the current phase (run_done)."""
+
+    kind: EventKind
+    iteration: int
+    message: str
+    done: int = 0
+    total: int = 0
+
+
+Listener = Callable[[LoopEvent], None]
+
+
+@dataclass
+class Scope:
+    """One iteration's shared state: the working directory, its settings and goal, the
+    enforced constraints, the memory views, the meta-model client, the staging directory and
+    the (frozen) workspace workflow and state this iteration patches."""
+
+    n: int
+    attempt: int
+    wd: WorkDir
+    config: ResearchConfig
+    goal: Goal
+    constraints: str
+    rules: Rules
+    memory: Memory
+    meta: MetaClient
+    staging: Path
+    base: Workflow
+    base_hash: str
+    state: WorkspaceState
+    emit: Listener
+
+    def phase(self, message: str) -> None:
+        self.emit(LoopEvent("phase", self.n, message))

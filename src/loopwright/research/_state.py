@@ -1,0 +1,146 @@
+"""run_state.json, the run lock, resuming an interrupted iteration, and reconciling workspace/.
+
+Resume: when `run` finds an iteration that started and never committed (run_state says it was
+running, or its `.staging/iter_N` exists), the staging directory is removed, the journal lines
+that iteration wrote are dropped, and, since knowledge.md is append-only, one bullet is
+appended superseding the bullets that attempt wrote. The iteration then runs again as attempt
+k+1. Reconcile: after a commit (and on every start), workspace/ is brought up to the last
+committed record; it is idempotent.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from loopwright.errors import UsageError
+from loopwright.research._config import WorkDir, atomic_write
+from loopwright.research._journal import drop_iterations_from
+from loopwright.research._knowledge import Knowledge
+from loopwright.research._record import ReflectBlock, load_iter_record
+from loopwright.research._workspace import Workspace
+from loopwright.workflow import load_workflow
+
+__all__ = ["RunLock", "RunState", "read_run_state", "reconcile", "recover", "write_run_state"]
+
+Status = Literal["initialized", "running", "paused", "terminated", "saturated", "stalled"]
+
+
+class RunState(BaseModel):
+    """run_state.json: where the run is and why it stopped."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: int = 1
+    status: Status
+    reason: str = ""
+    iteration: int = 0
+    attempt: int = 1
+    updated_at: str = ""
+    saturated_by: ReflectBlock | None = None
+
+
+def read_run_state(wd: WorkDir) -> RunState:
+    if not wd.run_state.is_file():
+        return RunState(status="initialized")
+    return RunState.model_validate_json(wd.run_state.read_text(encoding="utf-8"))
+
+
+def write_run_state(wd: WorkDir, state: RunState) -> None:
+    stamped = state.model_copy(
+        update={"updated_at": datetime.now(UTC).isoformat(timespec="seconds")}
+    )
+    atomic_write(wd.run_state, stamped.model_dump_json(indent=2) + "\n")
+
+
+def reconcile(wd: WorkDir) -> bool:
+    """Bring workspace/ up to the last committed record; True when it changed anything."""
+    committed = wd.committed()
+    if not committed:
+        return False
+    workspace = Workspace(wd.workspace)
+    if workspace.state().iteration >= committed[-1]:
+        return False
+    record = load_iter_record(wd.iter_dir(committed[-1]) / "record.json")
+    workflow = None
+    if record.adopted_workflow:
+        workflow = load_workflow(wd.iter_dir(record.iter) / record.adopted_workflow)
+    workspace.write(workflow, record.workspace_next)
+    return True
+
+
+def recover(wd: WorkDir) -> tuple[int, int, str | None]:
+    """Prepare the next iteration: (its number, its attempt, what was cleaned up or None)."""
+    reconcile(wd)
+    committed = wd.committed()
+    pending = (committed[-1] + 1) if committed else 1
+    state = read_run_state(wd)
+    stale = sorted(wd.staging_root.glob("iter_*")) if wd.staging_root.is_dir() else []
+    interrupted = state.status == "running" and state.iteration == pending
+    if not stale and not interrupted:
+        return pending, 1, None
+    for path in stale:
+        shutil.rmtree(path)
+    dropped = drop_iterations_from([wd.experience, wd.hypotheses], pending)
+    attempt = state.attempt + 1 if state.iteration == pending else 1
+    book = Knowledge(wd.knowledge)
+    current = {b.id for b in book.current()}
+    orphans = tuple(
+        b.id for b in book.bullets()
+        if b.iteration is not None and b.iteration >= pending and b.id in current
+        and "resume" not in b.origin
+    )  # fmt: skip
+    if orphans:
+        book.append(
+            f"Attempt {attempt - 1} of iteration {pending} stopped before its commit; the "
+            f"bullets it wrote ({', '.join(orphans)}) are backed by no committed experiment.",
+            origin=f"iter {pending}, resume",
+            supersedes=orphans,
+        )
+    note = (
+        f"iteration {pending} attempt {attempt - 1} never committed: removed its staging, "
+        f"dropped {dropped} journal line(s), superseded {len(orphans)} knowledge bullet(s)"
+    )
+    return pending, attempt, note
+
+
+class RunLock:
+    """An exclusive, non-blocking lock on `<dir>/.research.lock` (released when the process
+    dies, even by SIGKILL). UsageError when another process holds it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def __enter__(self) -> RunLock:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise UsageError(
+                f"another process is running the research loop in {self.path.parent}",
+                fix="wait for it to finish, or stop it; `research run` then resumes",
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._fd = fd
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None

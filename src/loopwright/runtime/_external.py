@@ -1,0 +1,313 @@
+"""External coding agents as agent nodes: `loop: external:NAME` runs an agent's own CLI.
+
+An `ExternalAdapter` knows one agent CLI: the command line and environment that run it on a
+prompt in the workspace (web tools off, the model's base URL and key handed over), and how to
+read what it printed or saved into a `Transcript` (model turns, tool uses, tokens, cost). The
+loop here does the rest, the same for every agent: it finds the executable (a missing one is a
+recorded `unavailable`, never a crash), runs it through the node's sandbox like any command
+(network on, so that it reaches its model; killed with its process group at the node's
+deadline), writes the transcript as `model_call` and `tool_call` events, records the reported
+usage in the run's cost ledger, and keeps the agent's raw output, redacted, beside the events.
+See docs/external-agents.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from loopwright.errors import SandboxError
+from loopwright.models import CostLedger, LiteLLMGateway, redact
+from loopwright.records import ErrorEvent
+from loopwright.runtime._context import ToolContext, ToolError
+from loopwright.runtime._external_events import emit_transcript
+from loopwright.runtime._external_types import (
+    ExternalAdapter,
+    ExternalRequest,
+    Invocation,
+    Transcript,
+)
+from loopwright.runtime._loops import LOOPS, AgentLoop, AgentResult, LoopContext
+from loopwright.runtime._registry import Registry
+from loopwright.sandbox import CommandResult
+from loopwright.workflow import EXTERNAL_LOOP_PREFIX, AgentNode
+
+__all__ = [
+    "EXECUTABLE_ENV_PREFIX",
+    "EXTERNAL_AGENTS",
+    "EXTERNAL_OUTPUT_DIR",
+    "ExternalSettings",
+    "executable_env_name",
+    "external_agent",
+    "external_loop",
+    "resolve_executable",
+    "run_external",
+]
+
+EXECUTABLE_ENV_PREFIX = "LOOPWRIGHT_EXTERNAL_"
+"""`LOOPWRIGHT_EXTERNAL_<NAME>` (NAME upper-cased, `-` as `_`) names the executable of the
+external agent NAME, e.g. `LOOPWRIGHT_EXTERNAL_CLAUDE_CODE=/opt/stand-ins/claude`."""
+
+EXTERNAL_OUTPUT_DIR = "external"
+"""The directory, beside events.jsonl, that keeps each external visit's raw output (redacted)."""
+
+EXTERNAL_RECORD_VERSION = 1
+_OUTPUT_CAP = 20_000_000
+_TAIL_CHARS = 2_000
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalSettings:
+    """How one external loop runs its agent. Every field defaults to "from the run":
+
+    - `executable`: a command name or path; default `$LOOPWRIGHT_EXTERNAL_<NAME>`, else the
+      adapter's own command looked up on PATH (this is how a stand-in is pointed to);
+    - `model` / `api_base`: default the run's model name and its gateway's `api_base` (none
+      for the offline models: the agent then uses its own default model);
+    - `extra_args`: appended to the agent's own arguments;
+    - `environ`: the environment keys and PATH are taken from (default: os.environ, read at
+      each visit).
+    """
+
+    executable: str | None = None
+    model: str | None = None
+    api_base: str | None = None
+    extra_args: tuple[str, ...] = ()
+    environ: Mapping[str, str] | None = field(default=None, repr=False)
+
+
+EXTERNAL_AGENTS: Registry[ExternalAdapter] = Registry("external agent")
+"""Every adapter, by NAME. Each is also an agent loop `external:NAME` in LOOPS."""
+
+
+def external_agent(adapter: ExternalAdapter) -> ExternalAdapter:
+    """Register `adapter` in EXTERNAL_AGENTS and its loop (default settings) in LOOPS as
+    `external:NAME`. Returns it. UsageError when the name is taken."""
+    EXTERNAL_AGENTS.add(adapter.name, adapter)
+    LOOPS.add(EXTERNAL_LOOP_PREFIX + adapter.name, external_loop(adapter))
+    return adapter
+
+
+def external_loop(adapter: ExternalAdapter, settings: ExternalSettings | None = None) -> AgentLoop:
+    """The AgentLoop that runs `adapter`'s agent with `settings` (see run_external)."""
+    chosen = settings if settings is not None else ExternalSettings()
+
+    def loop(node: AgentNode, prompt: str, ctx: LoopContext) -> AgentResult:
+        return run_external(adapter, chosen, node, prompt, ctx)
+
+    return loop
+
+
+def executable_env_name(name: str) -> str:
+    """`claude-code` -> `LOOPWRIGHT_EXTERNAL_CLAUDE_CODE`."""
+    return EXECUTABLE_ENV_PREFIX + name.upper().replace("-", "_").replace(".", "_")
+
+
+def resolve_executable(
+    adapter: ExternalAdapter, settings: ExternalSettings, environ: Mapping[str, str]
+) -> tuple[str, str | None]:
+    """(what was looked for, its absolute path or None when it is not there). Deterministic
+    given the filesystem."""
+    wanted = (
+        settings.executable or environ.get(executable_env_name(adapter.name)) or adapter.executable
+    )
+    if "/" in wanted:
+        path = Path(wanted).expanduser()
+        found = path.is_file() and os.access(path, os.X_OK)
+        return wanted, str(path.absolute()) if found else None
+    return wanted, shutil.which(wanted, path=environ.get("PATH"))
+
+
+def run_external(
+    adapter: ExternalAdapter,
+    settings: ExternalSettings,
+    node: AgentNode,
+    prompt: str,
+    ctx: LoopContext,
+) -> AgentResult:
+    """Run the agent once on `prompt` in the workspace and record what it did. Never raises for
+    the agent's failures: a missing executable is status "error" with an `unavailable: ...`
+    error (and an error event), a run killed at the node's deadline is "timeout", a non-zero
+    exit or an agent-reported failure is "error", an agent-reported turn limit "max_turns",
+    any reported web tool use "error" (a leak); otherwise "ok" with the agent's final text."""
+    tc, environ = ctx.tool_ctx, settings.environ if settings.environ is not None else os.environ
+    wanted, executable = resolve_executable(adapter, settings, environ)
+    if executable is None:
+        return _fail(tc, node, _unavailable(adapter, wanted))
+    try:
+        timeout = tc.time_left()
+    except ToolError as exc:
+        return AgentResult("timeout", error=f"timed out before starting: {exc}")
+    scratch = Path(tempfile.mkdtemp(prefix="lw-ext-"))
+    try:
+        request = _request(node, prompt, ctx, settings, scratch, environ)
+        invocation = adapter.invocation(request, executable, settings.extra_args)
+        started = time.monotonic()
+        try:
+            result = _invoke(tc, invocation, scratch, timeout)
+        except SandboxError as exc:
+            return _fail(tc, node, f"unavailable: {exc}. Install: {adapter.install_hint}")
+        transcript = _parse(adapter, result, request)
+        _keep_exhaust(tc, adapter, invocation, result, time.monotonic() - started)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    emit_transcript(ctx, adapter.name, request.model, transcript, _ledger_of(ctx))
+    return _result(tc, node, adapter, result, transcript, timeout)
+
+
+def _invoke(
+    tc: ToolContext, invocation: Invocation, scratch: Path, timeout: float
+) -> CommandResult:
+    """Run the agent in the node's sandbox, in the workspace, for at most `timeout` seconds
+    (then its process group is killed). Raises SandboxError when it cannot be started."""
+    return tc.sandbox.run(
+        invocation.argv,
+        cwd=tc.workspace,
+        timeout_s=timeout,
+        writable=[scratch],
+        env=invocation.env,
+        output_cap=_OUTPUT_CAP,
+        network=True,  # the agent must reach its model; its web tools are off
+        stdin=invocation.stdin,
+    )
+
+
+def _request(
+    node: AgentNode,
+    prompt: str,
+    ctx: LoopContext,
+    settings: ExternalSettings,
+    scratch: Path,
+    environ: Mapping[str, str],
+) -> ExternalRequest:
+    """The request, with the instruction file copied into `scratch` (a run directory under
+    /tmp is hidden from a bubblewrap-sandboxed command; the scratch directory is bound)."""
+    tc, model = ctx.tool_ctx, ctx.model
+    (scratch / "home").mkdir()
+    instruction = tc.instruction_file
+    if instruction.is_file():
+        copy = scratch / instruction.name
+        shutil.copyfile(instruction, copy)
+        prompt = prompt.replace(str(instruction), str(copy))
+    gateway = model if isinstance(model, LiteLLMGateway) else None
+    return ExternalRequest(
+        prompt=prompt,
+        workspace=tc.workspace,
+        scratch=scratch,
+        model=settings.model or (None if model.simulated else model.name),
+        api_base=settings.api_base or (gateway.settings.api_base if gateway else None),
+        max_turns=node.max_turns,
+        environ=environ,
+    )
+
+
+def _parse(adapter: ExternalAdapter, result: CommandResult, request: ExternalRequest) -> Transcript:
+    try:
+        return adapter.parse(result, request)
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        return Transcript(outcome="error", error=f"could not read the agent's output: {exc}")
+
+
+def _ledger_of(ctx: LoopContext) -> CostLedger | None:
+    """The run's cost ledger: the one of the gateway the run's model is, if any."""
+    return ctx.model.ledger if isinstance(ctx.model, LiteLLMGateway) else None
+
+
+def _unavailable(adapter: ExternalAdapter, wanted: str) -> str:
+    return (
+        f"unavailable: the external agent {adapter.name!r} needs the executable {wanted!r}, "
+        f"which is not installed (or not executable). Install: {adapter.install_hint}; "
+        f"or point ${executable_env_name(adapter.name)} at it"
+    )
+
+
+def _fail(tc: ToolContext, node: AgentNode, message: str) -> AgentResult:
+    tc.events.write(ErrorEvent(t=tc.events.now(), node_id=node.id, where="node", message=message))
+    return AgentResult("error", error=message)
+
+
+def _tail(text: str) -> str:
+    text = redact(text.strip())
+    return text if len(text) <= _TAIL_CHARS else "..." + text[-_TAIL_CHARS:]
+
+
+def _result(
+    tc: ToolContext,
+    node: AgentNode,
+    adapter: ExternalAdapter,
+    result: CommandResult,
+    transcript: Transcript,
+    timeout: float,
+) -> AgentResult:
+    turns = len(transcript.turns)
+    summary = redact(transcript.summary)
+    if result.timed_out:
+        error = (
+            f"timed out: {adapter.name} ran past the node's deadline ({timeout:.0f}s left at "
+            "its start) and its process group was killed"
+        )
+        return AgentResult("timeout", summary, error, turns)
+    if transcript.web_uses:
+        used = ", ".join(sorted(set(transcript.web_uses)))
+        return _failed(tc, node, f"leak: {adapter.name} used a web tool ({used})", summary, turns)
+    if transcript.outcome == "max_turns":
+        limit = f"{adapter.name} stopped at its turn limit (max_turns={node.max_turns})"
+        return AgentResult("max_turns", summary, limit, turns)
+    if result.exit_code != 0 or transcript.outcome == "error":
+        reasons = [r for r in (transcript.error, _tail(result.stderr)) if r]
+        reason = "; ".join(reasons) or _tail(result.stdout) or "no output"
+        message = f"{adapter.name} failed (exit code {result.exit_code}): {redact(reason)}"
+        return _failed(tc, node, message, summary, turns)
+    return AgentResult("ok", summary, None, turns)
+
+
+def _failed(
+    tc: ToolContext, node: AgentNode, message: str, summary: str, turns: int
+) -> AgentResult:
+    tc.events.write(ErrorEvent(t=tc.events.now(), node_id=node.id, where="node", message=message))
+    return AgentResult("error", summary, message, turns)
+
+
+def _keep_exhaust(
+    tc: ToolContext,
+    adapter: ExternalAdapter,
+    invocation: Invocation,
+    result: CommandResult,
+    duration_s: float,
+) -> None:
+    """Write the visit's raw output, redacted, under <run dir>/external/: `<node>.<attempt>.json`
+    (the command, env names, exit), `.stdout`, `.stderr` and each file the agent wrote."""
+    folder = tc.events.path.parent / EXTERNAL_OUTPUT_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"{tc.node_id}.{tc.attempt}"
+    (folder / f"{stem}.stdout").write_text(redact(result.stdout), encoding="utf-8")
+    (folder / f"{stem}.stderr").write_text(redact(result.stderr), encoding="utf-8")
+    kept = []
+    for path in invocation.files:
+        if path.is_file():
+            target = folder / f"{stem}.{path.name}"
+            target.write_text(redact(path.read_text(encoding="utf-8", errors="replace")))
+            kept.append(target.name)
+    record = {
+        "schema_version": EXTERNAL_RECORD_VERSION,
+        "agent": adapter.name,
+        "argv": [redact(_short(a)) for a in invocation.argv],
+        "env": sorted(invocation.env),  # names only: values may be keys
+        "sandbox": result.sandbox,
+        "exit_code": result.exit_code,
+        "timed_out": result.timed_out,
+        "truncated": result.truncated,
+        "duration_s": round(duration_s, 3),
+        "files": kept,
+    }
+    (folder / f"{stem}.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+def _short(arg: str, limit: int = 300) -> str:
+    return arg if len(arg) <= limit else f"{arg[:limit]}... [{len(arg)} characters]"

@@ -1,0 +1,235 @@
+"""The guided mutation strategy: reflection as a prior for the search (seed 000's advice).
+
+Per child, with a report on the parent's generation:
+
+1. With probability `exploration` (one draw from `ctx.rng`) the child is made as the random
+   strategy would make it: an operator drawn uniformly, applied as usual (`exploration`).
+2. Otherwise a suggestion is drawn among those *usable* on this parent (its operator allowed,
+   its target a non-frozen node of the parent, and not already satisfied there: an agent of
+   the role on that side of the target, a gate RELOOPing to it, every improvement for it in
+   its prompt), each weighted
+   by `confidence x credit factor` of its (kind, operator) (see `_credit`). It is carried out
+   at its target: node_insert with its role, gate_add after its agent, prompt_mutate adding the
+   report's prompt improvement for that agent, node_remove / gate_remove of its node, crossover
+   with a mate from the population; other operators apply as usual. A suggestion that cannot
+   apply is set aside and another drawn, up to `max_tries` in all.
+3. If none applies, a random operator is applied (`fallback`).
+
+With no report (generation 0, or reflection disabled) it draws exactly what `RandomStrategy`
+draws, so a guided and a random run of the same seed share their first generation. Every
+child records how it was chosen (`MutationResult.guidance`) for credit assignment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import networkx as nx
+
+from loopwright.errors import ConfigError
+from loopwright.reflection import MutationSuggestion, ReflectionReport
+from loopwright.search._crossover import Crossover
+from loopwright.search._guided_ops import AddGate, AddLesson, InsertAgent, RemoveNode
+from loopwright.search._individual import Guidance, Individual
+from loopwright.search._mutations import MUTATIONS, RandomStrategy, mutate, operator_names
+from loopwright.search._protocols import MutationContext, MutationResult
+from loopwright.search._roles import BEFORE_ROLES
+from loopwright.search._selection import selection_key
+from loopwright.workflow import AgentNode, GateNode, to_networkx
+
+__all__ = ["DEFAULT_EXPLORATION", "GuidedStrategy", "apply_suggestion", "guided_mutate"]
+
+DEFAULT_EXPLORATION = 0.25
+CROSSOVER = "crossover"
+
+
+class GuidedStrategy:
+    """A MutationStrategy that weights operators by the report's suggestions and their credit,
+    keeping a share `exploration` (in [0, 1]) of uniform random choices. ConfigError for an
+    unknown operator or an exploration share outside [0, 1]. Deterministic given `ctx.rng`."""
+
+    def __init__(
+        self, operators: Sequence[str] | None = None, exploration: float = DEFAULT_EXPLORATION
+    ) -> None:
+        if not 0.0 <= exploration <= 1.0:
+            raise ConfigError(
+                "the exploration share must lie in [0, 1]",
+                got=str(exploration),
+                fix="pass e.g. --exploration 0.25 (0: always follow reflection, 1: random)",
+            )
+        self.random = RandomStrategy(operators)
+        self.operators = self.random.operators
+        self.exploration = exploration
+
+    def usable(self, parent: Individual, ctx: MutationContext) -> list[MutationSuggestion]:
+        """The report's suggestions that could apply to `parent` (see the module docstring)."""
+        if ctx.report is None:
+            return []
+        allowed = set(self.operators or MUTATIONS.names()) | {CROSSOVER}
+        wf = parent.workflow
+        out = []
+        for s in ctx.report.mutation_suggestions:
+            if s.operator not in allowed or s.target not in wf.node_ids or s.target in wf.frozen:
+                continue
+            if s.operator == CROSSOVER and not _mates(parent, ctx):
+                continue
+            if _satisfied(parent, s, ctx.report):
+                continue
+            out.append(s)
+        return out
+
+    def weight(self, s: MutationSuggestion, ctx: MutationContext) -> float:
+        """confidence x the credit factor of (kind, operator) (1.0 without credit)."""
+        factor = ctx.credit.factor(s.kind, s.operator) if ctx.credit is not None else 1.0
+        return s.confidence * factor
+
+    def pick(
+        self, suggestions: Sequence[MutationSuggestion], ctx: MutationContext
+    ) -> MutationSuggestion:
+        """One suggestion drawn with `ctx.rng`, weighted by `weight`."""
+        weights = [self.weight(s, ctx) for s in suggestions]
+        return ctx.rng.choices(list(suggestions), weights=weights, k=1)[0]
+
+    def explore(self, ctx: MutationContext) -> bool:
+        """One draw: True with probability `exploration`."""
+        return ctx.rng.random() < self.exploration
+
+    def choose(self, parent: Individual, operators: Sequence[str], ctx: MutationContext) -> str:
+        """An operator name: uniform without a report or when exploring, else the operator of a
+        weighted suggestion among the usable ones within `operators` (uniform if none)."""
+        if ctx.report is None or self.explore(ctx):
+            return self.random.choose(parent, operators, ctx)
+        usable = [s for s in self.usable(parent, ctx) if s.operator in operators]
+        if not usable:
+            return self.random.choose(parent, operators, ctx)
+        return self.pick(usable, ctx).operator
+
+
+def _satisfied(parent: Individual, s: MutationSuggestion, report: ReflectionReport) -> bool:
+    """True when `parent` already has what `s` asks for: an agent of the role on the same side
+    of the target (node_insert), a gate RELOOPing to the target (gate_add), every improvement
+    for the target in its prompt (prompt_mutate)."""
+    wf = parent.workflow
+    if s.operator == "node_insert" and (role := _role(report, s)):
+        g = to_networkx(wf)
+        before = role in BEFORE_ROLES
+        near = nx.ancestors(g, s.target) if before else nx.descendants(g, s.target)
+        return any(isinstance(n, AgentNode) and n.id in near and n.role == role for n in wf.nodes)
+    if s.operator == "gate_add":
+        return any(isinstance(n, GateNode) and n.reloop_to == s.target for n in wf.nodes)
+    if s.operator == "prompt_mutate" and _has_improvement(report, s):
+        return _improvement(report, s, _prompt(parent, s.target)) is None
+    return False
+
+
+def _mates(parent: Individual, ctx: MutationContext) -> list[Individual]:
+    return [m for m in ctx.mates if m.id != parent.id and m.hash != parent.hash]
+
+
+def _mate(parent: Individual, s: MutationSuggestion, ctx: MutationContext) -> Individual | None:
+    """A 2-tournament among the mates the suggestion's evidence names (all mates if none)."""
+    pool = _mates(parent, ctx)
+    named = [m for m in pool if m.id in s.evidence.candidates]
+    pool = sorted(named or pool, key=lambda m: m.id)
+    if not pool:
+        return None
+    return min(ctx.rng.sample(pool, min(2, len(pool))), key=selection_key)
+
+
+def _improvement(report: ReflectionReport, s: MutationSuggestion, prompt: str) -> str | None:
+    texts = [p for p in report.prompt_improvements if p.target == s.target and p.text not in prompt]
+    matching = [p for p in texts if s.kind.endswith(p.kind) and p.kind]
+    pick = matching or texts
+    return pick[0].text if pick else None
+
+
+def _has_improvement(report: ReflectionReport, s: MutationSuggestion) -> bool:
+    return any(p.target == s.target for p in report.prompt_improvements)
+
+
+def _role(report: ReflectionReport, s: MutationSuggestion) -> str | None:
+    if s.role:
+        return s.role
+    recs = [
+        r
+        for r in report.structural_recommendations
+        if r.action == "insert_node" and r.target == s.target
+    ]
+    return recs[0].role if recs else None
+
+
+def apply_suggestion(
+    parent: Individual, s: MutationSuggestion, ctx: MutationContext, report: ReflectionReport
+) -> MutationResult:
+    """Carry out `s` on `parent` (see the module docstring); child=None when it cannot."""
+    wf = parent.workflow
+    extra: tuple[str, ...] = ()
+    if s.operator == "node_insert" and (role := _role(report, s)):
+        result = InsertAgent(role, s.target).apply(wf, ctx)
+    elif s.operator == "gate_add":
+        result = AddGate(s.target).apply(wf, ctx)
+    elif s.operator == "prompt_mutate" and _has_improvement(report, s):
+        text = _improvement(report, s, _prompt(parent, s.target))
+        if text is None:
+            return MutationResult(
+                "prompt_mutate", None, "the prompt already holds every improvement for it", s.target
+            )
+        result = AddLesson(s.target, text).apply(wf, ctx)
+    elif s.operator in ("node_remove", "gate_remove"):
+        result = RemoveNode(s.operator, s.target).apply(wf, ctx)
+    elif s.operator == CROSSOVER:
+        mate = _mate(parent, s, ctx)
+        if mate is None:
+            return MutationResult(CROSSOVER, None, "no mate to cross with", s.target)
+        result = Crossover(mate.workflow, s.target, report).apply(wf, ctx)
+        extra = (mate.id,)
+    else:
+        result = MUTATIONS[s.operator].apply(wf, ctx)
+    guidance = Guidance(mode="suggestion", kind=s.kind, report_generation=report.generation,
+                        suggestion_id=s.id)  # fmt: skip
+    return replace(result, reason=f"{s.id} ({s.kind}): {result.reason}", parents=extra,
+                   guidance=guidance)  # fmt: skip
+
+
+def _prompt(parent: Individual, node_id: str) -> str:
+    node = parent.workflow.node(node_id)
+    return str(getattr(node, "prompt", ""))
+
+
+def guided_mutate(
+    parent: Individual,
+    strategy: GuidedStrategy,
+    ctx: MutationContext,
+    *,
+    operators: Sequence[str] | None = None,
+    max_tries: int = 5,
+) -> MutationResult:
+    """One child of `parent` as the module docstring describes; never raises for a workflow
+    that cannot change (child=None with the last reason). ConfigError for bad configuration
+    (unknown operators, `max_tries` < 1). Deterministic given `ctx.rng` (and the meta model)."""
+    names = operator_names(operators)
+    report = ctx.report
+    if report is None:
+        return mutate(parent, strategy.random, ctx, operators=names, max_tries=max_tries)
+    if strategy.explore(ctx):
+        result = mutate(parent, strategy.random, ctx, operators=names, max_tries=max_tries)
+        return replace(result, guidance=Guidance(mode="exploration", kind="exploration"))
+    usable = strategy.usable(parent, ctx)
+    reasons = []
+    for _ in range(max_tries):
+        if not usable:
+            break
+        s = strategy.pick(usable, ctx)
+        result = apply_suggestion(parent, s, ctx, report)
+        if result.child is not None:
+            return result
+        reasons.append(result.reason)
+        usable.remove(s)
+    result = mutate(parent, strategy.random, ctx, operators=names, max_tries=max_tries)
+    why = "; ".join(reasons) if reasons else "no usable suggestion for this parent"
+    return replace(
+        result,
+        reason=f"fallback ({why}): {result.reason}",
+        guidance=Guidance(mode="fallback", kind="fallback"),
+    )

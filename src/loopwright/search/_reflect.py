@@ -1,0 +1,102 @@
+"""The search side of reflection: a generation's individuals as reflection `Candidate`s, the
+vocabulary of operators and roles a report may use, and the reflector a config asks for."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from loopwright.errors import ConfigError
+from loopwright.models import ChatModel, model_factory
+from loopwright.records import CycleRecord, load_record
+from loopwright.reflection import (
+    Candidate,
+    ModelReflector,
+    OfflineReflector,
+    Reflector,
+    Vocabulary,
+)
+from loopwright.search._config import EvolveConfig
+from loopwright.search._individual import Individual
+from loopwright.search._mutations import MUTATIONS
+from loopwright.search._roles import ROLES
+
+__all__ = [
+    "OFFLINE_META",
+    "is_offline_meta",
+    "make_reflector",
+    "meta_model",
+    "meta_spec",
+    "reflection_candidates",
+    "vocabulary",
+]
+
+OFFLINE_META = "offline"
+
+
+def vocabulary() -> Vocabulary:
+    """Every registered mutation operator plus "crossover", and the role library's roles."""
+    return Vocabulary(operators=(*MUTATIONS.names(), "crossover"), roles=tuple(sorted(ROLES)))
+
+
+def reflection_candidates(
+    population: Sequence[Individual], run_dir: Path
+) -> tuple[list[Candidate], int]:
+    """The population as Candidates with their TRAINING records (holdout never reaches
+    reflection), and how many records could not be read (skipped)."""
+    out, unreadable = [], 0
+    for ind in population:
+        records: list[CycleRecord] = []
+        for result in ind.results:
+            if result.split != "train":
+                continue
+            try:
+                records.append(load_record(run_dir / result.record_path))
+            except ConfigError:
+                unreadable += 1
+        out.append(
+            Candidate(
+                id=ind.id,
+                workflow=ind.workflow,
+                records=tuple(records),
+                operator=ind.lineage.operator,
+                parents=ind.lineage.parents,
+            )
+        )
+    return out, unreadable
+
+
+def meta_spec(config: EvolveConfig) -> str:
+    """The meta model's spec: `reflection.meta_model`, else the run's model."""
+    return config.reflection.meta_model or config.model
+
+
+def is_offline_meta(spec: str) -> bool:
+    """True for `offline` and for the sim (`sim`, `sim?...`): the offline rules reflect."""
+    return spec == OFFLINE_META or spec.partition("?")[0].strip() == "sim"
+
+
+def meta_model(config: EvolveConfig) -> ChatModel | None:
+    """The meta model instance (seeded with the run seed), or None for the offline path.
+    ConfigError for an unknown spec (from `model_factory`)."""
+    spec = meta_spec(config)
+    if is_offline_meta(spec):
+        return None
+    return model_factory(spec, benchmark=None)(config.seed)
+
+
+def make_reflector(config: EvolveConfig) -> Reflector | None:
+    """The reflector `config` asks for: None when reflection is disabled; the offline rules
+    for `sim`/`offline`; else a ModelReflector on the meta model."""
+    settings = config.reflection
+    if not settings.enabled:
+        return None
+    model = meta_model(config)
+    if model is None:
+        return OfflineReflector(vocabulary(), digest_max_chars=settings.digest_max_chars)
+    return ModelReflector(
+        model,
+        vocabulary(),
+        max_retries=settings.max_retries,
+        digest_max_chars=settings.digest_max_chars,
+    )

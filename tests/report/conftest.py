@@ -1,0 +1,135 @@
+"""Real run directories for the report tests, made once per session with the offline sim model:
+a small evolution, a run of two workflows, and both kinds killed with SIGKILL half-way."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from loopwright.cli import main
+
+EVOLVE_ARGS = [
+    "evolve",
+    "--bench",
+    "mini",
+    "--seed-workflow",
+    "builder-only",
+    "--model",
+    "sim",
+    "--train",
+    "l1-slugify,l1-rle-decode",
+    "--holdout",
+    "l1-roman-numerals",
+    "--holdout-reps",
+    "1",
+    "--population",
+    "3",
+    "--generations",
+    "2",
+    "--seed",
+    "0",
+    "--sandbox",
+    "local",
+]
+RUN_ARGS = [
+    "run",
+    "builder-only",
+    "research-build-verify",
+    "--bench",
+    "mini",
+    "--tasks",
+    "l1-slugify,l2-fsm-guards",
+    "--sandbox",
+    "local",
+]
+CLI = "import sys; from loopwright.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+@dataclass(frozen=True)
+class CliRun:
+    """A run directory made through the CLI, with what the command printed."""
+
+    run_dir: Path
+    code: int
+    out: str
+    err: str
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="session")
+def sim_evolution(tmp_path_factory: pytest.TempPathFactory) -> CliRun:
+    """`loopwright evolve` (2 generations of 3, 2 training and 1 holdout task), report on."""
+    run_dir = tmp_path_factory.mktemp("evolve") / "run"
+    code, out, err = run_cli(*EVOLVE_ARGS, "--run-dir", str(run_dir))
+    assert code == 0, err
+    return CliRun(run_dir, code, out, err)
+
+
+@pytest.fixture(scope="session")
+def sim_run(tmp_path_factory: pytest.TempPathFactory) -> CliRun:
+    """`loopwright run` of builder-only and research-build-verify on two tasks, report on."""
+    run_dir = tmp_path_factory.mktemp("run") / "run"
+    code, out, err = run_cli(*RUN_ARGS, "--run-dir", str(run_dir))
+    assert code == 0, err
+    return CliRun(run_dir, code, out, err)
+
+
+def kill_when(argv: list[str], ready: Callable[[], bool], timeout_s: float = 120) -> None:
+    """Start the CLI in a subprocess and SIGKILL its process group once `ready()` holds."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLI, *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + timeout_s
+    try:
+        while not ready() and time.monotonic() < deadline:
+            if proc.poll() is not None:
+                pytest.fail("the process ended before it could be killed half-way")
+            time.sleep(0.02)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def killed_evolution(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An evolve run killed in generation 0, after its first finished evaluation."""
+    run_dir = tmp_path_factory.mktemp("killed-evolve") / "run"
+
+    def one_evaluation_done() -> bool:
+        path = run_dir / "progress.jsonl"
+        return path.is_file() and "evaluation_finished" in path.read_text(encoding="utf-8")
+
+    kill_when([*EVOLVE_ARGS, "--run-dir", str(run_dir)], one_evaluation_done)
+    return run_dir
+
+
+@pytest.fixture(scope="session")
+def killed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run killed in the middle of its second task run (the first one has its record)."""
+    run_dir = tmp_path_factory.mktemp("killed-run") / "run"
+    second = run_dir / "builder-only" / "l2-fsm-guards" / "rep_0" / "events.jsonl"
+
+    def second_started() -> bool:
+        return second.is_file() and "model_call" in second.read_text(encoding="utf-8")
+
+    kill_when([*RUN_ARGS, "--run-dir", str(run_dir), "--no-report"], second_started)
+    return run_dir

@@ -1,0 +1,90 @@
+"""The evolve report of a small sim evolution opened in headless Chromium (Debian's chromium
+and chromedriver, driven by Selenium; no browser download): no console errors, every chart
+present and drawn, the simulated banner visible. A screenshot is saved in the test's folder.
+
+CI needs: apt-get install chromium chromium-driver; pip install selenium.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopwright.report._html import Section, page
+from tests.report.conftest import CliRun
+from tests.report.test_evolve_report import EVOLVE_CHARTS
+
+_BROWSERS = ("chromium", "chromium-browser")
+
+_CHART_STATE = """
+return Array.from(document.querySelectorAll('figure.chart')).map(f => {
+  const svg = f.querySelector('svg');
+  const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
+  const drawn = svg ? Array.from(svg.querySelectorAll('.mark, .node')).filter(m => {
+    const b = m.getBoundingClientRect(); return b.width > 0 || b.height > 0; }).length : 0;
+  return {id: f.dataset.chart, width: box.width, height: box.height, drawn: drawn};
+});
+"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="selenium is not installed (pip install selenium)"
+    )
+    binary = next((shutil.which(name) for name in _BROWSERS if shutil.which(name)), None)
+    driver_path = shutil.which("chromedriver")
+    if binary is None or driver_path is None:
+        pytest.skip("no chromium/chromedriver on PATH (apt-get install chromium chromium-driver)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = webdriver.ChromeService(executable_path=driver_path)  # no Selenium Manager
+    driver = webdriver.Chrome(service=service, options=options)
+    driver.set_window_size(1280, 1600)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def test_the_evolve_report_renders_in_chromium(
+    browser: Any, sim_evolution: CliRun, tmp_path: Path
+) -> None:
+    report = sim_evolution.run_dir / "report.html"
+    browser.get(report.resolve().as_uri())
+    errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    assert errors == []
+
+    charts = browser.execute_script(_CHART_STATE)
+    assert {c["id"] for c in charts} == EVOLVE_CHARTS
+    for chart in charts:
+        assert chart["width"] > 50 and chart["height"] > 50, chart
+        assert chart["drawn"] > 0, f"chart {chart['id']} has nothing drawn"
+
+    banner = browser.find_element("id", "sim-banner")
+    assert banner.is_displayed() and "SIMULATED" in banner.text
+    top = browser.execute_script("return arguments[0].getBoundingClientRect().top", banner)
+    assert 0 <= top < 600  # seen without scrolling
+
+    shot = tmp_path / "report-evolve.png"
+    assert browser.save_screenshot(str(shot))
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+
+
+def test_the_browser_check_catches_an_external_load(browser: Any, tmp_path: Path) -> None:
+    """The report page's Content-Security-Policy turns any external resource into a console
+    error, so the test above would see a report that needs the network."""
+    bad = Section("x", "x", '<img src="https://cdn.example.invalid/chart.png">')
+    html = page(title="t", kind="run", stamp_html="", banners=[], sections=[bad], partial=False)
+    path = tmp_path / "bad.html"
+    path.write_text(html, encoding="utf-8")
+    browser.get(path.resolve().as_uri())
+    severe = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert any("Content Security Policy" in m for m in severe), severe
