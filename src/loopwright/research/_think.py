@@ -115,6 +115,8 @@ def envelope_check(scope: Scope, ctx: ThinkContext) -> Callable[[Envelope], str 
 
 def _spec_problem(spec: Spec, axes: set[str], ctx: ThinkContext, refs: set[str]) -> str | None:
     axis = spec.intervention_axis
+    if spec.spec_id == "baseline":
+        return "spec_id 'baseline' is reserved for the workspace's own runs"
     if axis not in axes:
         return f"unknown intervention_axis {axis!r}; the taxonomy has {sorted(axes)}"
     if axis in ctx.rules.forbid_axes:
