@@ -150,14 +150,23 @@ def run_seed(seed: int, args: argparse.Namespace, out: Path) -> list[Outcome]:
 
 
 def _quartiles(values: list[float]) -> tuple[float, float, float]:
-    if len(values) == 1:
-        return values[0], values[0], values[0]
-    q1, q2, q3 = statistics.quantiles(values, n=4, method="inclusive")
-    return q1, q2, q3
+    """Quartiles by the inclusive (linear) method; inf ("not reached") sorts last, and a
+    quartile that falls on or next to one is inf."""
+    ordered = sorted(values)
+    n = len(ordered)
+
+    def at(q: float) -> float:
+        pos = q * (n - 1)
+        lo, hi = math.floor(pos), math.ceil(pos)
+        if math.isinf(ordered[hi]):
+            return math.inf
+        return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+    return at(0.25), at(0.5), at(0.75)
 
 
 def _fmt(x: float) -> str:
-    return "not reached" if math.isinf(x) else f"{x:.1f}"
+    return "not reached" if math.isinf(x) or math.isnan(x) else f"{x:.1f}"
 
 
 def _report(outcomes: list[Outcome], args: argparse.Namespace, wall: float) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from loopwright.cli import main
 from loopwright.errors import ConfigError
 from loopwright.evaluation import (
     EvalJob,
@@ -237,3 +238,23 @@ def test_sim_latency_changes_timing_only(tmp_path: Path) -> None:
     for bad in ("sim?latency=-1", "sim?latency=fast", "sim?speed=2", "sim?latency=inf"):
         with pytest.raises(ConfigError):
             model_factory(bad, benchmark=bench)
+
+
+@pytest.mark.parametrize(
+    ("flags", "says"),
+    [
+        (["--executor", "threads"], "unknown executor"),
+        (["--workers", "0"], "invalid executor option"),
+        (["--ray-address", "127.0.0.1:6379"], "only applies to the Ray executor"),
+        (["--cache", "x.db", "--no-cache"], "contradict"),
+    ],
+)
+def test_bad_executor_options_are_user_errors_that_write_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], says: str
+) -> None:
+    argv = ["evolve", "--bench", "mini", "--seed-workflow", "builder-only",
+            "--run-dir", str(tmp_path / "r"), *flags]  # fmt: skip
+    code = main(argv)
+    text = "".join(capsys.readouterr())
+    assert code == 2 and says in text and "fix:" in text
+    assert not (tmp_path / "r").exists()

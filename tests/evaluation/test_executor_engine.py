@@ -11,6 +11,9 @@ from math import fsum
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from loopwright.cli import main
 from loopwright.evaluation import (
     CachedExecutor,
     EvalJob,
@@ -128,7 +131,7 @@ def records(run_dir: Path) -> dict[str, Any]:
 
 
 def test_the_checkpoint_is_the_same_for_any_worker_count_and_completion_order(
-    tmp_path: Path,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # one by one in this process, results handed back last first: the reference
     backwards = evolve(tmp_path / "run-r", ReversedExecutor(), config())
@@ -174,6 +177,13 @@ def test_the_checkpoint_is_the_same_for_any_worker_count_and_completion_order(
     assert spend_again.cached == spend_again.evaluations == len(results)
     assert spend_again.paid_usd == 0.0 and spend_again.saved_usd == spend.paid_usd
     assert (again / results[0].record_path / "cache_hit.json").is_file()
+
+    # `outer-loop status` reads what was paid from the index
+    assert main(["outer-loop", "status", "--run-dir", str(again)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        f"run index: {len(results)} evaluations ({len(results)} from the cache), paid $0.00" in out
+    )
 
 
 def test_a_dollar_budget_stops_at_the_same_evaluation_whatever_the_completion_order(

@@ -133,3 +133,44 @@ def killed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     kill_when([*RUN_ARGS, "--run-dir", str(run_dir), "--no-report"], second_started)
     return run_dir
+
+
+RESEARCH_GOAL = """# Goal
+
+## Ultimate
+raise mean partial credit on mini level 2
+
+## Escalation
+A probe is measured with as many passes as a perf run, so a probe that beats the workspace is
+adopted at once (keeps the test to two iterations).
+- probe_passes: 1
+- perf_passes: 1
+- escalate_gain: 0.02
+- adopt_gain: 0.0
+
+## Termination
+- iterations >= 2
+"""
+RESEARCH_INIT = [
+    "research", "init", "--workflow", "builder-only", "--bench", "mini",
+    "--tasks", "l2-fsm-guards", "--max-specs", "2", "--heartbeat", "1", "--sandbox", "local",
+    "--constraints",
+    "- forbid-axis: topology\n- forbid-axis: agent_loop\n- forbid-axis: model_tier",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def sim_research(tmp_path_factory: pytest.TempPathFactory) -> CliRun:
+    """`loopwright research` with the sim models on one task: two specs an iteration on the
+    prompt and verification axes (the others forbidden), REFLECT on every heartbeat, probes
+    adopted at once; goal.md terminates it after two iterations; the report written at the end
+    of `research run`."""
+    root = tmp_path_factory.mktemp("research")
+    goal = root / "goal.md"
+    goal.write_text(RESEARCH_GOAL, encoding="utf-8")
+    work = root / "v1"
+    code, _, err = run_cli(*RESEARCH_INIT, "--dir", str(work), "--goal-file", str(goal))
+    assert code == 0, err
+    code, out, err = run_cli("research", "run", "--dir", str(work), "--iterations", "3")
+    assert code == 0, err
+    return CliRun(work, code, out, err)

@@ -1,6 +1,7 @@
-"""The evolve report of a small sim evolution opened in headless Chromium (Debian's chromium
-and chromedriver, driven by Selenium; no browser download): no console errors, every chart
-present and drawn, the simulated banner visible. A screenshot is saved in the test's folder.
+"""The evolve and research reports of small sim runs opened in headless Chromium (Debian's
+chromium and chromedriver, driven by Selenium; no browser download): no console errors, every
+chart present and drawn, the simulated banner visible. A screenshot is saved in the test's
+folder.
 
 CI needs: apt-get install chromium chromium-driver; pip install selenium.
 """
@@ -17,6 +18,7 @@ import pytest
 from loopwright.report._html import Section, page
 from tests.report.conftest import CliRun
 from tests.report.test_evolve_report import EVOLVE_CHARTS
+from tests.report.test_research_page import RESEARCH_CHARTS
 
 _BROWSERS = ("chromium", "chromium-browser")
 
@@ -74,6 +76,26 @@ def test_the_evolve_report_renders_in_chromium(
     assert 0 <= top < 600  # seen without scrolling
 
     shot = tmp_path / "report-evolve.png"
+    assert browser.save_screenshot(str(shot))
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+
+
+def test_the_research_report_renders_in_chromium(
+    browser: Any, sim_research: CliRun, tmp_path: Path
+) -> None:
+    browser.get((sim_research.run_dir / "report.html").resolve().as_uri())
+    errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    assert errors == []
+    charts = browser.execute_script(_CHART_STATE)
+    assert {c["id"] for c in charts} == RESEARCH_CHARTS
+    for chart in charts:
+        assert chart["width"] > 50 and chart["height"] > 50, chart
+        assert chart["drawn"] > 0, f"chart {chart['id']} has nothing drawn"
+    banner = browser.find_element("id", "sim-banner")
+    assert banner.is_displayed() and "SIMULATED" in banner.text
+    top = browser.execute_script("return arguments[0].getBoundingClientRect().top", banner)
+    assert 0 <= top < 600  # seen without scrolling
+    shot = tmp_path / "report-research.png"
     assert browser.save_screenshot(str(shot))
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
 

@@ -135,8 +135,8 @@ def test_a_directory_that_is_no_run_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError) as info:
         detect_kind(tmp_path)
     assert "notes.txt" in str(info.value) and "loopwright run" in str(info.value)
-    (tmp_path / "config.yaml").write_text("kind: research\n")
-    with pytest.raises(UsageError, match="kind 'research'"):
+    (tmp_path / "config.yaml").write_text("kind: orchestra\n")
+    with pytest.raises(UsageError, match="kind 'orchestra'"):
         detect_kind(tmp_path)
     code, _, err = run_cli("report", str(tmp_path / "missing"))
     assert code == 2 and "no run directory" in err and "Traceback" not in err

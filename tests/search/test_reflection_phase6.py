@@ -146,7 +146,11 @@ def breed(run_dir: Path, strategy: str) -> list[Individual]:
     cp = cp.model_copy(update={"config": config(strategy)})
     engine = EvolutionEngine(cp, evaluator(), tasks, run_dir, default_components(config(strategy)))
     assert engine.advance() is None
-    return [engine.individuals[i] for i in engine.state.population if engine.individuals[i].generation == 1]
+    return [
+        engine.individuals[i]
+        for i in engine.state.population
+        if engine.individuals[i].generation == 1
+    ]
 
 
 def test_generation1_mutations_follow_reflection_not_the_random_draw(
@@ -168,3 +172,29 @@ def test_generation1_mutations_follow_reflection_not_the_random_draw(
     assert all(c.lineage.guidance is None for c in random_)
 
 
+def test_reflecting_again_changes_nothing(generation0: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "again"
+    shutil.copytree(generation0, run_dir)
+    before = (reflection_path(run_dir, 0).read_bytes(), len(read_progress(run_dir)))
+    tasks = {t.id: t for t in load_benchmark("mini").tasks}
+    cp = load_checkpoint(run_dir)
+    assert cp.reflected == (0,)
+    engine = EvolutionEngine(cp, evaluator(), tasks, run_dir, default_components(config("guided")))
+    engine.reflect()
+    assert (reflection_path(run_dir, 0).read_bytes(), len(read_progress(run_dir))) == before
+
+
+def test_an_unevaluated_generation_is_recorded_without_a_reflection(tmp_path: Path) -> None:
+    run_dir = tmp_path / "empty"
+    run_dir.mkdir()
+    tasks = {t.id: t for t in load_benchmark("mini").tasks}
+    cfg = config("guided")
+    engine = EvolutionEngine.start(
+        cfg, builtin_workflow("builder-only"), (cfg.train_tasks or (), cfg.holdout_tasks or ()),
+        evaluator(), tasks, run_dir, phase6_population(),
+    )  # fmt: skip
+    engine.reflect()
+    report = load_reflection(reflection_path(run_dir, 0))
+    assert report.source == "empty" and not report.mutation_suggestions
+    skipped = [e for e in read_progress(run_dir) if e["event"] == "reflection_skipped"]
+    assert skipped and "nothing to reflect on" in skipped[-1]["reason"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -27,17 +27,20 @@ from loopwright.evaluation import (
     make_executor,
 )
 from loopwright.models import DEFAULT_PRICES, model_factory
+from loopwright.reflection import describe_report, load_reflection
 from loopwright.report import source_commit
 from loopwright.sandbox import default_sandbox
 from loopwright.search._calibrate import Calibration, calibrate
 from loopwright.search._checkpoint import CHECKPOINT_FILE, RunLock, load_checkpoint
 from loopwright.search._components import default_components
 from loopwright.search._config import EvolveConfig, parse_config
+from loopwright.search._credit import CreditRow, credit_table
 from loopwright.search._engine import EvolutionEngine
 from loopwright.search._modes import EphemeralModeRegistry
 from loopwright.search._outer_workflow import OuterLoop
+from loopwright.search._reflect_step import reflect_generation
 from loopwright.search._report import EvolveResult, evolve_result
-from loopwright.store import INDEX_FILE
+from loopwright.store import INDEX_FILE, RunIndex
 from loopwright.tasks import Benchmark, load_benchmark
 from loopwright.workflow import resolve_task_workflow, to_mermaid
 
@@ -73,6 +76,12 @@ NoCache = Annotated[bool, typer.Option("--no-cache", help="Run every evaluation 
 JobTimeout = Annotated[
     float | None,
     typer.Option("--job-timeout", help="Seconds per evaluation (default: task timeouts + 60)."),
+]
+Strategy = Annotated[
+    str, typer.Option("--strategy", help="guided (reflection + credit) or random mutations.")
+]
+Exploration = Annotated[
+    float, typer.Option("--exploration", help="Share of random mutations under guided.")
 ]
 
 
@@ -118,6 +127,8 @@ def evolve(
     cache: CachePath = None,
     no_cache: NoCache = False,
     job_timeout: JobTimeout = None,
+    strategy: Strategy = "guided",
+    exploration: Exploration = 0.25,
 ) -> None:
     """Evolve workflows: calibrate, then generations of train/holdout/select/mutate."""
     run = _RunOptions(executor_settings(executor, workers=workers, job_timeout_s=job_timeout,
@@ -136,7 +147,7 @@ def evolve(
             "seed": seed, "population": population, "tournament_k": tournament_k,
             "elitism": min(elitism, max(population - 1, 1)), "repetitions": reps,
             "holdout_repetitions": holdout_reps, "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
-            "overfit_gap": overfit_gap,
+            "overfit_gap": overfit_gap, "strategy": strategy, "exploration": exploration,
             "calibration": {"band_low": low, "band_high": high, "repetitions": calibration_reps},
             "budgets": {
                 "max_generations": generations, "max_evaluations": max_evaluations,
@@ -171,6 +182,8 @@ def outer_calibrate(
     cache: CachePath = None,
     no_cache: NoCache = False,
     job_timeout: JobTimeout = None,
+    strategy: Strategy = "guided",
+    exploration: Exploration = 0.25,
 ) -> None:
     """Create the run: calibrate the seed, choose the split, build generation 0.
 
@@ -181,7 +194,7 @@ def outer_calibrate(
             "seed_workflow": seed_workflow, "bench": bench, "model": model, "seed": seed,
             "population": population, "elitism": min(2, population - 1), "sandbox": sandbox,
             "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
-            "holdout_repetitions": holdout_reps,
+            "holdout_repetitions": holdout_reps, "strategy": strategy, "exploration": exploration,
             "calibration": {"band_low": low, "band_high": high},
             "budgets": {"max_generations": generations},
         }
@@ -228,12 +241,43 @@ def outer_evolve(run_dir: RunDir) -> None:
             console.print(f"generation {engine.state.generation} ready")
 
 
+@outer.command("reflect")
+def outer_reflect(
+    run_dir: RunDir,
+    generation: Annotated[
+        int | None, typer.Option("--generation", help="Default: the current generation.")
+    ] = None,
+) -> None:
+    """Reflect on an evaluated generation's exhaust; write and print reflection_gen{N}.json."""
+    with RunLock(run_dir):
+        engine, _ = _open(run_dir)
+        path = reflect_generation(engine, generation)
+    console.print(describe_report(load_reflection(path)), markup=False)
+    console.print(f"written to {path}")
+
+
 @outer.command("status")
-def outer_status(run_dir: RunDir) -> None:
-    """Print the generation table, the best workflow, spend and the overfit signal."""
+def outer_status(
+    run_dir: RunDir,
+    reflection: Annotated[
+        bool, typer.Option("--reflection", help="Also print the latest reflection report.")
+    ] = False,
+) -> None:
+    """Print the generation table, the best workflow, spend, the overfit signal and the credit
+    table (which suggestion kinds and operators made children that beat their parents)."""
     checkpoint = load_checkpoint(run_dir)
     result = evolve_result(checkpoint)
     _report(result, simulated=_simulated(checkpoint.config.model))
+    console.print(_index_line(run_dir))
+    rows = credit_table(checkpoint.individuals.values()).rows
+    if rows:
+        console.print(_credit_table(rows))
+    if reflection:
+        found = sorted(run_dir.glob("reflection_gen*.json"), key=_generation_of)
+        if not found:
+            console.print("no reflection yet: run `loopwright outer-loop reflect`")
+        else:
+            console.print(describe_report(load_reflection(found[-1])), markup=False)
 
 
 @outer.command("promote")
@@ -284,6 +328,18 @@ def _executor(run: _RunOptions, root: Path) -> Iterator[Executor]:
 
 def _simulated(model: str) -> bool:
     return model.partition("?")[0] == "sim"
+
+
+def _index_line(run_dir: Path) -> str:
+    """What the run index says the run paid (queried, not rescanned: docs/store.md)."""
+    if not (run_dir / INDEX_FILE).is_file():
+        return "run index: none (a run from before the index)"
+    with RunIndex.of_run(run_dir) as index:
+        s = index.spend(run_dir.name)
+    return (
+        f"run index: {s.evaluations} evaluations ({s.cached} from the cache), paid "
+        f"${s.paid_usd:.2f}, saved ${s.saved_usd:.2f}, {s.failed_attempts} failed attempts"
+    )
 
 
 def _start(
@@ -537,3 +593,19 @@ def _floats(text: str, flag: str) -> tuple[float, float]:
 
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
+
+
+def _credit_table(rows: Sequence[CreditRow]) -> Table:
+    table = Table(title="credit (children that beat their parents)", title_justify="left", box=None)
+    for col in ("suggestion kind", "operator", "children", "evaluated", "beat parent",
+                "win rate", "mean delta", "weight"):  # fmt: skip
+        table.add_column(col, justify="left" if col in ("suggestion kind", "operator") else "right")
+    for r in sorted(rows, key=lambda r: (-r.evaluated, r.kind, r.operator)):
+        table.add_row(r.kind, r.operator, str(r.children), str(r.evaluated), str(r.beat_parent),
+                      _fmt(r.win_rate), _fmt(r.mean_delta), f"{r.factor:.2f}")  # fmt: skip
+    return table
+
+
+def _generation_of(path: Path) -> int:
+    digits = path.stem.removeprefix("reflection_gen")
+    return int(digits) if digits.isdigit() else -1

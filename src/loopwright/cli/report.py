@@ -23,7 +23,10 @@ err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 @app.command("report")
 def report(
     run_dir: Annotated[
-        Path, typer.Argument(help="A directory written by `loopwright run` or `loopwright evolve`.")
+        Path,
+        typer.Argument(
+            help="A directory written by `run`, `evolve`, `ab record` or `research init`."
+        ),
     ],
     output: Annotated[
         Path | None,

@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from loopwright.cli._app import app, progress_bar
+from loopwright.cli.report import report_at_end
 from loopwright.research import (
     Caps,
     InitOptions,
@@ -117,6 +118,9 @@ def run(
         int | None, typer.Option("--iterations", min=1, help="Iterations to run now.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
+    no_report: Annotated[
+        bool, typer.Option("--no-report", help="Do not write DIR/report.html at the end.")
+    ] = False,
 ) -> None:
     """Run (or resume) the loop: iterations until goal.md stops it, or --iterations N."""
     with progress_bar(err_console, enabled=not as_json) as progress:
@@ -147,11 +151,15 @@ def run(
             "committed": list(outcome.committed),
         }
         console.print_json(json.dumps({**data, "simulated": loop.meta.simulated}))
+        if not no_report:
+            report_at_end(dir, err_console)  # stdout stays pure JSON
         return
     console.print(
         f"{outcome.status}: {escape(outcome.reason)}; committed {len(outcome.committed)} iteration(s) now"
     )
     console.print(f"see: loopwright research status --dir {escape(str(dir))}")
+    if not no_report:
+        report_at_end(dir, console)
 
 
 @research.command("status")

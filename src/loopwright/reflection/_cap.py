@@ -10,7 +10,9 @@ worst candidates) and drops detail first:
 5. error groups beyond the most frequent one per node;
 6. candidates beyond the 3 best and the worst (by mean score; contrasts still count them);
 7. texts cut to 80 characters; contrasts beyond 6; failing tests beyond 2 per task;
-8. every candidate's nodes and RELOOP details.
+8. every candidate's nodes and RELOOP details;
+9. candidates beyond the best and the worst;
+10. per-role cost, tokens and time, feature lists, contrasts beyond 3.
 
 If the digest still does not fit after all of them, `omitted` says so; the JSON is then as small
 as the digest can be made. Deterministic: the same digest and cap give the same result.
@@ -43,7 +45,7 @@ def _errors_beyond(keep: int) -> Reducer:
         if not dropped:
             return digest, None
         out = _map_nodes(digest, lambda n: n.model_copy(update={"errors": n.errors[:keep]}))
-        return out, f"{dropped} less frequent error groups (kept {keep} per node)"
+        return out, f"{dropped} error groups (kept {keep} per node)"
 
     return reduce
 
@@ -57,7 +59,7 @@ def _tests_beyond(keep: int) -> Reducer:
             t.model_copy(update={"failing_tests": t.failing_tests[:keep]}) for t in digest.tasks
         ]
         return digest.model_copy(update={"tasks": tasks}), (
-            f"{dropped} less frequent failing tests (kept {keep} per task)"
+            f"{dropped} failing tests (kept {keep} per task)"
         )
 
     return reduce
@@ -68,9 +70,7 @@ def _task_outcomes(digest: ExhaustDigest) -> tuple[ExhaustDigest, str | None]:
     if not dropped:
         return digest, None
     cands = [c.model_copy(update={"tasks": []}) for c in digest.candidates]
-    return digest.model_copy(update={"candidates": cands}), (
-        f"{dropped} per-task outcome rows of candidates (their mean scores remain)"
-    )
+    return digest.model_copy(update={"candidates": cands}), (f"{dropped} per-task outcome rows")
 
 
 def _quiet_nodes(digest: ExhaustDigest) -> tuple[ExhaustDigest, str | None]:
@@ -83,25 +83,39 @@ def _quiet_nodes(digest: ExhaustDigest) -> tuple[ExhaustDigest, str | None]:
     cands = [
         c.model_copy(update={"nodes": [n for n in c.nodes if loud(n)]}) for c in digest.candidates
     ]
-    return digest.model_copy(update={"candidates": cands}), (
-        f"{dropped} node summaries without errors or failure categories"
-    )
+    return digest.model_copy(update={"candidates": cands}), (f"{dropped} nodes without errors")
 
 
 def _score(c: CandidateDigest) -> float:
     return c.mean_score if c.mean_score is not None else -1.0
 
 
-def _few_candidates(digest: ExhaustDigest) -> tuple[ExhaustDigest, str | None]:
-    if len(digest.candidates) <= 4:
-        return digest, None
-    ranked = sorted(digest.candidates, key=lambda c: (-_score(c), c.id))
-    keep = {c.id for c in ranked[:3]} | {ranked[-1].id}
-    left = [c.id for c in digest.candidates if c.id not in keep]
-    cands = [c for c in digest.candidates if c.id in keep]
-    return digest.model_copy(update={"candidates": cands}), (
-        f"candidate details of {', '.join(left)} (kept the 3 best and the worst; "
-        "contrasts still count every candidate)"
+def _few_candidates(best: int) -> Reducer:
+    def reduce(digest: ExhaustDigest) -> tuple[ExhaustDigest, str | None]:
+        if len(digest.candidates) <= best + 1:
+            return digest, None
+        ranked = sorted(digest.candidates, key=lambda c: (-_score(c), c.id))
+        keep = {c.id for c in ranked[:best]} | {ranked[-1].id}
+        left = [c.id for c in digest.candidates if c.id not in keep]
+        cands = [c for c in digest.candidates if c.id in keep]
+        return digest.model_copy(update={"candidates": cands}), (
+            f"candidates {', '.join(left)} (kept the {best} best and the worst)"
+        )
+
+    return reduce
+
+
+def _lean_candidates(digest: ExhaustDigest) -> tuple[ExhaustDigest, str | None]:
+    lean: dict[str, object] = {
+        "cost_by_role": {},
+        "tokens_by_role": {},
+        "seconds_by_role": {},
+        "features": [],
+    }
+    cands = [c.model_copy(update=lean) for c in digest.candidates]
+    contrasts = digest.contrasts[:3]
+    return digest.model_copy(update={"candidates": cands, "contrasts": contrasts}), (
+        "per-role cost, tokens and time; feature lists; contrasts beyond 3"
     )
 
 
@@ -123,7 +137,7 @@ def _short_texts(digest: ExhaustDigest) -> tuple[ExhaustDigest, str | None]:
         for t in out.tasks
     ]
     out = out.model_copy(update={"tasks": tasks, "contrasts": out.contrasts[:6]})
-    return out, "texts cut to 80 characters, contrasts beyond 6, failing tests beyond 2 per task"
+    return out, "texts cut to 80 chars; contrasts beyond 6; failing tests beyond 2 per task"
 
 
 def _no_details(digest: ExhaustDigest) -> tuple[ExhaustDigest, str | None]:
@@ -139,9 +153,11 @@ REDUCERS: tuple[Reducer, ...] = (
     _task_outcomes,
     _quiet_nodes,
     _errors_beyond(1),
-    _few_candidates,
+    _few_candidates(3),
     _short_texts,
     _no_details,
+    _few_candidates(1),
+    _lean_candidates,
 )
 
 

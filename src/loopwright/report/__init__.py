@@ -1,8 +1,9 @@
 """HTML reports of run directories: one self-contained, offline file per run.
 
-`write_report(run_dir)` reads an evolve or a run directory (it runs nothing) and writes
-`report.html`: inline SVG charts drawn in Python, no script, no external resource. Every page
-carries the run's stamp and, for the simulated model, a banner saying so. See docs/report.md.
+`write_report(run_dir)` reads an evolve, run, A/B record or research directory (it runs
+nothing) and writes `report.html`: inline SVG charts drawn in Python, no script, no external
+resource. Every page carries the run's stamp and, for the simulated model, a banner saying so.
+See docs/report.md.
 """
 
 from __future__ import annotations

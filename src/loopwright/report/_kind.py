@@ -12,8 +12,8 @@ from loopwright.errors import ConfigError, UsageError
 
 __all__ = ["KNOWN_KINDS", "RunKind", "detect_kind", "is_ab_dir", "read_meta"]
 
-RunKind = Literal["evolve", "run", "ab"]
-KNOWN_KINDS: tuple[RunKind, ...] = ("evolve", "run", "ab")
+RunKind = Literal["evolve", "run", "ab", "research"]
+KNOWN_KINDS: tuple[RunKind, ...] = ("evolve", "run", "ab", "research")
 
 AB_RECORD_KIND = "loop-ab-record"
 AB_SCOREBOARD_KIND = "loop-ab-scoreboard"
@@ -52,9 +52,10 @@ def is_ab_dir(run_dir: Path) -> bool:
 
 
 def detect_kind(run_dir: Path) -> RunKind:
-    """`evolve` or `run`, from config.yaml's `kind` (an evolve run killed before it wrote one is
-    known by its checkpoint.json or progress.jsonl); `ab` for an A/B record directory (its
-    record.json or scoreboard.json has the A/B kind; docs/ab.md).
+    """`evolve`, `run` or `research` (a `loopwright research` working directory), from
+    config.yaml's `kind` (an evolve run killed before it wrote one is known by its
+    checkpoint.json or progress.jsonl); `ab` for an A/B record directory (its record.json or
+    scoreboard.json has the A/B kind; docs/ab.md).
 
     Raises UsageError when `run_dir` is not a directory or holds no run this report knows,
     saying what was found and which kinds are known.
@@ -71,6 +72,8 @@ def detect_kind(run_dir: Path) -> RunKind:
         return "evolve"
     if kind == "run":
         return "run"
+    if kind == "research":
+        return "research"
     if kind is None and any((run_dir / f).is_file() for f in ("checkpoint.json", "progress.jsonl")):
         return "evolve"
     found = sorted(p.name for p in run_dir.iterdir())[:12]
@@ -82,6 +85,6 @@ def detect_kind(run_dir: Path) -> RunKind:
     raise UsageError(
         what,
         got=f"config.yaml kind {kind!r}; files: {', '.join(found) or '(empty)'}",
-        fix="pass a directory written by `loopwright run`, `loopwright evolve` or "
-        "`loopwright ab record`; research directories are not supported yet",
+        fix="pass a directory written by `loopwright run`, `loopwright evolve`, "
+        "`loopwright ab record` or `loopwright research init` (its --dir)",
     )

@@ -11,6 +11,8 @@ from loopwright.report._ab import ab_page, load_ab
 from loopwright.report._evolve import evolve_page
 from loopwright.report._evolve_data import load_evolve
 from loopwright.report._kind import RunKind, detect_kind
+from loopwright.report._research import research_page
+from loopwright.report._research_data import load_research
 from loopwright.report._run import run_page
 from loopwright.report._run_data import load_run
 
@@ -42,7 +44,8 @@ class ReportResult:
 
 
 def render_report(run_dir: Path) -> Report:
-    """Build the report of `run_dir` (an evolve, run or A/B record directory) in memory.
+    """Build the report of `run_dir` (an evolve, run, A/B record or research directory) in
+    memory.
 
     Reads only. Raises UsageError for a directory that is no run this report knows, and
     ConfigError for a run whose files cannot be read (another checkpoint schema). A run cut
@@ -53,6 +56,11 @@ def render_report(run_dir: Path) -> Report:
     if kind == "ab":
         ab = load_ab(run_dir)
         return Report(ab_page(ab), kind, bool(ab.partial_reasons), ab.simulated)
+    if kind == "research":
+        research = load_research(run_dir)
+        return Report(
+            research_page(research), kind, bool(research.partial_reasons), research.simulated
+        )
     if kind == "evolve":
         evolve = load_evolve(run_dir)
         return Report(evolve_page(evolve), kind, bool(evolve.partial_reasons), evolve.simulated)

@@ -15,11 +15,18 @@ from loopwright.search._archive import (
 )
 from loopwright.search._calibrate import Calibration, calibrate, split_tasks
 from loopwright.search._checkpoint import Checkpoint, RunLock, load_checkpoint, write_checkpoint
-from loopwright.search._config import Budgets, CalibrationSettings, EvolveConfig
+from loopwright.search._config import (
+    Budgets,
+    CalibrationSettings,
+    EvolveConfig,
+    ReflectionSettings,
+)
+from loopwright.search._credit import CreditRow, CreditTable, credit_table
 from loopwright.search._designer import DESIGN_KINDS, design
 from loopwright.search._distance import workflow_distance
 from loopwright.search._engine import EvolutionEngine
-from loopwright.search._individual import Individual, Lineage, TaskResult, mode_name
+from loopwright.search._guided import GuidedStrategy, guided_mutate
+from loopwright.search._individual import Guidance, Individual, Lineage, TaskResult, mode_name
 from loopwright.search._modes import EphemeralModeRegistry
 from loopwright.search._mutations import MUTATIONS, RandomStrategy, mutate, mutation
 from loopwright.search._novelty import NoveltyFilter
@@ -33,6 +40,7 @@ from loopwright.search._protocols import (
     MutationStrategy,
     NoveltyVerdict,
 )
+from loopwright.search._reflect_step import reflect_generation
 from loopwright.search._roles import ROLES, make_role
 from loopwright.search._selection import tournament
 from loopwright.search._stats import BootstrapCI, paired_bootstrap
@@ -48,11 +56,15 @@ __all__ = [
     "Calibration",
     "CalibrationSettings",
     "Checkpoint",
+    "CreditRow",
+    "CreditTable",
     "Descriptor",
     "EphemeralModeRegistry",
     "EvolutionEngine",
     "EvolveConfig",
     "GenerationSummary",
+    "Guidance",
+    "GuidedStrategy",
     "HyperparameterRecord",
     "Individual",
     "Lineage",
@@ -67,12 +79,15 @@ __all__ = [
     "OverfitDetector",
     "OverfitSignal",
     "RandomStrategy",
+    "ReflectionSettings",
     "RunLock",
     "TaskResult",
     "calibrate",
+    "credit_table",
     "default_descriptors",
     "descriptors_by_name",
     "design",
+    "guided_mutate",
     "load_checkpoint",
     "make_role",
     "mode_name",
@@ -80,6 +95,7 @@ __all__ = [
     "mutation",
     "paired_bootstrap",
     "read_progress",
+    "reflect_generation",
     "split_tasks",
     "tournament",
     "workflow_distance",

@@ -1,0 +1,156 @@
+"""The guided strategy: random without a report, suggestions carried out at their targets,
+exploration, satisfied and frozen targets, crossover, and credit shifting the weights."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from loopwright.errors import ConfigError
+from loopwright.reflection import ReflectionReport
+from loopwright.search import EvolveConfig, Individual, Lineage
+from loopwright.search._credit import CreditRow, CreditTable
+from loopwright.search._guided import GuidedStrategy, apply_suggestion, guided_mutate
+from loopwright.search._mutations import RandomStrategy, mutate
+from loopwright.search._protocols import MutationContext
+from loopwright.workflow import AgentNode, GateNode, workflow_hash
+from tests.reflection.records import SEED, with_gate, with_study
+
+LESSON = "Verify your result against the expected output of every example."
+
+
+def ind(wf: Any = SEED, ind_id: str = "p") -> Individual:
+    return Individual(id=ind_id, generation=0, workflow=wf, lineage=Lineage(operator="seed"))
+
+
+def suggestion(operator: str, kind: str, sid: str, **extra: Any) -> dict[str, Any]:
+    return {"id": sid, "operator": operator, "target": "builder", "kind": kind, "confidence": 0.8,
+            "evidence": {"candidates": ["p"], "count": 1}, **extra}  # fmt: skip
+
+
+def report(*suggestions: dict[str, Any]) -> ReflectionReport:
+    return ReflectionReport.model_validate(
+        {
+            "generation": 0, "source": "offline_rules", "simulated": True,
+            "mutation_suggestions": list(suggestions),
+            "prompt_improvements": [{"target": "builder", "kind": "verification", "text": LESSON,
+                                     "evidence": {"candidates": ["p"], "count": 1}}],
+        }
+    )  # fmt: skip
+
+
+ALL = report(
+    suggestion("gate_add", "add_gate", "s1"),
+    suggestion("node_insert", "insert_researcher", "s2", role="researcher"),
+    suggestion("prompt_mutate", "prompt_verification", "s3"),
+)
+
+
+def ctx(seed: int = 0, **over: Any) -> MutationContext:
+    return MutationContext(rng=random.Random(seed), **over)
+
+
+def test_without_a_report_it_draws_what_the_random_strategy_draws() -> None:
+    for seed in range(8):
+        a, b = ctx(seed), ctx(seed)
+        guided = guided_mutate(ind(), GuidedStrategy(), a)
+        plain = mutate(ind(), RandomStrategy(), b)
+        assert guided.child is not None and plain.child is not None
+        assert workflow_hash(guided.child) == workflow_hash(plain.child)
+        assert a.rng.getstate() == b.rng.getstate() and guided.guidance is None
+
+
+def test_each_suggestion_is_carried_out_at_its_target() -> None:
+    parent = ind()
+    gate = apply_suggestion(parent, ALL.mutation_suggestions[0], ctx(), ALL)
+    assert gate.child is not None and gate.operator == "gate_add"
+    (node,) = [n for n in gate.child.nodes if isinstance(n, GateNode)]
+    assert node.reloop_to == "builder"
+    study = apply_suggestion(parent, ALL.mutation_suggestions[1], ctx(), ALL)
+    assert study.child is not None and study.operator == "node_insert"
+    assert [n.role for n in study.child.nodes if isinstance(n, AgentNode)] == [
+        "researcher",
+        "builder",
+    ]
+    assert "{notes}" in study.child.node("builder").model_dump()["prompt"]
+    lesson = apply_suggestion(parent, ALL.mutation_suggestions[2], ctx(), ALL)
+    assert (
+        lesson.child is not None and LESSON in lesson.child.node("builder").model_dump()["prompt"]
+    )
+    assert lesson.guidance is not None
+    assert (lesson.guidance.mode, lesson.guidance.suggestion_id) == ("suggestion", "s3")
+    assert lesson.reason.startswith("s3 (prompt_verification): ")
+
+
+def test_with_no_exploration_every_child_follows_a_suggestion() -> None:
+    strategy = GuidedStrategy(exploration=0.0)
+    for seed in range(10):
+        result = guided_mutate(ind(), strategy, ctx(seed, report=ALL))
+        assert result.child is not None and result.guidance is not None
+        assert result.guidance.mode == "suggestion"
+        assert result.operator in {"gate_add", "node_insert", "prompt_mutate"}
+
+
+def test_the_exploration_share_keeps_random_choices() -> None:
+    always = GuidedStrategy(exploration=1.0)
+    modes = {guided_mutate(ind(), always, ctx(s, report=ALL)).guidance.mode for s in range(5)}  # type: ignore[union-attr]
+    assert modes == {"exploration"}
+    with pytest.raises(ConfigError, match="exploration"):
+        GuidedStrategy(exploration=1.5)
+    with pytest.raises(ConfigError, match="exploration"):
+        EvolveConfig(seed_workflow="builder-only", bench="mini", exploration=-0.1)
+
+
+def test_satisfied_and_frozen_targets_are_not_usable() -> None:
+    strategy = GuidedStrategy()
+    has_both = ind(with_gate(with_study()))
+    kinds = {s.kind for s in strategy.usable(has_both, ctx(report=ALL))}
+    assert kinds == {"prompt_verification"}  # it already has a gate and a researcher
+    frozen = ind(SEED.model_copy(update={"frozen": ("builder",)}))
+    assert strategy.usable(frozen, ctx(report=ALL)) == []
+    refused = apply_suggestion(frozen, ALL.mutation_suggestions[2], ctx(), ALL)
+    assert refused.child is None and "frozen" in refused.reason
+
+
+def test_when_no_suggestion_applies_a_random_operator_is_the_fallback() -> None:
+    only_gate = report(suggestion("gate_add", "add_gate", "s1"))
+    result = guided_mutate(
+        ind(with_gate()), GuidedStrategy(exploration=0.0), ctx(3, report=only_gate)
+    )
+    assert result.guidance is not None and result.guidance.mode == "fallback"
+    assert result.reason.startswith("fallback (no usable suggestion for this parent)")
+
+
+def test_offline_crossover_grafts_what_the_mate_has() -> None:
+    cross = report(suggestion("crossover", "crossover", "s1"))
+    parent, mate = ind(with_gate(), "a"), ind(with_study(), "b")
+    result = guided_mutate(
+        parent, GuidedStrategy(exploration=0.0), ctx(report=cross, mates=(parent, mate))
+    )
+    assert result.child is not None and result.operator == "crossover"
+    assert result.parents == ("b",)
+    roles = [n.role for n in result.child.nodes if isinstance(n, AgentNode)]
+    assert roles == ["researcher", "builder"]
+    assert any(isinstance(n, GateNode) for n in result.child.nodes)
+    assert "took study node 'study'" in result.reason
+
+
+def test_credit_shifts_weight_toward_what_paid_off() -> None:
+    pair = report(
+        suggestion("gate_add", "add_gate", "s1"),
+        suggestion("node_insert", "insert_researcher", "s2", role="researcher"),
+    )
+    credit = CreditTable((
+        CreditRow("add_gate", "gate_add", 10, 10, 9, 0.1),
+        CreditRow("insert_researcher", "node_insert", 10, 10, 0, -0.1),
+    ))  # fmt: skip
+    strategy = GuidedStrategy(exploration=0.0)
+    usable = strategy.usable(ind(), ctx(report=pair))
+    plain = ctx(7, report=pair)
+    paid = ctx(7, report=pair, credit=credit)
+    assert strategy.weight(usable[0], paid) > strategy.weight(usable[0], plain)
+    assert strategy.weight(usable[1], paid) < strategy.weight(usable[1], plain)
+    picks = [strategy.pick(usable, paid).kind for _ in range(300)]
+    assert picks.count("add_gate") > 0.8 * len(picks)
