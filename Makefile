@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev,ray]'
 	@touch $(STAMP)
 
 # The demo: the bare seed against study -> build -> verify(RELOOP) on mini, offline (sim model).
@@ -34,6 +34,9 @@ bench: $(STAMP)
 	$(BIN)/python bench/grading_overhead.py
 	$(BIN)/python bench/inner_loop_overhead.py
 	$(BIN)/python bench/search_bookkeeping.py
+	$(BIN)/python bench/parallel_efficiency.py
+	$(BIN)/python bench/report_speed.py
+	$(BIN)/python bench/search_efficiency.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache build dist

@@ -67,6 +67,13 @@ def test_a_repeated_job_gets_the_stored_record_and_another_repetition_does_not(
     assert marker["source_run_id"] == "run-a" and marker["schema_version"] == 1
     assert (again.job.run_dir / "events.jsonl").is_file()  # the exhaust came along
 
+    # the same run again (a resume after a kill that kept a finished run out of the
+    # checkpoint): served from the cache, and its own run directory, exhaust and all, stays
+    resumed = run("run-a", 0)
+    assert resumed.cached and counter.made == 1
+    assert (resumed.job.run_dir / "events.jsonl").is_file()
+    assert (resumed.job.run_dir / CACHE_HIT_FILE).is_file()
+
     other = run("run-c", 1)  # repetitions stay independent
     assert not other.cached and counter.made == 2
     assert other.record.repetition == 1 and other.record.seed != first.record.seed

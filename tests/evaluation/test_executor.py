@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -257,4 +258,15 @@ def test_bad_executor_options_are_user_errors_that_write_nothing(
     code = main(argv)
     text = "".join(capsys.readouterr())
     assert code == 2 and says in text and "fix:" in text
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_ray_executor_without_ray_installed_says_how_to_install_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if ray were not installed
+    argv = ["evolve", "--bench", "mini", "--seed-workflow", "builder-only", "--executor", "ray",
+            "--run-dir", str(tmp_path / "r")]  # fmt: skip
+    assert main(argv) == 2
+    assert "pip install 'loopwright[ray]'" in "".join(capsys.readouterr())
     assert not (tmp_path / "r").exists()

@@ -7,6 +7,7 @@ Everything here is SIMULATED: the sim model stands in for an LLM (docs/sim-model
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -198,3 +199,20 @@ def test_an_unevaluated_generation_is_recorded_without_a_reflection(tmp_path: Pa
     assert report.source == "empty" and not report.mutation_suggestions
     skipped = [e for e in read_progress(run_dir) if e["event"] == "reflection_skipped"]
     assert skipped and "nothing to reflect on" in skipped[-1]["reason"]
+
+
+def test_a_checkpoint_from_before_reflection_still_loads_as_random(
+    generation0: Path, tmp_path: Path
+) -> None:
+    data = json.loads((generation0 / "checkpoint.json").read_text())
+    del data["reflected"]
+    for key in ("strategy", "exploration", "reflection"):
+        del data["config"][key]
+    for ind in data["individuals"].values():
+        del ind["lineage"]["guidance"]
+    for summary in data["summaries"]:
+        del summary["hyperparameters"]["strategy"], summary["hyperparameters"]["exploration"]
+    (tmp_path / "checkpoint.json").write_text(json.dumps(data))
+    old = load_checkpoint(tmp_path)
+    assert old.reflected == () and old.config.strategy == "random"
+    assert old.config.reflection.enabled

@@ -167,11 +167,13 @@ class CachedExecutor:
 def _materialise(job: EvalJob, record: CycleRecord, entry: CacheEntry) -> None:
     """Fill the job's run directory from the cache: a copy of the source run directory when it
     is still on this machine (the whole exhaust), else the record alone; plus a marker."""
-    if job.run_dir.exists():
-        shutil.rmtree(job.run_dir)
     source = Path(entry.source_path)
-    if source.is_dir() and source.resolve() != job.run_dir.resolve():
-        shutil.copytree(source, job.run_dir, ignore=shutil.ignore_patterns(CACHE_HIT_FILE))
+    own = job.run_dir.is_dir() and source.is_dir() and source.samefile(job.run_dir)
+    if not own:  # (own: a finished run a kill kept out of the checkpoint; its files stay)
+        if job.run_dir.exists():
+            shutil.rmtree(job.run_dir)
+        if source.is_dir():
+            shutil.copytree(source, job.run_dir, ignore=shutil.ignore_patterns(CACHE_HIT_FILE))
     job.run_dir.mkdir(parents=True, exist_ok=True)
     write_record(record, job.run_dir)
     marker = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -98,7 +99,10 @@ class Evaluator:
         return Evaluation(workflow, ordered, aggregate(ordered))
 
     def run_job(self, job: EvalJob) -> CycleRecord:
-        """Run one executor job in this process (what every executor's worker calls)."""
+        """Run one executor job in this process (what every executor's worker calls). The run
+        directory is the job's own: what an earlier, cut-off attempt left there is removed."""
+        if job.run_dir.exists():
+            shutil.rmtree(job.run_dir)
         return self.run_one(
             job.workflow,
             job.task,

@@ -44,13 +44,18 @@ def executor_settings(
     job_timeout_s: float | None = None,
     ray_address: str | None = None,
 ) -> ExecutorSettings:
-    """Validate CLI input into ExecutorSettings; ConfigError saying what to write instead."""
+    """Validate CLI input into ExecutorSettings; ConfigError saying what to write instead, and
+    MissingDependencyError for "ray" when ray is not installed."""
     if kind not in EXECUTOR_KINDS:
         raise ConfigError(
             f"unknown executor {kind!r}",
             got=kind,
             fix=f"use one of: {', '.join(EXECUTOR_KINDS)}",
         )
+    if kind == "ray":
+        from loopwright.evaluation._executor_ray import import_ray
+
+        import_ray()  # MissingDependencyError now, before any run directory is made
     if ray_address is not None and kind != "ray":
         raise ConfigError(
             "--ray-address only applies to the Ray executor",

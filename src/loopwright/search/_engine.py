@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import random
-import shutil
 import time
 from collections.abc import Callable
 from contextlib import closing
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
@@ -29,7 +29,6 @@ from loopwright.evaluation import (
     JobResult,
     SerialExecutor,
     in_job_order,
-    task_run_dir,
 )
 from loopwright.records import CycleRecord
 from loopwright.reflection import (
@@ -299,9 +298,8 @@ class EvolutionEngine:
     def _job(self, ind_id: str, task_id: str, rep: int, expected: dict[str, float]) -> EvalJob:
         ind = self.individuals[ind_id]
         root = self.run_dir / f"gen_{self.state.generation}" / ind.id
-        run_dir = task_run_dir(root, task_id, rep)
-        if run_dir.exists():
-            shutil.rmtree(run_dir)  # a run cut off by a kill: start it again from scratch
+        # A run directory a kill cut off is cleared when its job runs again (Evaluator.run_job),
+        # unless the fitness cache already holds that run, finished: then it is kept.
         return EvalJob(
             workflow=ind.workflow,
             task=self.tasks[task_id],
@@ -422,6 +420,7 @@ class EvolutionEngine:
             parent = self.parts.tournament(parents, self.config.tournament_k, self.rng)
             failures = failures_of(self.individuals[parent.id], self.run_dir)
             ctx = _context(self.rng, failures, report=report, credit=credit, mates=tuple(parents))
+            ctx = replace(ctx, novel=lambda wf: self.novelty.check(wf).accepted)
             result = self.parts.mutate(self.individuals[parent.id], ctx)
             verdict = None if result.child is None else self.novelty.check(result.child)
             if result.child is None or verdict is None or not verdict.accepted:

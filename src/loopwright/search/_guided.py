@@ -12,7 +12,8 @@ Per child, with a report on the parent's generation:
    at its target: node_insert with its role, gate_add after its agent, prompt_mutate adding the
    report's prompt improvement for that agent, node_remove / gate_remove of its node, crossover
    with a mate from the population; other operators apply as usual. A suggestion that cannot
-   apply is set aside and another drawn, up to `max_tries` in all.
+   apply, or whose child the novelty filter would reject (`ctx.novel`), is set aside and
+   another drawn, up to `max_tries` in all.
 3. If none applies, a random operator is applied (`fallback`).
 
 With no report (generation 0, or reflection disabled) it draws exactly what `RandomStrategy`
@@ -222,9 +223,9 @@ def guided_mutate(
             break
         s = strategy.pick(usable, ctx)
         result = apply_suggestion(parent, s, ctx, report)
-        if result.child is not None:
+        if result.child is not None and (ctx.novel is None or ctx.novel(result.child)):
             return result
-        reasons.append(result.reason)
+        reasons.append(result.reason if result.child is None else f"{s.id}: child not novel")
         usable.remove(s)
     result = mutate(parent, strategy.random, ctx, operators=names, max_tries=max_tries)
     why = "; ".join(reasons) if reasons else "no usable suggestion for this parent"

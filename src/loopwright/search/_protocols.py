@@ -7,7 +7,7 @@ strategy (issue 5) plugs in without touching the engine.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -35,7 +35,8 @@ class MutationContext:
     `task_kind` describes the benchmark's tasks in a phrase. `rng` is the run's random stream:
     operators draw only from it (same seed, same run). For a guided strategy: `report` is the
     reflection on the parent's generation (None before the first), `credit` the credit table
-    so far, and `mates` the individuals a crossover may pair the parent with.
+    so far, `mates` the individuals a crossover may pair the parent with, and `novel` asks the
+    novelty filter (without remembering) whether a child would be evaluated.
     """
 
     rng: random.Random
@@ -45,6 +46,7 @@ class MutationContext:
     report: ReflectionReport | None = None
     credit: CreditTable | None = None
     mates: tuple[Individual, ...] = ()
+    novel: Callable[[Workflow], bool] | None = None
 
 
 @dataclass(frozen=True)
