@@ -25,6 +25,9 @@ def test_all_is_pinned() -> None:
             "EXTERNAL_AGENTS", "AgentTurn", "ExternalAdapter", "ExternalRequest",
             "ExternalSettings", "Invocation", "ToolUse", "Transcript", "executable_env_name",
             "external_agent", "external_loop", "resolve_executable",
+            # the user's settings file (`loopwright ab apply`, issue 8)
+            "SETTINGS_ENV", "UserSettings", "load_engine_settings", "load_user_settings",
+            "user_settings_path",
         ]
     )  # fmt: skip
     for name in runtime.__all__:

@@ -33,6 +33,7 @@ from loopwright.models import (
 )
 from loopwright.records import CycleRecord
 from loopwright.report import source_commit
+from loopwright.runtime import load_engine_settings
 from loopwright.sandbox import default_sandbox
 from loopwright.tasks import Benchmark, Task, load_benchmark
 from loopwright.workflow import (
@@ -110,7 +111,9 @@ def run(
     resolved = [resolve_task_workflow(w) for w in workflows]
     models = _models_config(models_file, tier or [], meta_model)
     model = model or resolve_model("agent", models, default="sim")
-    settings = EvalSettings(model=model, sandbox=sandbox, seed=seed, repetitions=reps)
+    settings = EvalSettings(
+        model=model, sandbox=sandbox, seed=seed, repetitions=reps, engine=load_engine_settings()
+    )
     ledger = CostLedger()  # mirrored to RUN_DIR/ledger.jsonl once the directory exists
     make_model = routed_factory(
         model, models, benchmark=benchmark, api_base=api_base, ledger=ledger

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CACHE_HIT_FILE", "CACHE_KEY_VERSION", "CachedExecutor", "FitnessCache", "cache_key"]
 
-CACHE_KEY_VERSION = 1
+CACHE_KEY_VERSION = 2
 CACHE_HIT_FILE = "cache_hit.json"
 
 
@@ -48,6 +48,7 @@ def _settings(evaluator: Evaluator, job: EvalJob) -> dict[str, object]:
         "sandbox": evaluator.sandbox.name,
         "prices": evaluator.prices.version,
         "directives_sha256": hashlib.sha256(job.directives.encode()).hexdigest(),
+        "engine": evaluator.settings.engine.model_dump(mode="json"),
     }
 
 

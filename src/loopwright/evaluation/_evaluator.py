@@ -147,6 +147,7 @@ class Evaluator:
             repetition=repetition,
             run_timeout_s=self.settings.run_timeout_s,
             directives=directives,
+            engine=self.settings.engine,
         )
         return run_task(spec)
 

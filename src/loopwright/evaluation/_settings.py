@@ -6,6 +6,8 @@ import hashlib
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loopwright.runtime import EngineSettings
+
 __all__ = ["EvalSettings", "run_seed"]
 
 
@@ -13,7 +15,10 @@ class EvalSettings(BaseModel):
     """How candidates are evaluated: the model spec, the sandbox, the base seed, repetitions.
 
     `model` is a model spec understood by `loopwright.models.model_factory` ("sim",
-    "scripted:FILE"). `run_timeout_s` overrides every task's agent timeout when set.
+    "scripted:FILE"). `run_timeout_s` overrides every task's agent timeout when set. `engine`
+    picks each agent node's loop (the user's settings file, written by `loopwright ab apply`;
+    docs/ab.md); it is part of the settings, so runs under other engine settings never share
+    a cache entry.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -23,6 +28,7 @@ class EvalSettings(BaseModel):
     seed: int = 0
     repetitions: int = Field(default=1, ge=1)
     run_timeout_s: float | None = Field(default=None, gt=0)
+    engine: EngineSettings = Field(default_factory=EngineSettings)
 
 
 def run_seed(base_seed: int, task_id: str, repetition: int) -> int:

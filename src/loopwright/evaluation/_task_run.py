@@ -26,7 +26,7 @@ from loopwright.records import (
     RunStart,
     write_record,
 )
-from loopwright.runtime import Runner
+from loopwright.runtime import EngineSettings, Runner
 from loopwright.sandbox import Sandbox, create_workspace, remove_workspace
 from loopwright.scoring import Grader, GradeResult
 from loopwright.tasks import Task
@@ -55,6 +55,7 @@ class TaskRunSpec:
     repetition: int = 0
     run_timeout_s: float | None = None
     directives: str = ""
+    engine: EngineSettings | None = None
 
 
 def run_task(spec: TaskRunSpec) -> CycleRecord:
@@ -115,7 +116,11 @@ def _run_agents(
     spec: TaskRunSpec, workspace: Path, instruction: Path, writer: EventWriter
 ) -> tuple[str, str | None]:
     runner = Runner(
-        spec.model, spec.sandbox, cost_fn=spec.prices.cost_usd, price_table=spec.prices.version
+        spec.model,
+        spec.sandbox,
+        cost_fn=spec.prices.cost_usd,
+        price_table=spec.prices.version,
+        engine=spec.engine,
     )
     try:
         outcome = runner.run(

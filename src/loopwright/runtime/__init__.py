@@ -69,6 +69,13 @@ from loopwright.runtime._tools import (
     resolve_path,
     tool,
 )
+from loopwright.runtime._user_settings import (
+    SETTINGS_ENV,
+    UserSettings,
+    load_engine_settings,
+    load_user_settings,
+    user_settings_path,
+)
 
 __all__ = [
     "CHECKS",
@@ -79,6 +86,7 @@ __all__ = [
     "LOOPS",
     "REPLAN",
     "REPLAN_CAP",
+    "SETTINGS_ENV",
     "SYSTEM_PREAMBLE",
     "TOOLS",
     "AgentLoop",
@@ -110,6 +118,7 @@ __all__ = [
     "ToolUse",
     "Transcript",
     "UsageMeter",
+    "UserSettings",
     "agent_loop",
     "call_model",
     "changed_files",
@@ -121,6 +130,8 @@ __all__ = [
     "external_loop",
     "fn",
     "hybrid",
+    "load_engine_settings",
+    "load_user_settings",
     "parse_plan",
     "parse_verdict",
     "plan_execute",
@@ -134,4 +145,5 @@ __all__ = [
     "run_visible_tests",
     "runtime_catalog",
     "tool",
+    "user_settings_path",
 ]
