@@ -8,6 +8,7 @@ Everything here is SIMULATED: the sim model stands in for an LLM (docs/sim-model
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -28,6 +29,8 @@ from loopwright.tasks import load_benchmark
 from loopwright.workflow import GateNode, Workflow, builtin_workflow
 
 LEVEL1, LEVEL2 = "l1-slugify", "l2-fsm-guards"
+# An actual exception in a message ("AssertionError: ...", "fsm.errors.GuardRejected: ...").
+EXCEPTION = re.compile(r"\b(?:[a-z_]\w*\.)*[A-Z]\w*: ")
 
 
 def config(strategy: str) -> EvolveConfig:
@@ -104,11 +107,12 @@ def test_records_hold_steps_and_the_actual_error_messages(generation0: Path) -> 
     assert record.steps and all(s.role and s.turns > 0 and s.input_tokens > 0 for s in record.steps)
     assert record.node_trace["builder"].fired >= 1
     failing = [t.message for t in (record.grade.tests if record.grade else []) if not t.passed]
-    assert any("TypeError" in m and "unexpected keyword argument" in m for m in failing)
+    assert failing and all(EXCEPTION.search(m) for m in failing), failing
     gate_l2 = next(r for r in pop["gate_add"].results if r.task_id == LEVEL2)
     gate_record = load_record(generation0 / gate_l2.record_path)
     reasons = [d.reason for d in gate_record.node_trace["gate_verify"].decisions]
-    assert any("TypeError" in r for r in reasons), "the gate hands the failing output back"
+    # pytest's "E   <exception>: <message>" lines: the gate hands the failing output back
+    assert any(re.search(r"^E {3,}\S", r, re.MULTILINE) for r in reasons), reasons
 
 
 def test_partial_credit_is_parsed_from_pytest(generation0: Path) -> None:
@@ -129,9 +133,10 @@ def test_the_reflection_report_has_patterns_that_cite_evidence(generation0: Path
         ev = pattern.evidence
         assert ev.count >= 1 and (ev.candidates or ev.tasks)
         assert set(ev.candidates) <= ids and set(ev.tasks) <= {LEVEL1, LEVEL2}
-    assert any("TypeError" in p.description for p in report.failure_patterns)
+    assert any(EXCEPTION.search(p.description) for p in report.failure_patterns)
+    # the RELOOP gate fixed what the seed got wrong; the study node did not help on slugify
     operators = {s.operator for s in report.mutation_suggestions}
-    assert {"gate_add", "node_insert"} <= operators
+    assert "gate_add" in operators
     events = [e["event"] for e in read_progress(generation0)]
     assert "reflection_finished" in events
 

@@ -7,6 +7,7 @@ given (its prompt, the notes it read) and what it remembers writing earlier in t
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -142,14 +143,14 @@ def _weights(
     return [g if v.kind in guided else 1.0 for v in flawed]
 
 
-def _pick(flawed: Sequence[FlawedVariant], weights: Sequence[float], u: float) -> FlawedVariant:
-    total = sum(weights)
-    acc = 0.0
-    for variant, weight in zip(flawed, weights, strict=True):
-        acc += weight / total
-        if u < acc:
-            return variant
-    return flawed[-1]
+def _pick(flawed: Sequence[FlawedVariant], weights: Sequence[float], v: float) -> FlawedVariant:
+    """The flawed variant an exponential race seeded by `v` picks: variant i draws an arrival
+    time Exp(weights[i]) and the earliest wins, so i is picked with probability proportional to
+    its weight. Lowering one variant's weight changes the pick only when that variant was the
+    winner, which keeps workflows with different guidance on the same mistakes elsewhere."""
+    race = random.Random(v)
+    times = [-math.log(1.0 - race.random()) / w if w > 0 else math.inf for w in weights]
+    return flawed[times.index(min(times))]
 
 
 def choose_variant(
@@ -169,7 +170,9 @@ def choose_variant(
     3. Otherwise a fresh attempt (two draws): each flawed variant v has probability
        p * w(v) / n, where p = base_error[level] * (1 - (1 - notes_factor) * notes_coverage),
        n the number of flawed variants and w(v) = guidance_factor if the context guides against
-       v's kind, else 1; the gold takes the rest.
+       v's kind, else 1; the gold takes the rest. The first draw decides gold or flawed, the
+       second seeds the race that picks the flawed variant (see `_pick`), so a better context
+       that still errs makes the same mistake unless its guidance was aimed at that mistake.
     The draws come first and always in the same number, so runs with the same seed share their
     random numbers across workflows (common random numbers).
     """
@@ -192,5 +195,5 @@ def choose_variant(
     p_error = sum(masses)
     if u >= p_error:
         return Choice(GOLD, GOLD, "fresh", p_error)
-    chosen = _pick(flawed, masses, u / p_error)
+    chosen = _pick(flawed, masses, v)
     return Choice(chosen.name, chosen.kind.value, "fresh", p_error)

@@ -144,7 +144,7 @@ class EvolveConfig(_Frozen):
     train_tasks: tuple[str, ...] | None = None
     holdout_tasks: tuple[str, ...] | None = None
     calibration: CalibrationSettings = Field(default_factory=CalibrationSettings)
-    novelty_threshold: float = 0.1
+    novelty_threshold: float = 0.03
     overfit_gap: float = 0.2
     mutation_max_tries: int = 5
     operators: tuple[str, ...] | None = None
