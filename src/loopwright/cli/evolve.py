@@ -517,8 +517,7 @@ def _drive(
 
 def _report(result: EvolveResult, *, simulated: bool) -> None:
     console.print(_generation_table(result, None, simulated=simulated))
-    gain = "no holdout scores" if result.gain is None else result.gain.describe()
-    console.print(f"best vs seed on holdout: {gain}")
+    console.print(_holdout_line(result))
     console.print(f"stop reason: {result.stop_reason or '(still running)'}")
     console.print(
         f"spent: {result.spent.evaluations} evaluations, ${result.spent.usd:.2f}, "
@@ -527,6 +526,22 @@ def _report(result: EvolveResult, *, simulated: bool) -> None:
     w = result.winner
     console.print(f"winner {w.mode} ({w.lineage.operator}), {len(w.workflow.nodes)} nodes:")
     console.print(to_mermaid(w.workflow), markup=False)
+
+
+def _holdout_line(result: EvolveResult) -> str:
+    """The winner's and the seed's holdout scores and the gain with its interval, saying
+    whether the interval excludes zero (what `promote` asks for)."""
+    if result.gain is None:
+        return "best vs seed on holdout: no holdout scores"
+    scores = (result.winner.mean_score("holdout"), result.seed.mean_score("holdout"))
+    line = "holdout: " + ", ".join(
+        f"{who} {'-' if v is None else format(v, '.3f')}"
+        for who, v in zip(("winner", "seed"), scores, strict=True)
+    )
+    line += f"; gain {result.gain.describe()}"
+    if result.gain.includes_zero:
+        return line + ": the interval includes zero (not significant; promote needs --force)"
+    return line + ": significant"
 
 
 def _generation_table(result: EvolveResult, bench: Any, *, simulated: bool = True) -> Table:

@@ -40,6 +40,12 @@ def _confidence(effect: float) -> float:
     return round(min(1.0, 0.5 + 5 * abs(effect)), 3)
 
 
+def _lesson_confidence(runs: int) -> float:
+    """A one-sentence lesson is a nudge whose effect nothing has measured yet: at most half
+    the weight of a structural change backed by a strong contrast."""
+    return round(min(0.5, 0.2 + 0.05 * runs), 3)
+
+
 def _contrast(digest: ExhaustDigest, feature: str) -> Contrast | None:
     return next((c for c in digest.contrasts if c.feature == feature), None)
 
@@ -267,7 +273,7 @@ def _prompt_improvements(rd: _Reader) -> list[tuple[PromptImprovement, float]]:
             tasks, cands = _where_kind(rd, kind)
             ev = _ev(cands, tasks, count, f"{count} unresolved runs show {kind} failures")
             imp = PromptImprovement(target=agent.id, kind=kind, text=LESSONS[kind], evidence=ev)
-            out.append((imp, round(min(1.0, 0.3 + 0.1 * count), 3)))
+            out.append((imp, _lesson_confidence(count)))
     return out
 
 
