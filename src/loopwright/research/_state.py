@@ -10,22 +10,19 @@ committed record; it is idempotent.
 
 from __future__ import annotations
 
-import fcntl
-import os
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from loopwright.errors import UsageError
 from loopwright.research._config import WorkDir, atomic_write
 from loopwright.research._journal import drop_iterations_from
 from loopwright.research._knowledge import Knowledge
 from loopwright.research._record import ReflectBlock, load_iter_record
 from loopwright.research._workspace import Workspace
+from loopwright.store import DirLock
 from loopwright.workflow import load_workflow
 
 __all__ = ["RunLock", "RunState", "read_run_state", "reconcile", "recover", "write_run_state"]
@@ -111,36 +108,13 @@ def recover(wd: WorkDir) -> tuple[int, int, str | None]:
     return pending, attempt, note
 
 
-class RunLock:
-    """An exclusive, non-blocking lock on `<dir>/.research.lock` (released when the process
-    dies, even by SIGKILL). UsageError when another process holds it."""
+class RunLock(DirLock):
+    """An exclusive, non-blocking lock on `<dir>/.research.lock` (see DirLock). UsageError
+    when another process holds it."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self._fd: int | None = None
-
-    def __enter__(self) -> RunLock:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise UsageError(
-                f"another process is running the research loop in {self.path.parent}",
-                fix="wait for it to finish, or stop it; `research run` then resumes",
-            ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
-        self._fd = fd
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
+        super().__init__(
+            path,
+            busy=f"another process is running the research loop in {path.parent}",
+            fix="wait for it to finish, or stop it; `research run` then resumes",
+        )

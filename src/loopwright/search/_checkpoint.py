@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import random
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from loopwright import __version__
-from loopwright.errors import ConfigError, UsageError
+from loopwright.errors import ConfigError
 from loopwright.search._config import EvolveConfig
 from loopwright.search._individual import Individual
 from loopwright.search._progress import GenerationSummary, Spent
+from loopwright.store import DirLock
 
 __all__ = [
     "CHECKPOINT_FILE",
@@ -114,42 +113,13 @@ def load_checkpoint(run_dir: Path) -> Checkpoint:
     return Checkpoint.model_validate(data)
 
 
-class RunLock:
-    """An exclusive, non-blocking fcntl lock on `<run>/.evolve.lock` for one process.
-
-    Entering raises UsageError when another process holds it. The OS drops the lock when the
-    holder dies (even by SIGKILL), so a killed run can be resumed at once.
-    """
+class RunLock(DirLock):
+    """An exclusive, non-blocking lock on `<run>/.evolve.lock` for one process (see DirLock):
+    a second process on the same run directory is refused with a UsageError."""
 
     def __init__(self, run_dir: Path) -> None:
-        self.path = run_dir / LOCK_FILE
-        self._fd: int | None = None
-
-    def __enter__(self) -> RunLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = self.path.read_text(encoding="utf-8").strip() or "?"
-            os.close(fd)
-            raise UsageError(
-                f"another process is running this evolve run ({self.path.parent})",
-                got=f"lock held by pid {holder}",
-                fix="wait for it to finish, or stop that process and pass --resume",
-            ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
-        self._fd = fd
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
+        super().__init__(
+            run_dir / LOCK_FILE,
+            busy=f"another process is running this evolve run ({run_dir})",
+            fix="wait for it to finish, or stop that process and pass --resume",
+        )

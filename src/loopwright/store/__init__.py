@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from loopwright.store._cache import CacheEntry, CacheTable
 from loopwright.store._index import RunIndex
+from loopwright.store._lock import DirLock
 from loopwright.store._rows import (
     EvaluationRow,
     FailedAttemptRow,
@@ -26,6 +27,7 @@ __all__ = [
     "INDEX_SCHEMA_VERSION",
     "CacheEntry",
     "CacheTable",
+    "DirLock",
     "EvaluationRow",
     "FailedAttemptRow",
     "FailureRow",
