@@ -6,8 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from loopwright.cli import main
+from loopwright.report import source_commit
+from loopwright.tasks import load_benchmark
 
 
 @pytest.fixture(scope="module")
@@ -57,3 +60,11 @@ def test_init_refuses_a_non_empty_dir(
     workdir: tuple[Path, list[str]], capfd: pytest.CaptureFixture[str]
 ) -> None:
     assert main(workdir[1]) == 2 and "not empty" in capfd.readouterr().err
+
+
+def test_init_stamps_the_source_commit_and_the_benchmark_digest(
+    workdir: tuple[Path, list[str]],
+) -> None:
+    meta = yaml.safe_load((workdir[0] / "config.yaml").read_text(encoding="utf-8"))
+    assert meta["benchmark_digest"] == load_benchmark("mini").digest
+    assert meta["git_commit"] == source_commit()  # None outside a git checkout

@@ -51,6 +51,7 @@ class InitOptions(BaseModel):
     caps: Caps = Field(default_factory=Caps)
     reflect: ReflectSettings = Field(default_factory=ReflectSettings)
     run_timeout_s: float | None = Field(default=None, gt=0)
+    git_commit: str | None = None  # the loopwright source commit, stamped into config.yaml
 
 
 def _goal_text(opts: InitOptions) -> str:
@@ -118,7 +119,8 @@ def init_workdir(opts: InitOptions) -> WorkDir:
         workflow=opts.workflow, meta_model=opts.model, seed=opts.seed,
         eval=EvalConfig(bench=opts.bench, tasks=tasks, smoke_task=tasks[0], model=opts.eval_model,
                         sandbox=opts.sandbox, seed=opts.seed, run_timeout_s=opts.run_timeout_s),
-        caps=opts.caps, reflect=opts.reflect,
+        caps=opts.caps, reflect=opts.reflect, git_commit=opts.git_commit,
+        benchmark_digest=bench.digest,
     )  # fmt: skip
     wd = WorkDir(opts.dir)
     _write(wd, config, goal, constraints)

@@ -121,11 +121,15 @@ class EvalConfig(_Frozen):
 
 class ResearchConfig(_Frozen):
     """config.yaml. `meta_model` answers THINK, CRITIC, DISTILL and REFLECT (`sim` = the
-    documented offline rules); `workflow` is where the seed workflow came from."""
+    documented offline rules); `workflow` is where the seed workflow came from. `git_commit`
+    (the loopwright source, None outside a checkout) and `benchmark_digest` are stamped at
+    init (absent from directories made before 2026-12-01: None)."""
 
     schema_version: int = CONFIG_SCHEMA_VERSION
     kind: Literal["research"] = "research"
     loopwright_version: str = __version__
+    git_commit: str | None = None
+    benchmark_digest: str | None = None
     workflow: str
     meta_model: str = "sim"
     seed: int = 0
