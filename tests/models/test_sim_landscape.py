@@ -6,6 +6,8 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from loopwright.models import GUIDANCE_KEYWORDS, SimModel, SimParams
 from loopwright.models._sim_policy import GOLD, Context, choose_variant
@@ -66,6 +68,29 @@ def test_without_feedback_or_after_gold_it_keeps_what_it_wrote() -> None:
     gold_failing = Context("", 0.0, failing_feedback=True, previous=GOLD)
     assert choose_variant(2, ONE_PER_KIND, gold_failing, SimParams(), rng).variant == GOLD
     assert rng.getstate() == state  # keeping draws nothing
+
+
+@given(
+    seed=st.integers(0, 2**32),
+    coverage=st.floats(0.0, 1.0),
+    kinds=st.sets(st.sampled_from(list(GUIDANCE_KEYWORDS))),
+)
+@settings(max_examples=200, deadline=None)
+def test_a_better_context_errs_only_where_the_worse_one_did(
+    seed: int, coverage: float, kinds: set[FailureKind]
+) -> None:
+    """Common random numbers, coupled: with the same draws, more notes and more guidance are
+    never wrong where the bare context was right, and when both are wrong they make the same
+    mistake unless the better context's guidance was aimed at the bare one's mistake."""
+    guidance = " ".join(GUIDANCE_KEYWORDS[k][0] for k in sorted(kinds))
+    bare = choose_variant(1, ONE_PER_KIND, _fresh(), SimParams(), random.Random(seed))
+    better = choose_variant(
+        1, ONE_PER_KIND, _fresh(guidance, coverage), SimParams(), random.Random(seed)
+    )
+    if bare.variant == GOLD:
+        assert better.variant == GOLD
+    elif better.variant != GOLD and FailureKind(bare.kind) not in kinds:
+        assert better.variant == bare.variant
 
 
 def test_params_reject_probabilities_out_of_range() -> None:

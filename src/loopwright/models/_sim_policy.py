@@ -148,7 +148,7 @@ def _pick(flawed: Sequence[FlawedVariant], weights: Sequence[float], v: float) -
     time Exp(weights[i]) and the earliest wins, so i is picked with probability proportional to
     its weight. Lowering one variant's weight changes the pick only when that variant was the
     winner, which keeps workflows with different guidance on the same mistakes elsewhere."""
-    race = random.Random(v)
+    race = random.Random(v)  # a float seed hashes the same in every process
     times = [-math.log(1.0 - race.random()) / w if w > 0 else math.inf for w in weights]
     return flawed[times.index(min(times))]
 
