@@ -154,3 +154,30 @@ def test_credit_shifts_weight_toward_what_paid_off() -> None:
     assert strategy.weight(usable[1], paid) < strategy.weight(usable[1], plain)
     picks = [strategy.pick(usable, paid).kind for _ in range(300)]
     assert picks.count("add_gate") > 0.8 * len(picks)
+
+
+def test_the_fallback_draws_operators_by_their_pooled_credit() -> None:
+    only_gate = report(suggestion("gate_add", "add_gate", "s1"))
+    credit = CreditTable((
+        CreditRow("fallback", "model_tier_change", 12, 12, 0, 0.0),
+        CreditRow("random", "model_tier_change", 8, 8, 0, 0.0),
+        CreditRow("fallback", "node_insert", 10, 10, 8, 0.05),
+    ))  # fmt: skip
+    assert credit.operator_factor("model_tier_change") == pytest.approx(1 / 22 / 0.5)
+    assert credit.operator_factor("node_insert") == pytest.approx(9 / 12 / 0.5)
+    assert credit.operator_factor("gate_remove") == 1.0  # never tried
+    ops = ("model_tier_change", "node_insert")
+    strategy = GuidedStrategy(operators=ops, exploration=0.0)
+
+    def fallbacks(credit_table: CreditTable | None) -> list[str]:
+        out = []
+        for seed in range(200):
+            c = ctx(seed, report=only_gate, credit=credit_table)
+            result = guided_mutate(ind(with_gate()), strategy, c, operators=ops)
+            assert result.guidance is not None and result.guidance.mode == "fallback"
+            out.append(result.operator)
+        return out
+
+    weighted, uniform = fallbacks(credit), fallbacks(None)
+    assert weighted.count("model_tier_change") < 0.25 * len(weighted)
+    assert 0.35 * len(uniform) < uniform.count("model_tier_change") < 0.65 * len(uniform)

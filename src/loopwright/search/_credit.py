@@ -57,6 +57,13 @@ class CreditTable:
                 return row.factor
         return 1.0
 
+    def operator_factor(self, operator: str) -> float:
+        """The factor of `operator` pooled over every kind (same smoothing as a row's);
+        1.0 for an operator never tried."""
+        rows = [r for r in self.rows if r.operator == operator]
+        wins, evaluated = sum(r.beat_parent for r in rows), sum(r.evaluated for r in rows)
+        return (wins + 1) / (evaluated + 2) / 0.5
+
 
 def credit_key(ind: Individual) -> tuple[str, str] | None:
     """(kind, operator) of a bred child; None for the seed and designs."""

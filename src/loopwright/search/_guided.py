@@ -14,7 +14,9 @@ Per child, with a report on the parent's generation:
    with a mate from the population; other operators apply as usual. A suggestion that cannot
    apply, or whose child the novelty filter would reject (`ctx.novel`), is set aside and
    another drawn, up to `max_tries` in all.
-3. If none applies, a random operator is applied (`fallback`).
+3. If none applies, an operator is drawn with weights from the credit table pooled over kinds
+   (`CreditTable.operator_factor`: operators whose children rarely beat their parents are
+   drawn less; uniform without credit) and applied as usual (`fallback`).
 
 With no report (generation 0, or reflection disabled) it draws exactly what `RandomStrategy`
 draws, so a guided and a random run of the same seed share their first generation. Every
@@ -105,6 +107,25 @@ class GuidedStrategy:
         if not usable:
             return self.random.choose(parent, operators, ctx)
         return self.pick(usable, ctx).operator
+
+
+class _CreditWeighted:
+    """The fallback's MutationStrategy: an operator drawn with `ctx.rng` weighted by its credit
+    pooled over every kind (`CreditTable.operator_factor`), so operators whose children never
+    beat their parents are drawn less; uniform, as `RandomStrategy`, without credit."""
+
+    def __init__(self, random_: RandomStrategy) -> None:
+        self.random = random_
+
+    def choose(self, parent: Individual, operators: Sequence[str], ctx: MutationContext) -> str:
+        if ctx.credit is None:
+            return self.random.choose(parent, operators, ctx)
+        allowed = [
+            o for o in operators if self.random.operators is None or o in self.random.operators
+        ]
+        allowed = allowed or list(operators)
+        weights = [ctx.credit.operator_factor(o) for o in allowed]
+        return ctx.rng.choices(allowed, weights=weights, k=1)[0]
 
 
 def _satisfied(parent: Individual, s: MutationSuggestion, report: ReflectionReport) -> bool:
@@ -227,7 +248,8 @@ def guided_mutate(
             return result
         reasons.append(result.reason if result.child is None else f"{s.id}: child not novel")
         usable.remove(s)
-    result = mutate(parent, strategy.random, ctx, operators=names, max_tries=max_tries)
+    result = mutate(parent, _CreditWeighted(strategy.random), ctx, operators=names,
+                    max_tries=max_tries)  # fmt: skip
     why = "; ".join(reasons) if reasons else "no usable suggestion for this parent"
     return replace(
         result,
