@@ -21,7 +21,7 @@ from contextlib import closing
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from loopwright.evaluation import (
     EvalJob,
@@ -30,7 +30,6 @@ from loopwright.evaluation import (
     SerialExecutor,
     in_job_order,
 )
-from loopwright.records import CycleRecord
 from loopwright.reflection import (
     ReflectionReport,
     load_reflection,
@@ -47,6 +46,16 @@ from loopwright.search._checkpoint import (
 from loopwright.search._components import SearchComponents
 from loopwright.search._config import EvolveConfig
 from loopwright.search._credit import CreditTable, credit_table
+from loopwright.search._engine_records import (
+    Split,
+    child_fields,
+    evaluation_rows,
+    generation_row,
+    individual_row,
+    mean_durations,
+    reflection_event,
+    task_result,
+)
 from loopwright.search._individual import Individual, Lineage, TaskResult
 from loopwright.search._modes import EphemeralModeRegistry
 from loopwright.search._overfit import OverfitDetector
@@ -60,18 +69,12 @@ from loopwright.search._protocols import MutationContext
 from loopwright.search._reflect import reflection_candidates
 from loopwright.search._report import best_of, failures_of, rank, train_view
 from loopwright.store import (
-    EvaluationRow,
-    FailedAttemptRow,
-    GenerationRow,
-    IndividualRow,
     RunIndex,
 )
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow, workflow_hash
 
 __all__ = ["EvolutionEngine"]
-
-Split = Literal["train", "holdout"]
 
 
 class EvolutionEngine:
@@ -214,7 +217,7 @@ class EvolutionEngine:
         reflected = (*(g for g in self.state.reflected if g != gen), gen)
         self.state = self.state.model_copy(update={"reflected": reflected})
         self._checkpoint()
-        event, fields = _reflection_event(report, path.name, unreadable)
+        event, fields = reflection_event(report, path.name, unreadable)
         self.log.emit(event, **fields)
 
     def advance(self) -> StopReason | None:
@@ -251,7 +254,7 @@ class EvolutionEngine:
         if reason is not None:
             return reason
         room = self._room(len(pending))
-        expected = _mean_durations(self.individuals.values())
+        expected = mean_durations(self.individuals.values())
         jobs = [
             self._job(ind_id, task_id, rep, expected) for ind_id, task_id, rep in pending[:room]
         ]
@@ -314,7 +317,7 @@ class EvolutionEngine:
         checkpoint does not depend on completion order), checkpoint, index and log it."""
         ind = self.individuals[ind_id]
         rel = done.job.run_dir.relative_to(self.run_dir)
-        result = _task_result(done.record, split, rel)
+        result = task_result(done.record, split, rel)
         results = tuple(sorted((*ind.results, result), key=self._result_order))
         self.individuals[ind_id] = ind.model_copy(update={"results": results})
         self._usd += Fraction(result.cost_usd or 0.0)
@@ -349,22 +352,10 @@ class EvolutionEngine:
         return rank_, position, r.task_id, r.repetition
 
     def _index_evaluation(self, ind_id: str, done: JobResult, split: Split, rel: Path) -> None:
-        row = EvaluationRow.from_record(
-            done.record,
-            run_id=self.run_dir.name,
-            individual_id=ind_id,
-            generation=self.state.generation,
-            split=split,
-            record_path=rel.as_posix(),
-            cached=done.cached,
-            attempts=done.attempts,
-            executor=done.executor,
-        )
-        failed = [
-            FailedAttemptRow(f.attempt, f.status, f.message, f.duration_s,
-                             None if f.kept_at is None else _relative(f.kept_at, self.run_dir))
-            for f in done.failures
-        ]  # fmt: skip
+        row, failed = evaluation_rows(
+            done, self.run_dir, individual_id=ind_id, generation=self.state.generation,
+            split=split, rel=rel,
+        )  # fmt: skip
         self.index.add_evaluation(row, done.record, failed)
 
     def _to_index(self, event: str, fields: dict[str, Any]) -> None:
@@ -372,9 +363,9 @@ class EvolutionEngine:
         generation, and each generation's summary."""
         run_id = self.run_dir.name
         if event == "generation_started":
-            self.index.add_individuals(_individual_row(run_id, i) for i in self._population())
+            self.index.add_individuals(individual_row(run_id, i) for i in self._population())
         elif event == "generation_finished" and self.state.summaries:
-            self.index.add_generation(_generation_row(run_id, self.state.summaries[-1]))
+            self.index.add_generation(generation_row(run_id, self.state.summaries[-1]))
 
     # -- breeding -----------------------------------------------------------------------------
 
@@ -447,7 +438,7 @@ class EvolutionEngine:
             )
             self.novelty.remember(child)
             children.append(child)
-            self.log.emit("child_created", **_child_fields(child))
+            self.log.emit("child_created", **child_fields(child))
         return children
 
     def _set_population(self, population: list[Individual], *, generation: int) -> None:
@@ -530,45 +521,6 @@ def _tee(
     return both
 
 
-def _mean_durations(individuals: Any) -> dict[str, float]:
-    """task id -> mean duration of its results so far (the executor's scheduling hint)."""
-    sums: dict[str, list[float]] = {}
-    for ind in individuals:
-        for r in ind.results:
-            sums.setdefault(r.task_id, []).append(r.duration_s)
-    return {task: sum(d) / len(d) for task, d in sums.items()}
-
-
-def _relative(path: Path, root: Path) -> str:
-    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
-
-
-def _individual_row(run_id: str, ind: Individual) -> IndividualRow:
-    return IndividualRow(
-        run_id=run_id,
-        individual_id=ind.id,
-        generation=ind.generation,
-        workflow_hash=ind.hash,
-        workflow_name=ind.workflow.name,
-        operator=ind.lineage.operator,
-        parents=ind.lineage.parents,
-        target=ind.lineage.target,
-        reason=ind.lineage.reason,
-        mode=ind.mode,
-    )
-
-
-def _generation_row(run_id: str, s: GenerationSummary) -> GenerationRow:
-    return GenerationRow(
-        run_id=run_id, generation=s.generation, best_id=s.best_id, best_hash=s.best_hash,
-        train_best=s.train_best, train_mean=s.train_mean, holdout_best=s.holdout_best,
-        overfit_gap=s.overfit.gap, overfit_alarm=s.overfit.alarm, diversity=s.diversity,
-        population_size=s.population_size, archive_coverage=s.archive_coverage,
-        evaluations=s.evaluations, spent_usd=s.spent.usd, spent_wall_s=s.spent.wall_s,
-        summary_json=s.model_dump_json(),
-    )  # fmt: skip
-
-
 def _top(views: list[Individual], n: int) -> list[Individual]:
     return rank(views)[:n]
 
@@ -584,61 +536,10 @@ def _context(
     return MutationContext(rng=rng, failures=failures, report=report, credit=credit, mates=mates)
 
 
-def _child_fields(child: Individual) -> dict[str, Any]:
-    lineage = child.lineage
-    guidance = lineage.guidance
-    return {
-        "generation": child.generation,
-        "individual_id": child.id,
-        "parents": list(lineage.parents),
-        "operator": lineage.operator,
-        "target": lineage.target,
-        "guidance": None if guidance is None else guidance.model_dump(mode="json"),
-        "reason": lineage.reason,
-    }
-
-
-def _reflection_event(
-    report: ReflectionReport, file_name: str, unreadable: int
-) -> tuple[str, dict[str, Any]]:
-    if report.source == "empty":
-        return "reflection_skipped", {
-            "generation": report.generation, "reason": report.note, "path": file_name,
-        }  # fmt: skip
-    return "reflection_finished", {
-        "generation": report.generation,
-        "source": report.source,
-        "path": file_name,
-        "failure_patterns": len(report.failure_patterns),
-        "success_patterns": len(report.success_patterns),
-        "suggestions": len(report.mutation_suggestions),
-        "dropped": len(report.dropped),
-        "attempts": len(report.attempts),
-        "unreadable_records": unreadable,
-    }
-
-
 def _individual_id(base_seed: int, generation: int, slot: int, workflow: Workflow) -> str:
     """Deterministic: the same run makes the same ids, whatever was interrupted."""
     text = f"{base_seed}:{generation}:{slot}:{workflow_hash(workflow)}"
     return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
-def _task_result(record: CycleRecord, split: Split, rel: Path) -> TaskResult:
-    grade = record.grade
-    return TaskResult(
-        task_id=record.task_id,
-        repetition=record.repetition,
-        split=split,
-        score=record.score_end,
-        resolved=bool(grade and grade.resolved),
-        invalid=grade is None or grade.invalid,
-        failure_category=str(record.failure_category),
-        cost_usd=record.total_cost_usd,
-        duration_s=record.duration_s,
-        gate_loops=sum(record.gate_loops.values()),
-        record_path=rel.as_posix(),
-    )
 
 
 def _hyperparameters(config: EvolveConfig) -> HyperparameterRecord:
