@@ -41,7 +41,7 @@ class CreditRow:
     def factor(self) -> float:
         """The weight multiplier: the Laplace-smoothed win rate over a coin flip,
         (wins + 1) / (evaluated + 2) / 0.5, in (0, 2); 1.0 with no evidence."""
-        return (self.beat_parent + 1) / (self.evaluated + 2) / 0.5
+        return _smoothed(self.beat_parent, self.evaluated)
 
 
 @dataclass(frozen=True)
@@ -61,8 +61,12 @@ class CreditTable:
         """The factor of `operator` pooled over every kind (same smoothing as a row's);
         1.0 for an operator never tried."""
         rows = [r for r in self.rows if r.operator == operator]
-        wins, evaluated = sum(r.beat_parent for r in rows), sum(r.evaluated for r in rows)
-        return (wins + 1) / (evaluated + 2) / 0.5
+        return _smoothed(sum(r.beat_parent for r in rows), sum(r.evaluated for r in rows))
+
+
+def _smoothed(wins: int, evaluated: int) -> float:
+    """The Laplace-smoothed win rate over a coin flip: (wins + 1) / (evaluated + 2) / 0.5."""
+    return (wins + 1) / (evaluated + 2) / 0.5
 
 
 def credit_key(ind: Individual) -> tuple[str, str] | None:
