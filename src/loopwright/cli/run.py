@@ -268,7 +268,7 @@ def _task_rows(evaluation: Evaluation, tasks: list[Task]) -> list[TaskRow]:
                 level=task.level,
                 runs=len(records),
                 mean_score=summary.mean_score,
-                resolved=sum(1 for r in records if r.grade and r.grade.resolved),
+                resolved=sum(1 for r in records if r.resolved),
                 invalid=summary.invalid_runs,
                 failure_category=categories.most_common(1)[0][0] if categories else None,
                 input_tokens=summary.input_tokens,

@@ -35,16 +35,14 @@ class Aggregate(BaseModel):
 
 def aggregate(records: Sequence[CycleRecord]) -> Aggregate:
     """Summarise `records` (any mix of tasks and repetitions). Deterministic."""
-    valid = [r for r in records if r.grade is not None and not r.grade.invalid]
+    valid = [r for r in records if r.valid]
     costs = [r.total_cost_usd for r in records]
     return Aggregate(
         runs=len(records),
         valid_runs=len(valid),
         invalid_runs=len(records) - len(valid),
         mean_score=fmean(r.score_end for r in valid) if valid else None,
-        resolved_rate=fmean(1.0 if r.grade and r.grade.resolved else 0.0 for r in valid)
-        if valid
-        else None,
+        resolved_rate=fmean(1.0 if r.resolved else 0.0 for r in valid) if valid else None,
         input_tokens=sum(r.input_tokens for r in records),
         output_tokens=sum(r.output_tokens for r in records),
         cost_usd=None if any(c is None for c in costs) else sum(c for c in costs if c is not None),

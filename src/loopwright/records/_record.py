@@ -239,6 +239,16 @@ class CycleRecord(_Frozen):
     frozen_nodes: list[str]
     mutable_node_ids: list[str]
 
+    @property
+    def valid(self) -> bool:
+        """The run was graded and the grade is valid (an invalid grade is not a zero)."""
+        return self.grade is not None and not self.grade.invalid
+
+    @property
+    def resolved(self) -> bool:
+        """The grade says the task is resolved (False without a grade)."""
+        return self.grade is not None and self.grade.resolved
+
 
 def write_record(record: CycleRecord, run_dir: Path) -> Path:
     """Write `record` to `<run_dir>/record.json` (replacing it atomically) and return the path."""

@@ -206,7 +206,7 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def _valid(record: CycleRecord) -> bool:
-    return record.grade is not None and not record.grade.invalid
+    return record.valid
 
 
 def _last_writer(record: CycleRecord, writer_ids: set[str]) -> str | None:

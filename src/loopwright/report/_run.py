@@ -81,7 +81,7 @@ def _records(runs: list[TaskRun]) -> list[CycleRecord]:
 
 def _task_row(data: RunData, task: str, runs: list[TaskRun]) -> list[object]:
     records = _records(runs)
-    valid = [r.score_end for r in records if r.grade is not None and not r.grade.invalid]
+    valid = [r.score_end for r in records if r.valid]
     costs = [r.total_cost_usd for r in records]
     cost = None if None in costs or not costs else sum(c for c in costs if c is not None)
     category = Counter(str(r.failure_category) for r in records).most_common(1)
@@ -90,7 +90,7 @@ def _task_row(data: RunData, task: str, runs: list[TaskRun]) -> list[object]:
         data.levels.get(task, "-"),
         len(runs),
         fmt(fmean(valid) if valid else None),
-        f"{sum(1 for r in records if r.grade and r.grade.resolved)}/{len(runs)}",
+        f"{sum(1 for r in records if r.resolved)}/{len(runs)}",
         category[0][0] if category else "-",
         fmt_tokens(sum(r.input_tokens + r.output_tokens for r in records)),
         fmt_usd(cost),
@@ -174,7 +174,7 @@ def run_card(run: TaskRun) -> str:
             f'<span class="pill">{esc(p)}</span>'
             for p in (
                 f"score {rec.score_end:.2f}",
-                "resolved" if rec.grade and rec.grade.resolved else "not resolved",
+                "resolved" if rec.resolved else "not resolved",
                 f"failure: {rec.failure_category}",
                 f"run: {rec.run_status}",
                 f"{fmt_tokens(rec.input_tokens)} in / {fmt_tokens(rec.output_tokens)} out tokens",

@@ -423,8 +423,8 @@ def _row(scope: Scope, job: WaveJob, rec: CycleRecord) -> RunRow:
     run_dir = job.root / rec.task_id / f"rep_{rec.repetition}"
     return RunRow(
         task=rec.task_id, rep=rec.repetition, score=rec.score_end,
-        resolved=bool(rec.grade and rec.grade.resolved),
-        valid=rec.grade is not None and not rec.grade.invalid,
+        resolved=rec.resolved,
+        valid=rec.valid,
         failure_category=str(rec.failure_category), duration_s=rec.duration_s,
         tokens=rec.input_tokens + rec.output_tokens, cost_usd=rec.total_cost_usd,
         run_dir=str(run_dir.relative_to(scope.staging)),

@@ -87,13 +87,12 @@ class WorkspaceState(BaseModel):
 
 def pair_of(record: CycleRecord) -> PairScore:
     """The PairScore of one run's record."""
-    valid = record.grade is not None and not record.grade.invalid
     return PairScore(
         task=record.task_id,
         rep=record.repetition,
         score=record.score_end,
-        resolved=bool(record.grade and record.grade.resolved),
-        valid=valid,
+        resolved=record.resolved,
+        valid=record.valid,
         failure=str(record.failure_category),
     )
 

@@ -99,10 +99,10 @@ def calibrate(
 
 
 def _rates(records: Sequence[CycleRecord]) -> tuple[int, int, float | None, float | None]:
-    valid = [r for r in records if r.grade is not None and not r.grade.invalid]
+    valid = [r for r in records if r.valid]
     if not valid:
         return len(records), 0, None, None
-    passed = fmean(1.0 if r.grade is not None and r.grade.resolved else 0.0 for r in valid)
+    passed = fmean(1.0 if r.resolved else 0.0 for r in valid)
     return len(records), len(valid), passed, fmean(r.score_end for r in valid)
 
 

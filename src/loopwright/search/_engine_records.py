@@ -105,14 +105,13 @@ def reflection_event(
 
 
 def task_result(record: CycleRecord, split: Split, rel: Path) -> TaskResult:
-    grade = record.grade
     return TaskResult(
         task_id=record.task_id,
         repetition=record.repetition,
         split=split,
         score=record.score_end,
-        resolved=bool(grade and grade.resolved),
-        invalid=grade is None or grade.invalid,
+        resolved=record.resolved,
+        invalid=not record.valid,
         failure_category=str(record.failure_category),
         cost_usd=record.total_cost_usd,
         duration_s=record.duration_s,

@@ -97,7 +97,6 @@ class EvaluationRow:
     ) -> EvaluationRow:
         """The row of `record` as evaluated in `run_id` (its own run_id may name the run that
         produced it first, when it came from the cache)."""
-        grade = record.grade
         return cls(
             run_id=run_id,
             individual_id=individual_id,
@@ -111,8 +110,8 @@ class EvaluationRow:
             simulated=record.simulated,
             seed=record.seed,
             score=record.score_end,
-            resolved=bool(grade and grade.resolved),
-            invalid=grade is None or grade.invalid,
+            resolved=record.resolved,
+            invalid=not record.valid,
             failure_category=str(record.failure_category),
             run_status=record.run_status,
             input_tokens=record.input_tokens,
