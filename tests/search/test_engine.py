@@ -220,3 +220,36 @@ def test_checkpoint_is_json_with_schema_version(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "run" / "checkpoint.json").read_text())
     assert data["schema_version"] == 1 and data["loopwright_version"]
     assert isinstance(data["rng_state"][1], list) and len(data["rng_state"][1]) == 625
+
+
+@pytest.mark.parametrize("first", ["reflected", "blind"])
+def test_a_guided_run_breeds_its_first_children_from_the_reflection_on_the_seed(
+    tmp_path: Path, first: str
+) -> None:
+    from dataclasses import replace
+
+    from loopwright.search._components import default_components
+
+    config = make_config(strategy="guided", first_children=first, train_tasks=TRAIN[:1])
+    bench = load_benchmark("mini")
+    evaluator = Evaluator(
+        model_factory("sim", benchmark=bench),
+        default_sandbox("local"),
+        DEFAULT_PRICES,
+        EvalSettings(seed=0, sandbox="local"),
+    )
+    parts = replace(default_components(config), design=lambda kind, seed: seed)  # no designs
+    engine = EvolutionEngine.start(
+        config, builtin_workflow("builder-only"), (TRAIN[:1], HOLDOUT), evaluator,
+        {t.id: t for t in bench.tasks}, tmp_path, parts,
+    )  # fmt: skip
+    gen0 = [engine.individuals[i] for i in engine.state.population]
+    if first == "blind":  # mutations of the seed, drawn before any reflection
+        assert len(gen0) == 3 and all(i.lineage.guidance is None for i in gen0)
+        return
+    assert [i.lineage.operator for i in gen0] == ["seed"]
+    engine.evaluate_generation()
+    assert engine.advance() is None
+    children = [engine.individuals[i] for i in engine.state.population[1:]]
+    assert len(children) == 2
+    assert all(c.lineage.guidance and c.lineage.guidance.report_generation == 0 for c in children)

@@ -39,7 +39,7 @@ def config(strategy: str) -> EvolveConfig:
             "seed_workflow": "builder-only", "bench": "mini", "sandbox": "local", "seed": 0,
             "population": 3, "elitism": 1, "train_tasks": (LEVEL1, LEVEL2),
             "holdout_tasks": ("l1-roman-numerals",), "holdout_repetitions": 1,
-            "strategy": strategy, "budgets": {"max_generations": 2},
+            "strategy": strategy, "first_children": "blind", "budgets": {"max_generations": 2},
         }
     )  # fmt: skip
 
@@ -211,7 +211,7 @@ def test_a_checkpoint_from_before_reflection_still_loads_as_random(
 ) -> None:
     data = json.loads((generation0 / "checkpoint.json").read_text())
     del data["reflected"]
-    for key in ("strategy", "exploration", "reflection"):
+    for key in ("strategy", "exploration", "first_children", "reflection"):
         del data["config"][key]
     for ind in data["individuals"].values():
         del ind["lineage"]["guidance"]

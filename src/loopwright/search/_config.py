@@ -128,7 +128,11 @@ class EvolveConfig(_Frozen):
     `strategy` chooses mutations: `random` (uniform operators; the default here, so a
     checkpoint written before reflection resumes unchanged) or `guided` (reflection's
     suggestions weighted by credit, with `exploration` the share of random choices;
-    `loopwright evolve` uses guided unless told otherwise).
+    `loopwright evolve` uses guided unless told otherwise). `first_children` says when a
+    guided run makes its first children: `reflected` (default) after the reflection on
+    generation 0, so generation 0 is the seed and the designs only; `blind` in generation 0,
+    as mutations of the seed drawn as the random strategy draws them (what the random
+    strategy always does).
     """
 
     seed_workflow: str
@@ -152,6 +156,7 @@ class EvolveConfig(_Frozen):
     budgets: Budgets = Field(default_factory=Budgets)
     strategy: Literal["random", "guided"] = "random"
     exploration: float = 0.25
+    first_children: Literal["reflected", "blind"] = "reflected"
     reflection: ReflectionSettings = Field(default_factory=ReflectionSettings)
 
     @model_validator(mode="after")

@@ -132,8 +132,13 @@ class EvolutionEngine:
         components: SearchComponents,
         listener: Callable[[str, dict[str, Any]], None] | None = None,
     ) -> EvolutionEngine:
-        """A fresh run: build generation 0 (seed, designs, mutations of the seed), register its
-        modes and write the first checkpoint. Draws from `random.Random(config.seed)`."""
+        """A fresh run: build generation 0, register its modes and write the first checkpoint.
+        Draws from `random.Random(config.seed)`.
+
+        Generation 0 is the seed, the designs and blind mutations of the seed. A guided run
+        with a reflector makes no blind mutations unless `first_children` is `blind`: its first
+        children wait for the reflection on the seed's exhaust (`reflects_first`), as seed
+        000's loop has it (evaluate, reflect, then mutate)."""
         rng = random.Random(config.seed)
         seed_ind = Individual(
             id=_individual_id(config.seed, 0, 0, seed),
@@ -157,11 +162,23 @@ class EvolutionEngine:
         engine = cls(blank, evaluator, tasks, run_dir, components, listener)
         engine.log.emit("run_started", config=config.model_dump(mode="json"), seed_id=seed_ind.id)
         population = [seed_ind, *engine._designs(seed_ind)]
-        population += engine._offspring([seed_ind], config.population - len(population), 0)
+        if not engine.reflects_first:
+            population += engine._offspring([seed_ind], config.population - len(population), 0)
         engine._set_population(population[: config.population], generation=0)
         return engine
 
     # -- the run ------------------------------------------------------------------------------
+
+    @property
+    def reflects_first(self) -> bool:
+        """True when the first children come from the reflection on generation 0 (guided
+        strategy, a reflector, `first_children: reflected`): generation 0 holds no blind
+        mutations."""
+        return (
+            self.config.strategy == "guided"
+            and self.config.first_children == "reflected"
+            and self.parts.reflector is not None
+        )
 
     @property
     def finished(self) -> bool:

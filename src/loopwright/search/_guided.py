@@ -18,9 +18,10 @@ Per child, with a report on the parent's generation:
    (`CreditTable.operator_factor`: operators whose children rarely beat their parents are
    drawn less; uniform without credit) and applied as usual (`fallback`).
 
-With no report (generation 0, or reflection disabled) it draws exactly what `RandomStrategy`
-draws, so a guided and a random run of the same seed share their first generation. Every
-child records how it was chosen (`MutationResult.guidance`) for credit assignment.
+With no report (reflection disabled, or generation 0 with `first_children: blind`) it draws
+exactly what `RandomStrategy` draws. By default the engine makes no guided child before the
+first report (`EvolutionEngine.reflects_first`). Every child records how it was chosen
+(`MutationResult.guidance`) for credit assignment.
 """
 
 from __future__ import annotations
