@@ -102,6 +102,18 @@ def test_replies_that_keep_failing_fall_back_to_the_digest() -> None:
     assert len(meta.calls) == 3
 
 
+def test_max_loops_is_for_gate_add_only() -> None:
+    misplaced = body(mutation_suggestions=[
+        {"operator": "node_remove", "target": "builder", "max_loops": 2, "evidence": ev("seed")}])
+    fixed = body(mutation_suggestions=[
+        {"operator": "gate_add", "target": "builder", "max_loops": 2, "evidence": ev("seed")}])
+    meta = Recorder([json.dumps(misplaced), json.dumps(fixed)])  # fmt: skip
+    report = ModelReflector(meta.model, VOCAB).reflect(0, generation())
+    assert [a.ok for a in report.attempts] == [False, True]
+    assert "max_loops is only for gate_add" in (report.attempts[0].error or "")
+    assert report.mutation_suggestions[0].max_loops == 2
+
+
 def test_a_suggestion_naming_a_missing_node_is_dropped_with_the_reason() -> None:
     reply = body(mutation_suggestions=[
         {"operator": "node_remove", "target": "planner", "evidence": ev("seed")},
@@ -161,6 +173,7 @@ def test_offline_rules_follow_the_digest() -> None:
     assert {"add_gate", "insert_researcher", "prompt_verification", "crossover"} <= set(kinds)
     assert kinds["add_gate"].confidence == 1.0  # effect 0.25 on the gate contrast
     assert kinds["add_gate"].evidence.candidates == ["plus_gate"]
+    assert kinds["add_gate"].max_loops == 3 and kinds["insert_researcher"].max_loops is None
     (imp,) = report.prompt_improvements
     assert (imp.target, imp.kind) == ("builder", "verification") and "Verify" in imp.text
     helped = [p for p in report.success_patterns if p.kind == "reloop_helped"]

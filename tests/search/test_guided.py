@@ -42,7 +42,7 @@ def report(*suggestions: dict[str, Any]) -> ReflectionReport:
 
 
 ALL = report(
-    suggestion("gate_add", "add_gate", "s1"),
+    suggestion("gate_add", "add_gate", "s1", max_loops=3),
     suggestion("node_insert", "insert_researcher", "s2", role="researcher"),
     suggestion("prompt_mutate", "prompt_verification", "s3"),
 )
@@ -67,7 +67,7 @@ def test_each_suggestion_is_carried_out_at_its_target() -> None:
     gate = apply_suggestion(parent, ALL.mutation_suggestions[0], ctx(), ALL)
     assert gate.child is not None and gate.operator == "gate_add"
     (node,) = [n for n in gate.child.nodes if isinstance(n, GateNode)]
-    assert node.reloop_to == "builder"
+    assert (node.reloop_to, node.max_loops) == ("builder", 3)  # the suggestion's, not a draw
     study = apply_suggestion(parent, ALL.mutation_suggestions[1], ctx(), ALL)
     assert study.child is not None and study.operator == "node_insert"
     assert [n.role for n in study.child.nodes if isinstance(n, AgentNode)] == [

@@ -65,7 +65,8 @@ class Pattern(_Frozen):
 
 class MutationSuggestion(_Frozen):
     """Apply `operator` at node `target` (node_insert: `role` names what to insert before or
-    after it). `kind` groups suggestions for credit assignment; `confidence` weights it."""
+    after it; gate_add: `max_loops` how many RELOOPs the new gate allows, None to draw 1-3).
+    `kind` groups suggestions for credit assignment; `confidence` weights it."""
 
     id: str = Field(default="", max_length=20)
     operator: str
@@ -74,6 +75,7 @@ class MutationSuggestion(_Frozen):
     rationale: str = Field(default="", max_length=500)
     confidence: float = Field(default=0.5, gt=0.0, le=1.0)
     role: str | None = None
+    max_loops: int | None = Field(default=None, ge=1, le=10)
     evidence: Evidence
 
 

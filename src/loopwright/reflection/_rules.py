@@ -25,10 +25,14 @@ from loopwright.reflection._taxonomy import LESSONS, addressed_kinds
 from loopwright.reflection._validate import ACTION_OPERATORS
 from loopwright.workflow import AgentNode, Workflow
 
-__all__ = ["KNOWLEDGE_KINDS", "MARGIN", "PRIOR_CONFIDENCE", "offline_body"]
+__all__ = ["GATE_LOOPS", "KNOWLEDGE_KINDS", "MARGIN", "PRIOR_CONFIDENCE", "offline_body"]
 
 MARGIN = 0.05
 PRIOR_CONFIDENCE = 0.4
+GATE_LOOPS = 3
+"""RELOOPs allowed by a gate the rules suggest: the most gate_add draws. The gate is there to
+repair runs that ended with failing tests; each loop is one more repair attempt and costs only
+when the visible tests fail."""
 KNOWLEDGE_KINDS = frozenset({"signatures", "imports", "completeness", "edge_cases"})
 """Failure kinds that come from not knowing the task well enough: a study step addresses them."""
 CHECKABLE_CATEGORIES = frozenset({"tests_failing", "regression", "import_error", "syntax_error"})
@@ -331,6 +335,7 @@ def offline_body(digest: ExhaustDigest, candidates: Sequence[Candidate]) -> Refl
             rationale=rec.rationale,
             confidence=conf,
             role=rec.role,
+            max_loops=GATE_LOOPS if rec.action == "add_gate" else None,
             evidence=rec.evidence,
         )
         for rec, conf, kind in structural

@@ -124,6 +124,8 @@ def _malformed(body: ReflectionBody, cands: Sequence[Candidate], vocab: Vocabula
             )
         if s.role is not None and (s.operator != "node_insert" or s.role not in vocab.roles):
             problems.append(f"{where}.role is only for node_insert, one of {list(vocab.roles)}")
+        if s.max_loops is not None and s.operator != "gate_add":
+            problems.append(f"{where}.max_loops is only for gate_add (null otherwise)")
     for i, p in enumerate(body.prompt_improvements):
         problems += _evidence_problems(f"prompt_improvements[{i}]", p.evidence, ids, tasks)
         if "{" in p.text or "}" in p.text:

@@ -191,7 +191,7 @@ def apply_suggestion(
     if s.operator == "node_insert" and (role := _role(report, s)):
         result = InsertAgent(role, s.target).apply(wf, ctx)
     elif s.operator == "gate_add":
-        result = AddGate(s.target).apply(wf, ctx)
+        result = AddGate(s.target, s.max_loops).apply(wf, ctx)
     elif s.operator == "prompt_mutate" and _has_improvement(report, s):
         text = _improvement(report, s, _prompt(parent, s.target))
         if text is None:
