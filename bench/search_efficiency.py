@@ -219,12 +219,25 @@ def _report(outcomes: list[Outcome], args: argparse.Namespace, wall: float) -> N
             f"  {s:>6}: holdout at the budget {h2:.3f} [{h1:.3f}, {h3:.3f}], "
             f"range {min(hold):.3f}-{max(hold):.3f}"
         )
-    print("\nevaluations to target: median [quartiles], runs that reached it; ratio of medians")
+    print(
+        "\nevaluations to target, over the seeds whose bare seed misses it (where the seed alone"
+        "\nreaches it, guided's generation 0 is the seed alone and 'reaches' it at once: that"
+        "\nmeasures generation 0's size, not the search): median [quartiles], runs that reached"
+        "\nit; ratio of medians; median of the per-seed ratios where both reached it"
+    )
     for target in args.target:
+        hard = [
+            (r, g)
+            for r, g in zip(by["random"], by["guided"], strict=True)
+            if r.seed_holdout < target
+        ]
+        if not hard:
+            print(f"  >= {target}: the bare seed reaches it in every seed")
+            continue
         cells = []
         medians = {}
-        for s in STRATEGIES:
-            evals = _evals(by[s], target)
+        for i, s in enumerate(STRATEGIES):
+            evals = _evals([pair[i] for pair in hard], target)
             q1, q2, q3 = _quartiles(evals)
             medians[s] = q2
             reached = sum(1 for e in evals if not math.isinf(e))
@@ -233,16 +246,14 @@ def _report(outcomes: list[Outcome], args: argparse.Namespace, wall: float) -> N
         ratio = "undefined" if math.isinf(m_r) or math.isinf(m_g) else f"{m_g / m_r:.2f}"
         pairs = [
             (g.to_target(target) or math.inf) / (r.to_target(target) or math.inf)
-            for r, g in zip(by["random"], by["guided"], strict=True)
+            for r, g in hard
             if r.to_target(target) is not None and g.to_target(target) is not None
         ]
-        paired = f"{statistics.median(pairs):.2f} over {len(pairs)}" if pairs else "none"
-        seedless = sum(1 for o in by["random"] if o.seed_holdout < target)
+        paired = f"{statistics.median(pairs):.2f} ({len(pairs)} seeds)" if pairs else "none"
         print(
-            f"  >= {target}: {'; '.join(cells)}; ratio {ratio} (issue target <= 0.50); "
-            f"paired median {paired} seeds where both reached it; "
-            f"the bare seed misses it in {seedless}"
+            f"  >= {target} ({len(hard)} seeds): {'; '.join(cells)}; ratio {ratio}; paired {paired}"
         )
+    print("  (issue 5's target: a ratio <= 0.50)")
     _credit_summary(by["guided"])
     hits = sum(o.cache_hits for o in outcomes)
     spent = sum(o.spent for o in outcomes)

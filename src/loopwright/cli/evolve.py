@@ -83,6 +83,14 @@ Strategy = Annotated[
 Exploration = Annotated[
     float, typer.Option("--exploration", help="Share of random mutations under guided.")
 ]
+FirstChildren = Annotated[
+    str,
+    typer.Option(
+        "--first-children",
+        help="guided: breed the first children from the reflection on generation 0 (reflected)"
+        " or put blind mutations of the seed in generation 0 (blind).",
+    ),
+]
 
 
 @app.command("evolve")
@@ -129,6 +137,7 @@ def evolve(
     job_timeout: JobTimeout = None,
     strategy: Strategy = "guided",
     exploration: Exploration = 0.25,
+    first_children: FirstChildren = "reflected",
 ) -> None:
     """Evolve workflows: calibrate, then generations of train/holdout/select/mutate."""
     run = _RunOptions(executor_settings(executor, workers=workers, job_timeout_s=job_timeout,
@@ -148,6 +157,7 @@ def evolve(
             "elitism": min(elitism, max(population - 1, 1)), "repetitions": reps,
             "holdout_repetitions": holdout_reps, "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
             "overfit_gap": overfit_gap, "strategy": strategy, "exploration": exploration,
+            "first_children": first_children,
             "calibration": {"band_low": low, "band_high": high, "repetitions": calibration_reps},
             "budgets": {
                 "max_generations": generations, "max_evaluations": max_evaluations,
@@ -184,6 +194,7 @@ def outer_calibrate(
     job_timeout: JobTimeout = None,
     strategy: Strategy = "guided",
     exploration: Exploration = 0.25,
+    first_children: FirstChildren = "reflected",
 ) -> None:
     """Create the run: calibrate the seed, choose the split, build generation 0.
 
@@ -195,6 +206,7 @@ def outer_calibrate(
             "population": population, "elitism": min(2, population - 1), "sandbox": sandbox,
             "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
             "holdout_repetitions": holdout_reps, "strategy": strategy, "exploration": exploration,
+            "first_children": first_children,
             "calibration": {"band_low": low, "band_high": high},
             "budgets": {"max_generations": generations},
         }
