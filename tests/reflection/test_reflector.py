@@ -103,10 +103,16 @@ def test_replies_that_keep_failing_fall_back_to_the_digest() -> None:
 
 
 def test_max_loops_is_for_gate_add_only() -> None:
-    misplaced = body(mutation_suggestions=[
-        {"operator": "node_remove", "target": "builder", "max_loops": 2, "evidence": ev("seed")}])
-    fixed = body(mutation_suggestions=[
-        {"operator": "gate_add", "target": "builder", "max_loops": 2, "evidence": ev("seed")}])
+    misplaced = body(
+        mutation_suggestions=[
+            {"operator": "node_remove", "target": "builder", "max_loops": 2, "evidence": ev("seed")}
+        ]
+    )
+    fixed = body(
+        mutation_suggestions=[
+            {"operator": "gate_add", "target": "builder", "max_loops": 2, "evidence": ev("seed")}
+        ]
+    )
     meta = Recorder([json.dumps(misplaced), json.dumps(fixed)])  # fmt: skip
     report = ModelReflector(meta.model, VOCAB).reflect(0, generation())
     assert [a.ok for a in report.attempts] == [False, True]
