@@ -254,41 +254,42 @@ def _report(outcomes: list[Outcome], args: argparse.Namespace, wall: float) -> N
         "\nmeasures generation 0's size, not the search): median [quartiles], runs that reached"
         "\nit; ratio of medians; median of the per-seed ratios where both reached it"
     )
+    pairs = list(zip(by["random"], by["guided"], strict=True))
     for train_only, what in ((False, "all evaluations"), (True, "training evaluations only")):
         for target in args.target:
-            hard = [
-                (r, g)
-                for r, g in zip(by["random"], by["guided"], strict=True)
-                if r.seed_holdout < target
-            ]
+            hard = [(r, g) for r, g in pairs if r.seed_holdout < target]
             if not hard:
                 print(f"  >= {target}: the bare seed reaches it in every seed")
                 continue
-            cells = []
-            medians = {}
-            for i, s in enumerate(STRATEGIES):
-                evals = _evals([pair[i] for pair in hard], target, train_only)
-                q1, q2, q3 = _quartiles(evals)
-                medians[s] = q2
-                reached = sum(1 for e in evals if not math.isinf(e))
-                cells.append(f"{s} {_fmt(q2)} [{_fmt(q1)}, {_fmt(q3)}] {reached}/{len(evals)}")
-            m_r, m_g = medians["random"], medians["guided"]
-            ratio = "undefined" if math.isinf(m_r) or math.isinf(m_g) else f"{m_g / m_r:.2f}"
-            pairs = [
-                (g.to_target(target, train_only=train_only) or math.inf)
-                / (r.to_target(target, train_only=train_only) or math.inf)
-                for r, g in hard
-                if r.to_target(target) is not None and g.to_target(target) is not None
-            ]
-            paired = f"{statistics.median(pairs):.2f} ({len(pairs)} seeds)" if pairs else "none"
-            print(
-                f"  {what} >= {target} ({len(hard)} seeds): {'; '.join(cells)}; ratio {ratio}; paired {paired}"
-            )
+            line = _target_line(hard, target, train_only)
+            print(f"  {what} >= {target} ({len(hard)} seeds): {line}")
     print("  (issue 5's target: a ratio <= 0.50)")
     _credit_summary(by["guided"])
     hits = sum(o.cache_hits for o in outcomes)
     spent = sum(o.spent for o in outcomes)
     print(f"\n{spent} evaluations counted, {hits} served by the shared cache; wall {wall:.0f}s")
+
+
+def _target_line(hard: list[tuple[Outcome, Outcome]], target: float, train_only: bool) -> str:
+    """Evaluations to `target` for (random, guided) pairs: each strategy's median [quartiles] and
+    runs that reached it, the ratio of medians and the median per-seed ratio."""
+    evals = {
+        s: _evals([pair[i] for pair in hard], target, train_only) for i, s in enumerate(STRATEGIES)
+    }
+    cells = []
+    for s in STRATEGIES:
+        q1, q2, q3 = _quartiles(evals[s])
+        reached = sum(1 for e in evals[s] if not math.isinf(e))
+        cells.append(f"{s} {_fmt(q2)} [{_fmt(q1)}, {_fmt(q3)}] {reached}/{len(evals[s])}")
+    m_r, m_g = (_quartiles(evals[s])[1] for s in STRATEGIES)
+    ratio = "undefined" if math.isinf(m_r) or math.isinf(m_g) else f"{m_g / m_r:.2f}"
+    per_seed = [
+        g / r
+        for r, g in zip(evals["random"], evals["guided"], strict=True)
+        if not math.isinf(r) and not math.isinf(g)
+    ]
+    paired = f"{statistics.median(per_seed):.2f} ({len(per_seed)} seeds)" if per_seed else "none"
+    return f"{'; '.join(cells)}; ratio {ratio}; paired {paired}"
 
 
 def _credit_summary(guided: list[Outcome]) -> None:
