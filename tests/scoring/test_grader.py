@@ -109,8 +109,8 @@ def test_a_run_that_hangs_at_import_is_invalid_at_the_grade_timeout(
 
 def test_code_that_exits_the_interpreter_early_makes_the_grade_invalid(grade_with: GradeFn) -> None:
     grade = grade_with(GOLD + "\nimport os\nos._exit(0)\n")
-    assert grade.invalid
-    assert "junit" in (grade.invalid_reason or "")
+    assert grade.invalid and grade.tampered
+    assert "ended before pytest finished" in (grade.invalid_reason or "")
     assert grade.score == 0.0 and not grade.resolved
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -76,6 +77,7 @@ class Sandbox(ABC):
         cwd: Path,
         timeout_s: float,
         writable: Sequence[Path] = (),
+        readonly: Sequence[Path] = (),
         env: Mapping[str, str] | None = None,
         output_cap: int = DEFAULT_OUTPUT_CAP,
         network: bool = False,
@@ -84,7 +86,10 @@ class Sandbox(ABC):
         """Run `argv` in `cwd` and return its result; never raises because the command failed.
 
         `cwd` and every path in `writable` must exist; they are resolved (symlinks followed)
-        and are the only places an isolated sandbox lets the command write. `env` None means
+        and are the only places an isolated sandbox lets the command write. `readonly` paths
+        must exist too; an isolated sandbox shows them read-only, at their resolved paths
+        (it shows nothing of the user's files beyond these, `cwd`, `writable` and the Python
+        environment). `env` None means
         a minimal clean environment (see `build_env`); a mapping is used as given, plus PATH
         and HOME when it lacks them. The command and everything it started are killed when
         `timeout_s` passes. `network` allows network access where the sandbox can deny it.
@@ -115,12 +120,13 @@ class Sandbox(ABC):
 def build_env(env: Mapping[str, str] | None, *, home: str) -> dict[str, str]:
     """The environment a command gets. Deterministic given the parent's PATH.
 
-    None: PATH (the parent's, else a standard one), HOME=`home`, LANG=C.UTF-8,
+    None: PATH (this Python's bin directory, then the parent's PATH, else a standard one;
+    so `python` is the environment's interpreter, which a sandbox shows), HOME=`home`, LANG=C.UTF-8,
     PYTHONDONTWRITEBYTECODE=1, PYTHONHASHSEED=0, and nothing else, so the parent's secrets
     (API keys, tokens) never reach the command. A mapping: exactly its items, plus PATH and
     HOME=`home` when it has none.
     """
-    path = os.environ.get("PATH") or _FALLBACK_PATH
+    path = _with_interpreter(os.environ.get("PATH") or _FALLBACK_PATH)
     if env is None:
         return {
             "PATH": path,
@@ -133,6 +139,13 @@ def build_env(env: Mapping[str, str] | None, *, home: str) -> dict[str, str]:
     built.setdefault("PATH", path)
     built.setdefault("HOME", home)
     return built
+
+
+def _with_interpreter(path: str) -> str:
+    bindir = str(Path(sys.executable).parent) if sys.executable else ""
+    if not bindir or path.split(os.pathsep)[0] == bindir:
+        return path
+    return bindir + os.pathsep + path
 
 
 def check_command(

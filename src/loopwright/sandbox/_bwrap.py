@@ -1,4 +1,5 @@
-"""BubblewrapSandbox: the whole filesystem read-only, a private /tmp, no network, own PID namespace.
+"""BubblewrapSandbox: the system and the Python environment read-only, the workspace, a private
+/tmp, nothing else of the machine's files; no network, own PID namespace.
 
 bwrap is started in a new session like any command (so the shared timeout kills it); inside,
 `--die-with-parent` and the PID namespace make everything the command started die with it.
@@ -37,19 +38,23 @@ __all__ = [
 INSTALL_HINT = (
     "apt-get install bubblewrap  (Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)"
 )
-_TMP = Path("/tmp")
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+"""The directories of the operating system a sandboxed command sees (read-only)."""
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
 _HOME = "/tmp"  # the private tmpfs: writable, empty at start, gone afterwards
 _PROBE_TIMEOUT_S = 10.0
 
 
 class BubblewrapSandbox(Sandbox):
-    """Runs each command under bubblewrap. Isolated: the command can write only to `cwd`, the
-    `writable` paths and a private, empty tmpfs /tmp (its HOME unless the env names one); it
-    sees the rest of the filesystem read-only, fresh /dev and /proc, no network unless
-    `network=True` (loopback only otherwise), its own PID, IPC and UTS namespaces, no
-    capabilities, and a new session (no terminal injection). Not hidden: files readable by the
-    user (e.g. under $HOME) can be read. Raises MissingDependencyError when `bwrap` is not
-    installed; whether it works here is `bubblewrap_available()`'s question.
+    """Runs each command under bubblewrap. Isolated: the command sees the system directories
+    (`SYSTEM_DIRS`) and this Python's environment read-only, `cwd` and the `writable` paths
+    read-write, the `readonly` paths read-only, a private, empty tmpfs /tmp (its HOME unless the
+    env names one), fresh /dev and /proc, and nothing else: no home directory, no task
+    directory, no run directory, not loopwright's own package (masked where the environment
+    would show it). No network unless `network=True` (loopback only otherwise), its own PID,
+    IPC and UTS namespaces, no capabilities, and a new session (no terminal injection). Raises
+    MissingDependencyError when `bwrap` is not installed; whether it works here is
+    `bubblewrap_available()`'s question.
     """
 
     name = "bubblewrap"
@@ -73,22 +78,31 @@ class BubblewrapSandbox(Sandbox):
         cwd: Path,
         timeout_s: float,
         writable: Sequence[Path] = (),
+        readonly: Sequence[Path] = (),
         env: Mapping[str, str] | None = None,
         output_cap: int = DEFAULT_OUTPUT_CAP,
         network: bool = False,
         stdin: str | None = None,
     ) -> CommandResult:
         """See `Sandbox.run`. `cwd` and `writable` are resolved and bound read-write at their
-        resolved paths; the command runs in the resolved `cwd`. HOME defaults to /tmp."""
+        resolved paths, `readonly` read-only; the command runs in the resolved `cwd`. HOME
+        defaults to /tmp."""
         workdir = resolve_dir(cwd, "cwd")
         binds = [resolve_existing(p, "writable path") for p in writable]
         full_env = build_env(env, home=_HOME)
         args = check_command(
             argv, cwd=workdir, path=full_env["PATH"], timeout_s=timeout_s, output_cap=output_cap
         )
-        readonly = [*self._interpreter, *_binary_under_tmp(args[0], workdir, full_env["PATH"])]
+        shown = [(p, p) for p in (resolve_existing(p, "read-only path") for p in readonly)]
+        shown += [*self._interpreter, *_hidden_binary(args[0], workdir, full_env["PATH"])]
         wrapped = bwrap_argv(
-            self.bwrap, args, cwd=workdir, writable=binds, network=network, readonly=readonly
+            self.bwrap,
+            args,
+            cwd=workdir,
+            writable=binds,
+            network=network,
+            readonly=shown,
+            masked=_masked(),
         )
         outcome = run_process(
             wrapped,
@@ -109,19 +123,28 @@ def bwrap_argv(
     writable: Iterable[Path] = (),
     network: bool = False,
     readonly: Iterable[tuple[Path, Path]] = (),
+    masked: Iterable[Path] = (),
 ) -> list[str]:
-    """The full bwrap command line for `argv`. Pure; paths must already be resolved.
+    """The full bwrap command line for `argv`. Pure but for reading which system directories
+    exist; paths must already be resolved.
 
-    `readonly` holds (source, destination) pairs re-exposed read-only on top of the private
-    /tmp (the interpreter or binary when they live under /tmp); `cwd` and `writable` are bound
-    read-write, parents before children so that no bind hides another.
+    The new root shows the system directories read-only (`SYSTEM_DIRS`), fresh /dev and /proc,
+    a private /tmp, and nothing else until bound: `readonly` holds (source, destination) pairs
+    bound read-only (the Python environment, the kit of a grade), `cwd` and `writable` are bound
+    read-write, parents before children so that no bind hides another; each `masked` directory
+    is covered with an empty tmpfs (loopwright's own package, whose bundled tasks hold answers).
     """
     rw = sorted({cwd, *writable}, key=_depth)
     args = [bwrap, *_isolation_flags(network=network)]
-    for src, dst in _not_yet_visible(readonly, rw):
+    kept = _not_yet_visible(readonly, rw)
+    for src, dst in kept:
         args += ["--ro-bind", str(src), str(dst)]
     for path in rw:
         args += ["--bind", str(path), str(path)]
+    shown = [*map(Path, SYSTEM_DIRS), *rw, *(dst for _, dst in kept)]
+    for path in sorted(set(masked), key=_depth):
+        if any(path.is_relative_to(place) for place in shown):
+            args += ["--tmpfs", str(path)]
     return [*args, "--chdir", str(cwd), "--", *argv]
 
 
@@ -144,7 +167,8 @@ def _not_yet_visible(
 
 
 def _isolation_flags(*, network: bool) -> list[str]:
-    flags = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    flags = _system_flags()
+    flags += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     flags += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     flags += ["--die-with-parent", "--new-session"]
     if not network:
@@ -156,28 +180,45 @@ def _isolation_flags(*, network: bool) -> list[str]:
     return flags
 
 
+def _system_flags() -> list[str]:
+    """Read-only binds of the system directories that exist here; a directory that is a
+    symlink (merged /usr: /bin -> usr/bin) is recreated as the same symlink."""
+    flags = []
+    for name in SYSTEM_DIRS:
+        path = Path(name)
+        if path.is_symlink():
+            flags += ["--symlink", str(path.readlink()), name]
+        elif path.is_dir():
+            flags += ["--ro-bind", name, name]
+    return flags
+
+
 def _interpreter_paths() -> list[tuple[Path, Path]]:
-    """This Python's prefixes and import paths when the private /tmp would hide them (a venv or
-    an editable install under /tmp, as in a CI checkout there), so that `sys.executable` and its
-    packages work inside the sandbox wherever they live. Read-only, at their own paths."""
+    """This Python's installation and environment (its prefixes: a virtualenv and the Python it
+    was made from), read-only at their own paths, so that `sys.executable` and the packages
+    installed for it work inside the sandbox. Not the rest of `sys.path`: an editable install's
+    source tree (loopwright's own, with its bundled tasks) stays out of sight."""
     found = []
-    for entry in {sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path}:
-        if not entry:
-            continue
+    for entry in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
         path = Path(entry).resolve()
-        if path != _TMP and path.is_relative_to(_TMP) and path.is_dir():
+        if path.is_dir() and path != Path("/"):
             found.append((path, path))
     return found
 
 
-def _binary_under_tmp(binary: str, cwd: Path, path: str) -> list[tuple[Path, Path]]:
-    """The command's own executable, bound read-only, when it lives under the hidden /tmp."""
+def _masked() -> list[Path]:
+    """loopwright's own package directory when a bind would show it (a non-editable install in
+    the environment): its bundled benchmarks hold solutions and hidden tests."""
+    return [_PACKAGE_DIR]
+
+
+def _hidden_binary(binary: str, cwd: Path, path: str) -> list[tuple[Path, Path]]:
+    """The command's own executable, bound read-only at the path it was found at, when the
+    sandbox would not show it otherwise (a stand-in script under /tmp, a tool under $HOME)."""
     located = shutil.which(binary, path=path) if "/" not in binary else str(cwd / binary)
     if located is None:
         return []
     literal = Path(os.path.normpath(cwd / located))  # not resolved: bound at this very path
-    if literal == _TMP or not literal.is_relative_to(_TMP):
-        return []
     return [(literal.resolve(), literal)]
 
 

@@ -38,6 +38,7 @@ class LocalSandbox(Sandbox):
         cwd: Path,
         timeout_s: float,
         writable: Sequence[Path] = (),
+        readonly: Sequence[Path] = (),
         env: Mapping[str, str] | None = None,
         output_cap: int = DEFAULT_OUTPUT_CAP,
         network: bool = False,

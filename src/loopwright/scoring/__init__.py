@@ -5,7 +5,7 @@ from __future__ import annotations
 from loopwright.scoring._grader import Grader
 from loopwright.scoring._junit import JunitCase, JunitReport, Outcome, parse_junit
 from loopwright.scoring._restore import HOOK_FILES, RestoreReport, restore_tests
-from loopwright.scoring._result import GRADE_SCHEMA_VERSION, GradeResult, TestResult
+from loopwright.scoring._result import GRADE_SCHEMA_VERSION, TAMPER_PREFIX, GradeResult, TestResult
 from loopwright.scoring._validate import (
     GOLD,
     UNTOUCHED,
@@ -19,6 +19,7 @@ __all__ = [
     "GOLD",
     "GRADE_SCHEMA_VERSION",
     "HOOK_FILES",
+    "TAMPER_PREFIX",
     "UNTOUCHED",
     "GradeResult",
     "Grader",

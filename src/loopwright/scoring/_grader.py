@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 import shlex
 import shutil
 import sys
@@ -12,7 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loopwright.sandbox import CommandResult, Sandbox, default_sandbox
+from loopwright.scoring._guard import failed_grade, guard_verdict
 from loopwright.scoring._junit import JunitReport, Outcome, parse_junit
+from loopwright.scoring._kit import BOOT, Kit, write_kit
 from loopwright.scoring._restore import restore_tests
 from loopwright.scoring._result import GradeResult, TestResult
 from loopwright.tasks import Task, node_files
@@ -30,16 +31,21 @@ class _Run:
     result: CommandResult
     report: JunitReport | None
     problem: str | None  # why the junit could not be read
+    tamper: str | None = None  # what the guard and the canaries say was forged, if anything
 
 
 class Grader:
     """Grades a workspace against a task's hidden tests. One Grader may grade many workspaces.
 
     The rules are the anchors' (SWE-bench, FeatureBench): tests restored from the task, agent
-    hooks removed, pytest run with its own config (`-c`, so agent ini files are inert), isolated
-    Python (`-I`: no PYTHONPATH, no user site), plugin autoload off, no bytecode read from or
-    written to the workspace, junit (xunit1) written to a fresh private directory and parsed with the standard
-    library. Grading never raises on a bad workspace: the result says invalid and why.
+    hooks removed, pytest run with the grader's own config (`-c`, so agent ini files are inert),
+    isolated Python (`-I`: no PYTHONPATH, no user site), plugin autoload off, the workspace last
+    on `sys.path` (nothing in it can shadow a module pytest or the standard library provides),
+    no conftest above the workspace, no bytecode read from or written to the workspace, junit
+    (xunit1) written to a fresh private directory and parsed with the standard library. A guard
+    plugin and canary tests from a private read-only kit detect a run the code under test
+    forged or cut short: such a grade is invalid with a reason starting `tamper:`.
+    Grading never raises: any failure, a bad workspace included, is an invalid grade saying why.
     """
 
     def __init__(self, sandbox: Sandbox | None = None, *, python: str | None = None) -> None:
@@ -49,59 +55,64 @@ class Grader:
     def grade(self, workspace: Path, task: Task) -> GradeResult:
         """Restore tests in `workspace` (modifies it), run them, and return the grade."""
         started = time.perf_counter()
-        workspace = workspace.resolve()
-        restored = restore_tests(workspace, task)
-        private = Path(tempfile.mkdtemp(prefix="lw-grade-"))
         try:
-            run = self._run_pytest(workspace, task, private)
-        finally:
-            shutil.rmtree(private, ignore_errors=True)
+            workspace = workspace.resolve()
+            restored = restore_tests(workspace, task)
+            private = Path(tempfile.mkdtemp(prefix="lw-grade-"))
+            try:
+                run = self._run_pytest(workspace, task, private)
+            finally:
+                shutil.rmtree(private, ignore_errors=True)
+        except Exception as exc:  # noqa: BLE001  the boundary: a grade that could not be taken is data
+            return failed_grade(task, f"grading failed: {type(exc).__name__}: {exc}", self.sandbox)
         return _score(task, run, list(restored.actions), time.perf_counter() - started)
 
     def _run_pytest(self, workspace: Path, task: Task, private: Path) -> _Run:
-        ini = private / "pytest.ini"
-        ini.write_text(f"[pytest]\npythonpath = {workspace}\n", encoding="utf-8")
-        junit = private / f"junit-{secrets.token_hex(8)}.xml"  # not guessable before the run
+        kit = write_kit(private)
         result = self.sandbox.run(
-            self._argv(workspace, task, private, ini, junit),
+            [self.python, "-I", "-B", "-c", BOOT, str(kit.directory), str(workspace),
+             *self._pytest_args(workspace, task, kit)],
             cwd=workspace,
             timeout_s=task.spec.timeouts.grade,
-            writable=[private],
+            writable=[kit.out],
+            readonly=[kit.directory],
             env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"},
             network=task.spec.allow_internet,
-        )
-        if not junit.is_file():
-            return _Run(result, None, "pytest wrote no junit XML")
-        try:
-            return _Run(result, parse_junit(junit), None)
-        except ValueError as exc:
-            return _Run(result, None, str(exc))
+        )  # fmt: skip
+        report, problem = None, None
+        if not kit.junit.is_file():
+            problem = "pytest wrote no junit XML"
+        else:
+            try:
+                report = parse_junit(kit.junit, canaries=kit.canaries)
+            except ValueError as exc:
+                problem = str(exc)
+        return _Run(result, report, problem, guard_verdict(kit, result, report))
 
-    def _argv(
-        self, workspace: Path, task: Task, private: Path, ini: Path, junit: Path
-    ) -> list[str]:
+    def _pytest_args(self, workspace: Path, task: Task, kit: Kit) -> list[str]:
         extra = shlex.split(task.spec.test_cmd)[3:]  # after "python -m pytest"
         return [
-            self.python,
-            "-I",
-            "-B",
-            "-m",
-            "pytest",
             *extra,
             "-c",
-            str(ini),
+            str(kit.ini),
             "--rootdir",
             str(workspace),
+            "--confcutdir",
+            str(workspace),
+            "--import-mode=append",
             "-p",
             "no:cacheprovider",
             "-p",
             "pytest_timeout",
+            "-p",
+            kit.plugin,
             f"--timeout={task.spec.timeouts.per_test:g}",
             "-o",
             "junit_family=xunit1",
-            f"--junitxml={junit}",
+            f"--junitxml={kit.junit}",
             "--continue-on-collection-errors",
             "-q",
+            str(kit.canary_file),
             *node_files(task.test_ids),
         ]
 
@@ -110,6 +121,8 @@ def _invalid_reason(run: _Run) -> str | None:
     result, report = run.result, run.report
     if result.timed_out:
         return f"pytest timed out after {result.duration_s:.0f}s (the grade timeout)"
+    if run.tamper is not None:
+        return run.tamper
     if report is None:
         return f"{run.problem} (exit code {result.exit_code})"
     if report.empty:
@@ -118,9 +131,11 @@ def _invalid_reason(run: _Run) -> str | None:
     if code in _EXIT_MEANING:
         return f"pytest exit code {code} ({_EXIT_MEANING[code]})"
     if code == 0 and report.any_failure:
-        return "exit code 0 but the junit XML reports failures: results are not trustworthy"
+        return "tamper: exit code 0 but the junit XML reports failures: results are not trustworthy"
     if code == 1 and not report.any_failure:
-        return "exit code 1 but the junit XML reports no failure: results are not trustworthy"
+        return (
+            "tamper: exit code 1 but the junit XML reports no failure: results are not trustworthy"
+        )
     if code not in (0, 1):
         return f"pytest ended abnormally (exit code {code})"
     return None

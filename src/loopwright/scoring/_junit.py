@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -67,12 +68,14 @@ class JunitReport:
         return not self.cases and not self.collection_errors
 
 
-def parse_junit(path: Path) -> JunitReport:
+def parse_junit(path: Path, *, canaries: Collection[str] = ()) -> JunitReport:
     """Parse a pytest junit XML file written with `-o junit_family=xunit1`.
 
     Node ids are rebuilt from the `file`, `classname` and `name` attributes
-    (`tests/test_x.py::TestA::test_b[param id]`). Raises ValueError when the file is not junit
-    XML; the caller decides that this makes a grade invalid. Deterministic.
+    (`tests/test_x.py::TestA::test_b[param id]`). A test whose name is in `canaries` (the
+    grader's own tests, which live outside the rootdir) is keyed by that bare name. Raises
+    ValueError when the file is not junit XML; the caller decides that this makes a grade
+    invalid. Deterministic.
     """
     try:
         root = ET.parse(path).getroot()
@@ -83,7 +86,8 @@ def parse_junit(path: Path) -> JunitReport:
     cases: dict[str, JunitCase] = {}
     errors: list[str] = []
     for element in root.iter("testcase"):
-        test_id = _node_id(element)
+        name = element.get("name", "")
+        test_id = name if name in canaries else _node_id(element)
         if test_id is None:
             errors.append(_collection_error(element))
             continue

@@ -8,9 +8,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from loopwright.scoring._junit import Outcome
 
-__all__ = ["GRADE_SCHEMA_VERSION", "GradeResult", "TestResult"]
+__all__ = ["GRADE_SCHEMA_VERSION", "TAMPER_PREFIX", "GradeResult", "TestResult"]
 
 GRADE_SCHEMA_VERSION: Literal[1] = 1
+TAMPER_PREFIX = "tamper:"
+"""How an invalid reason starts when the agent's code forged or cut short the test run."""
 
 
 class _Strict(BaseModel):
@@ -36,7 +38,8 @@ class GradeResult(_Strict):
     `score` is the fraction of fail_to_pass tests passing (partial credit). `resolved` means every
     fail_to_pass and pass_to_pass test passed. An `invalid` grade is not a measurement (the test
     run produced no trustworthy results; `invalid_reason` says why): its score is 0.0 and it must
-    be reported as invalid, not averaged in as a zero.
+    be reported as invalid, not averaged in as a zero; except a *tampered* grade (the reason
+    starts with `tamper:`), which the agent's own code caused, and which counts as the zero it is.
     """
 
     schema_version: Literal[1] = GRADE_SCHEMA_VERSION
@@ -58,3 +61,8 @@ class GradeResult(_Strict):
     duration_s: float
     pytest_duration_s: float
     output_tail: str = ""
+
+    @property
+    def tampered(self) -> bool:
+        """Invalid because the code under test forged or cut short the test run."""
+        return self.invalid and (self.invalid_reason or "").startswith(TAMPER_PREFIX)

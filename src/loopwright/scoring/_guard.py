@@ -1,0 +1,104 @@
+"""Reading the guard's evidence after a test run: was the result forged or cut short?
+
+The guard plugin (scoring/_guard_plugin.py) and the canary tests run inside the test process;
+this module judges what they left behind, together with the junit XML and the exit code. A
+finding is a reason that starts with `tamper:`; the grade is then invalid and counts as a zero.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from loopwright.sandbox import CommandResult, Sandbox
+from loopwright.scoring._junit import JunitReport
+from loopwright.scoring._kit import Kit
+from loopwright.scoring._result import TAMPER_PREFIX, GradeResult
+from loopwright.tasks import Task
+
+__all__ = ["failed_grade", "guard_verdict"]
+
+
+def guard_verdict(kit: Kit, result: CommandResult, report: JunitReport | None) -> str | None:
+    """The tamper reason for this run, or None when the guard saw nothing wrong.
+
+    Not a verdict when the run timed out (the timeout is the reason) or the guard never loaded
+    (pytest could not start: the run is invalid for that, and no workspace code had run yet).
+    """
+    if result.timed_out or not kit.started_marker.is_file():
+        return None
+    record = _read_record(kit.record)
+    if record is None:
+        return (
+            f"{TAMPER_PREFIX} the test process ended before pytest finished "
+            f"(exit code {result.exit_code}): the code under test stopped it"
+        )
+    found = record.get("tamper")
+    findings = [str(f) for f in found] if isinstance(found, list) else []
+    if findings:
+        return f"{TAMPER_PREFIX} {findings[0]} while the tests ran"
+    status = record.get("exitstatus")
+    if status != result.exit_code:
+        return (
+            f"{TAMPER_PREFIX} the test process exited with code {result.exit_code} "
+            f"but pytest finished with {status}"
+        )
+    if status == 2:
+        return f"{TAMPER_PREFIX} the run was interrupted from inside (pytest.exit or KeyboardInterrupt)"
+    return _canary_problem(kit, record.get("canaries") or {}, report)
+
+
+def _read_record(path: Path) -> dict[str, object] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("finished") is not True:
+        return None
+    return data
+
+
+def _canary_problem(kit: Kit, seen: object, report: JunitReport | None) -> str | None:
+    reported = seen if isinstance(seen, dict) else {}
+    for name, expected in kit.canaries.items():
+        got = reported.get(name, "missing")
+        if got != expected:
+            return (
+                f"{TAMPER_PREFIX} canary test {name} was reported {got}, expected {expected}: "
+                "test outcomes were forged"
+            )
+    if report is None:
+        return None
+    for name, expected in kit.canaries.items():
+        case = report.cases.get(name)
+        if case is None:
+            return (
+                f"{TAMPER_PREFIX} the junit XML lacks canary test {name}: pytest did not write it"
+            )
+        if case.outcome.value != expected:
+            return (
+                f"{TAMPER_PREFIX} the junit XML reports canary test {name} {case.outcome.value}, "
+                f"expected {expected}"
+            )
+    return None
+
+
+def failed_grade(task: Task, reason: str, sandbox: Sandbox) -> GradeResult:
+    """An invalid grade for a run that could not be graded at all, saying why. Score 0.0."""
+    f2p, p2p = len(task.spec.fail_to_pass), len(task.spec.pass_to_pass)
+    return GradeResult(
+        task_id=task.id,
+        score=0.0,
+        resolved=False,
+        invalid=True,
+        invalid_reason=reason,
+        f2p_passed=0,
+        f2p_total=f2p,
+        p2p_passed=0,
+        p2p_total=p2p,
+        tests=[],
+        exit_code=None,
+        sandbox=sandbox.name,
+        duration_s=0.0,
+        pytest_duration_s=0.0,
+    )

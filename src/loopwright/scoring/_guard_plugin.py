@@ -1,0 +1,121 @@
+"""The grader's guard: a pytest plugin that watches the test run for forgery.
+
+Never imported by loopwright itself. The grader copies this file into each grade's private,
+read-only kit under a random module name and loads it with `-p` before pytest imports any
+workspace code. Its settings are the JSON file beside it (same stem). It records, in a JSON file
+the grader reads afterwards:
+- that it started (written at import) and that pytest finished (written at unconfigure), with
+  pytest's own exit status: a run that ends between the two was stopped by the code under test;
+- the outcome of each canary test (names the agent could not predict): a must-pass canary that
+  fails, or a must-fail canary that passes, means outcomes were forged wholesale;
+- any pytest or unittest function or class replaced while the tests ran (checked before each
+  report reaches the junit writer, and at the end).
+
+The code under test runs in this same process, so a determined attacker can defeat this too;
+docs/grading.md says what remains possible.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import unittest.case
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import _pytest.junitxml
+import _pytest.outcomes
+import _pytest.python
+import _pytest.reports
+import _pytest.runner
+import _pytest.skipping
+import _pytest.unittest
+import pytest
+
+_SETTINGS = json.loads(Path(__file__).with_suffix(".json").read_text(encoding="utf-8"))
+_RECORD = Path(_SETTINGS["record"])
+_CANARIES: dict[str, str] = _SETTINGS["canaries"]  # test name -> expected outcome
+
+
+def _namespaces() -> list[tuple[str, Any]]:
+    spaces: list[tuple[str, Any]] = [
+        ("pytest", pytest),
+        ("_pytest.reports", _pytest.reports),
+        ("TestReport", _pytest.reports.TestReport),
+        ("BaseReport", _pytest.reports.BaseReport),
+        ("_pytest.runner", _pytest.runner),
+        ("CallInfo", _pytest.runner.CallInfo),
+        ("_pytest.junitxml", _pytest.junitxml),
+        ("LogXML", _pytest.junitxml.LogXML),
+        ("_NodeReporter", _pytest.junitxml._NodeReporter),
+        ("_pytest.outcomes", _pytest.outcomes),
+        ("_pytest.python", _pytest.python),
+        ("Function", _pytest.python.Function),
+        ("_pytest.skipping", _pytest.skipping),
+        ("_pytest.unittest", _pytest.unittest),
+        ("TestCaseFunction", _pytest.unittest.TestCaseFunction),
+        ("unittest.TestCase", unittest.case.TestCase),
+    ]
+    raises = sys.modules.get("_pytest.raises") or sys.modules.get("_pytest.python_api")
+    if isinstance(raises, ModuleType):
+        spaces.append((raises.__name__, raises))
+    return spaces
+
+
+def _watched() -> dict[tuple[str, str], object]:
+    """Every function, class and descriptor the outcome of a test depends on, by name."""
+    found: dict[tuple[str, str], object] = {}
+    for label, space in _namespaces():
+        for name, value in list(vars(space).items()):
+            if name.startswith("__") or not (
+                callable(value) or isinstance(value, property | staticmethod | classmethod)
+            ):
+                continue
+            found[(label, name)] = value
+    return found
+
+
+_SPACES = dict(_namespaces())
+_ORIGINAL = _watched()
+_STATE: dict[str, Any] = {"exitstatus": None, "tamper": [], "canaries": {}}
+_RECORD.with_suffix(".started").write_text("started\n", encoding="utf-8")
+
+
+def _check(where: str) -> None:
+    if _STATE["tamper"]:
+        return  # the first finding is the evidence; later ones follow from it
+    for key, original in _ORIGINAL.items():
+        label, name = key
+        current = vars(_SPACES[label]).get(name)
+        if current is not original:
+            _STATE["tamper"].append(f"{label}.{name} was replaced (noticed {where})")
+            return
+
+
+def _canary_outcome(report: pytest.TestReport) -> str:
+    if hasattr(report, "wasxfail"):
+        return "xfailed" if report.skipped else "xpassed"
+    return str(report.outcome)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _check(f"at {report.nodeid}")
+    name = report.nodeid.rsplit("::", 1)[-1]
+    if name in _CANARIES and (report.when == "call" or report.outcome != "passed"):
+        _STATE["canaries"].setdefault(name, _canary_outcome(report))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _check("at the end of the session")
+    _STATE["exitstatus"] = int(exitstatus)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    _check("at unconfigure")
+    record = {"finished": True, "pid": os.getpid(), **_STATE}
+    _RECORD.write_text(json.dumps(record), encoding="utf-8")

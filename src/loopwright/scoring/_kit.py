@@ -1,0 +1,117 @@
+"""The grader's private kit: the files a grading run needs that the workspace must not touch.
+
+Written fresh for every grade into a directory created after the agent finished, with names
+drawn from a secret token, and shown to the sandboxed test run read-only: the pytest config,
+the guard plugin (scoring/_guard_plugin.py under a random module name) and the canary tests.
+Results come back through a separate writable directory: the junit XML and the guard's record.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["BOOT", "Kit", "write_kit"]
+
+_PLUGIN_SOURCE = Path(__file__).with_name("_guard_plugin.py")
+
+BOOT = """\
+import sys
+kit, workspace = sys.argv[1], sys.argv[2]
+sys.path.insert(0, kit)
+sys.path.append(workspace)
+sys.argv[:] = ["pytest", *sys.argv[3:]]
+import pytest
+sys.exit(int(pytest.main()))
+"""
+"""The grading process's entry point (`python -I -B -c BOOT KIT WORKSPACE PYTEST_ARGS...`).
+
+Isolated mode leaves the workspace off `sys.path`; BOOT puts the kit first (only the grader's
+files, under secret names) and the workspace last, after the standard library and
+site-packages, so no file of the workspace can shadow a module that pytest, its plugins or the
+code under test import from there. With `--import-mode=append`, test directories go last too."""
+
+_CANARY_TEMPLATE = '''\
+"""loopwright's canary tests: their outcomes are known, so a run that reports otherwise was forged."""
+import unittest
+
+import pytest
+
+
+def test_lw_{token}_pass():
+    assert sum(range({n})) == {total}
+
+
+@pytest.mark.xfail(strict=True, reason="loopwright canary: must fail")
+def test_lw_{token}_assert():
+    assert sum(range({n})) == {total} + 1
+
+
+@pytest.mark.xfail(strict=True, reason="loopwright canary: must fail")
+def test_lw_{token}_raises():
+    with pytest.raises(ZeroDivisionError):
+        {n} / 1
+
+
+class TestLw{token}(unittest.TestCase):
+    @unittest.expectedFailure
+    def test_lw_{token}_unittest(self):
+        self.assertEqual({n}, {total})
+'''
+
+
+@dataclass(frozen=True, slots=True)
+class Kit:
+    """Where one grade's files are. `directory` is shown read-only; `out` is writable."""
+
+    directory: Path
+    out: Path
+    ini: Path
+    plugin: str  # the guard's module name, for `-p`
+    canary_file: Path
+    canaries: dict[str, str]  # canary test name -> the outcome it must have
+    record: Path  # the guard's record (JSON), written when pytest finished
+    junit: Path
+
+    @property
+    def started_marker(self) -> Path:
+        """Written by the guard as it is imported: the run got as far as loading it."""
+        return self.record.with_suffix(".started")
+
+
+def write_kit(private: Path) -> Kit:
+    """Create `private/kit` and `private/out` (private must exist and be empty) and the files."""
+    token = secrets.token_hex(8)
+    directory, out = private / "kit", private / "out"
+    directory.mkdir()
+    out.mkdir()
+    n = 10 + secrets.randbelow(90)
+    canaries = {
+        f"test_lw_{token}_pass": "passed",
+        f"test_lw_{token}_assert": "xfailed",
+        f"test_lw_{token}_raises": "xfailed",
+        f"test_lw_{token}_unittest": "xfailed",
+    }
+    canary_file = directory / f"test_lwcanary_{token}.py"
+    canary_file.write_text(
+        _CANARY_TEMPLATE.format(token=token, n=n, total=n * (n - 1) // 2), encoding="utf-8"
+    )
+    plugin = f"lwguard_{token}"
+    record = out / f"guard-{token}.json"
+    (directory / f"{plugin}.py").write_text(_PLUGIN_SOURCE.read_text(encoding="utf-8"))
+    settings = {"record": str(record), "canaries": canaries}
+    (directory / f"{plugin}.json").write_text(json.dumps(settings), encoding="utf-8")
+    ini = directory / "pytest.ini"
+    ini.write_text("[pytest]\n", encoding="utf-8")
+    return Kit(
+        directory=directory,
+        out=out,
+        ini=ini,
+        plugin=plugin,
+        canary_file=canary_file,
+        canaries=canaries,
+        record=record,
+        junit=out / f"junit-{token}.xml",
+    )
