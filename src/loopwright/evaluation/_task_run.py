@@ -28,7 +28,7 @@ from loopwright.records import (
 )
 from loopwright.runtime import EngineSettings, Runner
 from loopwright.sandbox import Sandbox, create_workspace, remove_workspace
-from loopwright.scoring import Grader, GradeResult
+from loopwright.scoring import Grader, GradeResult, TaskTests
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow, workflow_hash
 
@@ -72,10 +72,11 @@ def run_task(spec: TaskRunSpec) -> CycleRecord:
     with EventWriter(spec.run_dir / EVENTS_FILE) as writer:
         writer.write(_run_start(spec, writer))
         workspace = create_workspace(spec.task.repo_dir, scratch)
+        tests = TaskTests.capture(spec.task)  # before the agent can touch the task's files
         try:
             status, error = _run_agents(spec, workspace.path, instruction, writer)
             (spec.run_dir / DIFF_FILE).write_text(workspace.diff(), encoding="utf-8")
-            grade = Grader(spec.sandbox).grade(workspace.path, spec.task)
+            grade = Grader(spec.sandbox).grade(workspace.path, spec.task, tests)
             _write_grade(spec.run_dir, grade, writer)
         finally:
             remove_workspace(workspace)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from loopwright.scoring._grader import Grader
 from loopwright.scoring._junit import JunitCase, JunitReport, Outcome, parse_junit
-from loopwright.scoring._restore import HOOK_FILES, RestoreReport, restore_tests
+from loopwright.scoring._restore import HOOK_FILES, RestoreReport, TaskTests, restore_tests
 from loopwright.scoring._result import GRADE_SCHEMA_VERSION, TAMPER_PREFIX, GradeResult, TestResult
 from loopwright.scoring._validate import (
     GOLD,
@@ -27,6 +27,7 @@ __all__ = [
     "JunitReport",
     "Outcome",
     "RestoreReport",
+    "TaskTests",
     "TestResult",
     "VariantCheck",
     "grade_variant",

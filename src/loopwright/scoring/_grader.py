@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loopwright.sandbox import CommandResult, Sandbox, default_sandbox
-from loopwright.scoring._guard import failed_grade, guard_verdict
+from loopwright.scoring._guard import failed_grade, guard_verdict, mark_tampered
 from loopwright.scoring._junit import JunitReport, Outcome, parse_junit
 from loopwright.scoring._kit import BOOT, Kit, write_kit
-from loopwright.scoring._restore import restore_tests
+from loopwright.scoring._restore import TaskTests, restore_tests
 from loopwright.scoring._result import GradeResult, TestResult
 from loopwright.tasks import Task, node_files
 
@@ -52,12 +52,20 @@ class Grader:
         self.sandbox = sandbox if sandbox is not None else default_sandbox()
         self.python = python or sys.executable
 
-    def grade(self, workspace: Path, task: Task) -> GradeResult:
-        """Restore tests in `workspace` (modifies it), run them, and return the grade."""
+    def grade(self, workspace: Path, task: Task, tests: TaskTests | None = None) -> GradeResult:
+        """Restore tests in `workspace` (modifies it), run them, and return the grade.
+
+        `tests` is the copy of the task's tests taken before the agent started (default: read
+        the task now). Where the sandbox does not isolate, the task directory is compared with
+        that copy: an agent that rewrote the task's tests on disk gets a `tamper:` grade, and
+        the task's files are put back so that later runs are not poisoned.
+        """
         started = time.perf_counter()
         try:
+            source = tests if tests is not None else TaskTests.capture(task)
+            poisoned = self._task_changes(task, tests)
             workspace = workspace.resolve()
-            restored = restore_tests(workspace, task)
+            restored = restore_tests(workspace, task, source)
             private = Path(tempfile.mkdtemp(prefix="lw-grade-"))
             try:
                 run = self._run_pytest(workspace, task, private)
@@ -65,7 +73,18 @@ class Grader:
                 shutil.rmtree(private, ignore_errors=True)
         except Exception as exc:  # noqa: BLE001  the boundary: a grade that could not be taken is data
             return failed_grade(task, f"grading failed: {type(exc).__name__}: {exc}", self.sandbox)
-        return _score(task, run, list(restored.actions), time.perf_counter() - started)
+        grade = _score(task, run, list(restored.actions), time.perf_counter() - started)
+        if poisoned:
+            return mark_tampered(grade, "the agent rewrote the task's own files: " + poisoned)
+        return grade
+
+    def _task_changes(self, task: Task, tests: TaskTests | None) -> str:
+        if tests is None or self.sandbox.isolated:
+            return ""
+        changed = tests.changes_on_disk(task)
+        if changed:
+            tests.write_back(task)
+        return ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
 
     def _run_pytest(self, workspace: Path, task: Task, private: Path) -> _Run:
         kit = write_kit(private)

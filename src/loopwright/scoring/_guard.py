@@ -16,7 +16,7 @@ from loopwright.scoring._kit import Kit
 from loopwright.scoring._result import TAMPER_PREFIX, GradeResult
 from loopwright.tasks import Task
 
-__all__ = ["failed_grade", "guard_verdict"]
+__all__ = ["failed_grade", "guard_verdict", "mark_tampered"]
 
 
 def guard_verdict(kit: Kit, result: CommandResult, report: JunitReport | None) -> str | None:
@@ -101,4 +101,19 @@ def failed_grade(task: Task, reason: str, sandbox: Sandbox) -> GradeResult:
         sandbox=sandbox.name,
         duration_s=0.0,
         pytest_duration_s=0.0,
+    )
+
+
+def mark_tampered(grade: GradeResult, finding: str) -> GradeResult:
+    """`grade` made invalid for tampering: score 0.0, not resolved, the reason `tamper: finding`."""
+    return grade.model_copy(
+        update={
+            "invalid": True,
+            "invalid_reason": f"{TAMPER_PREFIX} {finding}",
+            "score": 0.0,
+            "resolved": False,
+            "tests": [t.model_copy(update={"passed": False}) for t in grade.tests],
+            "f2p_passed": 0,
+            "p2p_passed": 0,
+        }
     )

@@ -7,23 +7,25 @@ Every action is reported: it is evidence of tampering worth keeping in the exhau
 
 from __future__ import annotations
 
-import filecmp
 import os
+import re
 import shutil
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopwright.tasks import Task, apply_overlay
+from loopwright.tasks import Task
 
-__all__ = ["HOOK_FILES", "RestoreReport", "restore_tests"]
+__all__ = ["HOOK_FILES", "RestoreReport", "TaskTests", "restore_tests"]
 
 # Files that change how pytest collects or how Python starts, wherever they sit in the workspace.
 HOOK_FILES = frozenset(
     {"conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "sitecustomize.py", "usercustomize.py"}
 )
 # Config files with legitimate other uses: only a version that configures pytest is acted on.
-_PYTEST_SECTIONS = {"setup.cfg": "[tool:pytest]", "pyproject.toml": "[tool.pytest"}
+_SHARED_CONFIGS = ("setup.cfg", "pyproject.toml")
+_SETUP_CFG_SECTION = re.compile(r"^\s*\[\s*tool\s*:\s*pytest\s*\]", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,46 +35,94 @@ class RestoreReport:
     actions: tuple[str, ...]
 
 
-def restore_tests(workspace: Path, task: Task) -> RestoreReport:
+@dataclass(frozen=True, slots=True)
+class TaskTests:
+    """An in-memory copy of everything restoration reads from a task: the repo's visible test
+    directory, the hidden tests, and the repo's original hook files (relative path -> bytes).
+
+    Take it before an agent starts (`capture`), and restoration no longer depends on the task
+    directory staying untouched: an unsandboxed agent can rewrite the task's files on disk.
+    """
+
+    visible: dict[str, bytes]
+    hidden: dict[str, bytes]
+    hooks: dict[str, bytes]
+
+    @classmethod
+    def capture(cls, task: Task) -> TaskTests:
+        """Read the task's test and hook files now. Raises OSError when they cannot be read."""
+        repo = task.repo_dir
+        return cls(
+            visible=_read_tree(repo / task.spec.test_dir),
+            hidden=_read_tree(task.hidden_tests_dir),
+            hooks={
+                path.relative_to(repo).as_posix(): path.read_bytes()
+                for path in _hook_candidates(repo)
+                if path.is_file() and not path.is_symlink()
+            },
+        )
+
+    def changes_on_disk(self, task: Task) -> list[str]:
+        """The files of this copy that differ from the task directory now (relative to the
+        task's root), sorted; empty when the task is as it was."""
+        now = TaskTests.capture(task)
+        test_dir = f"repo/{task.spec.test_dir}"
+        changed = [f"{test_dir}/{p}" for p in _diff_keys(self.visible, now.visible)]
+        changed += [f"tests/{p}" for p in _diff_keys(self.hidden, now.hidden)]
+        changed += [f"repo/{p}" for p in _diff_keys(self.hooks, now.hooks)]
+        return sorted(changed)
+
+    def write_back(self, task: Task) -> None:
+        """Put this copy's files back into the task directory (repair after tampering)."""
+        _write_tree(self.visible, task.repo_dir / task.spec.test_dir)
+        _write_tree(self.hidden, task.hidden_tests_dir)
+        _write_tree(self.hooks, task.repo_dir)
+
+
+def restore_tests(workspace: Path, task: Task, tests: TaskTests | None = None) -> RestoreReport:
     """Rebuild `<workspace>/<test_dir>` from the task and neutralise collection hooks.
 
     Afterwards the test directory holds exactly the repo's visible tests plus the hidden tests;
-    hook files match the original repo or are gone; no compiled bytecode is left. Reads only the task (never trusts the
-    workspace's copies). Not atomic: run it on a workspace nobody else is using.
+    hook files match the original repo or are gone; no compiled bytecode is left. Reads `tests`
+    (default: the task directory, read now), never the workspace's copies. Not atomic: run it on
+    a workspace nobody else is using.
     """
-    actions = list(_reset_test_dir(workspace, task))
-    actions += _neutralise_hooks(workspace, task)
+    source = tests if tests is not None else TaskTests.capture(task)
+    actions = list(_reset_test_dir(workspace, task.spec.test_dir, source))
+    actions += _neutralise_hooks(workspace, source)
     _remove_bytecode(workspace)
     return RestoreReport(actions=tuple(actions))
 
 
-def _reset_test_dir(workspace: Path, task: Task) -> Iterator[str]:
-    rel = task.spec.test_dir
+def _reset_test_dir(workspace: Path, rel: str, source: TaskTests) -> Iterator[str]:
     current = workspace / rel
-    original = task.repo_dir / rel
-    changed = _tree_changes(original, current)
+    changed = _tree_changes(source.visible, current)
     if changed:
         yield f"reset {rel}/: " + ", ".join(changed[:10]) + (" ..." if len(changed) > 10 else "")
     if current.exists() or current.is_symlink():
         _remove(current)
-    if original.is_dir():
-        shutil.copytree(original, current, ignore=shutil.ignore_patterns("__pycache__"))
-    apply_overlay(task.hidden_tests_dir, current)
+    current.mkdir(parents=True, exist_ok=True)
+    _write_tree(source.visible, current)
+    _write_tree(source.hidden, current)
 
 
-def _tree_changes(original: Path, current: Path) -> list[str]:
+def _tree_changes(original: dict[str, bytes], current: Path) -> list[str]:
     if current.is_symlink() or (current.exists() and not current.is_dir()):
         return [f"{current.name} replaced by a {'symlink' if current.is_symlink() else 'file'}"]
-    before = _files(original)
-    after = _files(current)
+    before, after = set(original), _files(current)
     changes = [f"deleted {p}" for p in sorted(before - after)]
     changes += [f"added {p}" for p in sorted(after - before)]
     changes += [
-        f"modified {p}"
-        for p in sorted(before & after)
-        if (current / p).is_symlink() or not filecmp.cmp(original / p, current / p, shallow=False)
+        f"modified {p}" for p in sorted(before & after) if not _same(current / p, original[p])
     ]
     return changes
+
+
+def _same(path: Path, content: bytes) -> bool:
+    try:
+        return not path.is_symlink() and path.read_bytes() == content
+    except OSError:
+        return False
 
 
 def _files(root: Path) -> set[str]:
@@ -86,25 +136,38 @@ def _files(root: Path) -> set[str]:
     return found
 
 
-def _neutralise_hooks(workspace: Path, task: Task) -> list[str]:
+def _read_tree(root: Path) -> dict[str, bytes]:
+    return {rel: (root / rel).read_bytes() for rel in sorted(_files(root))}
+
+
+def _write_tree(files: dict[str, bytes], root: Path) -> None:
+    for rel, content in files.items():
+        target = root / rel
+        if target.is_symlink() or (target.exists() and not target.is_file()):
+            _remove(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+
+
+def _diff_keys(a: dict[str, bytes], b: dict[str, bytes]) -> list[str]:
+    return [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
+def _neutralise_hooks(workspace: Path, source: TaskTests) -> list[str]:
     actions = []
     for path in _hook_candidates(workspace):
-        rel = path.relative_to(workspace)
-        original = task.repo_dir / rel
+        rel = path.relative_to(workspace).as_posix()
+        original = source.hooks.get(rel)
         if not _is_hook(path):
             continue
-        if (
-            original.is_file()
-            and not path.is_symlink()
-            and filecmp.cmp(original, path, shallow=False)
-        ):
+        if original is not None and _same(path, original):
             continue
         _remove(path)
-        if original.is_file():
-            shutil.copyfile(original, path)
-            actions.append(f"restored {rel.as_posix()} (changed by the agent)")
+        if original is not None:
+            path.write_bytes(original)
+            actions.append(f"restored {rel} (changed by the agent)")
         else:
-            actions.append(f"removed {rel.as_posix()} (added by the agent)")
+            actions.append(f"removed {rel} (added by the agent)")
     return actions
 
 
@@ -125,18 +188,28 @@ def _hook_candidates(workspace: Path) -> Iterator[Path]:
     for dirpath, dirnames, filenames in os.walk(workspace):
         dirnames[:] = [d for d in dirnames if d not in (".git", "__pycache__")]
         for name in filenames:
-            if name in HOOK_FILES or name in _PYTEST_SECTIONS or name.endswith(".pth"):
+            if name in HOOK_FILES or name in _SHARED_CONFIGS or name.endswith(".pth"):
                 yield Path(dirpath) / name
 
 
 def _is_hook(path: Path) -> bool:
-    section = _PYTEST_SECTIONS.get(path.name)
-    if section is None:
+    """True when the file can steer pytest or Python start-up. A pyproject.toml counts when its
+    parsed `tool` table has a `pytest` key (however the TOML spells it: a table header, dotted
+    keys, an inline table), or when it does not parse; a setup.cfg when it has a tool:pytest
+    section; anything unreadable counts."""
+    if path.name not in _SHARED_CONFIGS:
         return True
     try:
-        return section in path.read_text(encoding="utf-8", errors="replace")
+        text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return True
+    if path.name == "setup.cfg":
+        return _SETUP_CFG_SECTION.search(text) is not None
+    try:
+        tool = tomllib.loads(text).get("tool")
+    except tomllib.TOMLDecodeError:
+        return True
+    return tool is not None and (not isinstance(tool, dict) or "pytest" in tool)
 
 
 def _remove(path: Path) -> None:
