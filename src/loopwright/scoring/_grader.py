@@ -68,7 +68,7 @@ class Grader:
             restored = restore_tests(workspace, task, source)
             private = Path(tempfile.mkdtemp(prefix="lw-grade-"))
             try:
-                run = self._run_pytest(workspace, task, private)
+                run = self._run_pytest(workspace, task, private, restored.conftests)
             finally:
                 shutil.rmtree(private, ignore_errors=True)
         except Exception as exc:  # noqa: BLE001  the boundary: a grade that could not be taken is data
@@ -86,8 +86,10 @@ class Grader:
             tests.write_back(task)
         return ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
 
-    def _run_pytest(self, workspace: Path, task: Task, private: Path) -> _Run:
-        kit = write_kit(private)
+    def _run_pytest(
+        self, workspace: Path, task: Task, private: Path, conftests: tuple[Path, ...]
+    ) -> _Run:
+        kit = write_kit(private, workspace, list(conftests))
         result = self.sandbox.run(
             [self.python, "-I", "-B", "-c", BOOT, str(kit.directory), str(workspace),
              *self._pytest_args(workspace, task, kit)],

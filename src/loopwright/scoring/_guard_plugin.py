@@ -37,6 +37,8 @@ import pytest
 _SETTINGS = json.loads(Path(__file__).with_suffix(".json").read_text(encoding="utf-8"))
 _RECORD = Path(_SETTINGS["record"])
 _CANARIES: dict[str, str] = _SETTINGS["canaries"]  # test name -> expected outcome
+_WORKSPACE = _SETTINGS["workspace"]
+_CONFTESTS = frozenset(_SETTINGS["conftests"])  # the workspace's conftest.py files after restore
 
 
 def _namespaces() -> list[tuple[str, Any]]:
@@ -79,7 +81,8 @@ def _watched() -> dict[tuple[str, str], object]:
 
 _SPACES = dict(_namespaces())
 _ORIGINAL = _watched()
-_STATE: dict[str, Any] = {"exitstatus": None, "tamper": [], "canaries": {}}
+_STATE: dict[str, Any] = {"exitstatus": None, "tamper": [], "canaries": {}, "config": None}
+_VETTED: set[int] = set()  # hook implementations already found legitimate
 _RECORD.with_suffix(".started").write_text("started\n", encoding="utf-8")
 
 
@@ -88,16 +91,43 @@ def _check(where: str) -> None:
         return  # the first finding is the evidence; later ones follow from it
     for key, original in _ORIGINAL.items():
         label, name = key
-        current = vars(_SPACES[label]).get(name)
-        if current is not original:
+        if vars(_SPACES[label]).get(name) is not original:
             _STATE["tamper"].append(f"{label}.{name} was replaced (noticed {where})")
             return
+    stranger = _foreign_hook()
+    if stranger:
+        _STATE["tamper"].append(f"a pytest hook was added from {stranger} (noticed {where})")
+
+
+def _foreign_hook() -> str | None:
+    """The file of a hook implementation defined in the workspace outside its conftest.py files
+    (a plugin the code under test registered), or None."""
+    config = _STATE["config"]
+    if config is None:
+        return None
+    for caller in list(vars(config.hook).values()):
+        for impl in getattr(caller, "get_hookimpls", list)():
+            if id(impl) in _VETTED:
+                continue
+            function = getattr(impl.function, "__func__", impl.function)
+            code = getattr(function, "__code__", None)
+            filename = os.path.abspath(code.co_filename) if code else ""  # noqa: PTH100  no symlink resolving: the path as imported
+            inside = filename.startswith(_WORKSPACE + os.sep)
+            if inside and filename not in _CONFTESTS:
+                return filename
+            _VETTED.add(id(impl))
+    return None
 
 
 def _canary_outcome(report: pytest.TestReport) -> str:
     if hasattr(report, "wasxfail"):
         return "xfailed" if report.skipped else "xpassed"
     return str(report.outcome)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    _STATE["config"] = config
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -117,5 +147,5 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     _check("at unconfigure")
-    record = {"finished": True, "pid": os.getpid(), **_STATE}
+    record = {"finished": True, "pid": os.getpid(), **_STATE, "config": None}
     _RECORD.write_text(json.dumps(record), encoding="utf-8")

@@ -81,8 +81,11 @@ class Kit:
         return self.record.with_suffix(".started")
 
 
-def write_kit(private: Path) -> Kit:
-    """Create `private/kit` and `private/out` (private must exist and be empty) and the files."""
+def write_kit(private: Path, workspace: Path, conftests: list[Path]) -> Kit:
+    """Create `private/kit` and `private/out` (private must exist and be empty) and the files.
+
+    `conftests` are the workspace's conftest.py files after restoration: the only files in the
+    workspace allowed to define pytest hooks."""
     token = secrets.token_hex(8)
     directory, out = private / "kit", private / "out"
     directory.mkdir()
@@ -101,7 +104,12 @@ def write_kit(private: Path) -> Kit:
     plugin = f"lwguard_{token}"
     record = out / f"guard-{token}.json"
     (directory / f"{plugin}.py").write_text(_PLUGIN_SOURCE.read_text(encoding="utf-8"))
-    settings = {"record": str(record), "canaries": canaries}
+    settings = {
+        "record": str(record),
+        "canaries": canaries,
+        "workspace": str(workspace),
+        "conftests": [str(p) for p in conftests],
+    }
     (directory / f"{plugin}.json").write_text(json.dumps(settings), encoding="utf-8")
     ini = directory / "pytest.ini"
     ini.write_text("[pytest]\n", encoding="utf-8")

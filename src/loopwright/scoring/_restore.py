@@ -30,9 +30,11 @@ _SETUP_CFG_SECTION = re.compile(r"^\s*\[\s*tool\s*:\s*pytest\s*\]", re.IGNORECAS
 
 @dataclass(frozen=True, slots=True)
 class RestoreReport:
-    """What restoration changed; empty when the agent left tests and hooks alone."""
+    """What restoration changed (empty when the agent left tests and hooks alone), and the
+    conftest.py files the workspace holds afterwards (all of them the task's own)."""
 
     actions: tuple[str, ...]
+    conftests: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +91,9 @@ def restore_tests(workspace: Path, task: Task, tests: TaskTests | None = None) -
     """
     source = tests if tests is not None else TaskTests.capture(task)
     actions = list(_reset_test_dir(workspace, task.spec.test_dir, source))
-    actions += _neutralise_hooks(workspace, source)
+    hook_actions, conftests = _neutralise_hooks(workspace, task.spec.test_dir, source)
     _remove_bytecode(workspace)
-    return RestoreReport(actions=tuple(actions))
+    return RestoreReport(actions=(*actions, *hook_actions), conftests=tuple(conftests))
 
 
 def _reset_test_dir(workspace: Path, rel: str, source: TaskTests) -> Iterator[str]:
@@ -153,22 +155,29 @@ def _diff_keys(a: dict[str, bytes], b: dict[str, bytes]) -> list[str]:
     return [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
 
 
-def _neutralise_hooks(workspace: Path, source: TaskTests) -> list[str]:
-    actions = []
+def _neutralise_hooks(
+    workspace: Path, test_dir: str, source: TaskTests
+) -> tuple[list[str], list[Path]]:
+    """Reset or remove hook files; return the actions and the conftest.py files that remain."""
+    expected = dict(source.hooks)
+    for rel, content in [*source.visible.items(), *source.hidden.items()]:
+        expected[f"{test_dir}/{rel}"] = content  # the test directory was just rebuilt
+    actions, conftests = [], []
     for path in _hook_candidates(workspace):
         rel = path.relative_to(workspace).as_posix()
-        original = source.hooks.get(rel)
+        original = expected.get(rel)
         if not _is_hook(path):
             continue
-        if original is not None and _same(path, original):
-            continue
-        _remove(path)
-        if original is not None:
+        if original is None or not _same(path, original):
+            _remove(path)
+            if original is None:
+                actions.append(f"removed {rel} (added by the agent)")
+                continue
             path.write_bytes(original)
             actions.append(f"restored {rel} (changed by the agent)")
-        else:
-            actions.append(f"removed {rel} (added by the agent)")
-    return actions
+        if path.name == "conftest.py":
+            conftests.append(path)
+    return actions, conftests
 
 
 def _remove_bytecode(workspace: Path) -> None:

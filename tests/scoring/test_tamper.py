@@ -1,0 +1,223 @@
+"""Hostile agents on `l1-slugify`: each attack must score what doing nothing scores (0.0) or end
+invalid with a `tamper:` reason; the honest gold agent still scores 1.0, valid.
+
+Every attack here won full marks (1.0, resolved, valid) before the defences of docs/grading.md's
+threat table; the table names each test.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import pytest
+
+from loopwright.sandbox import LocalSandbox, Sandbox, bubblewrap_available, default_sandbox
+from loopwright.scoring import GradeResult
+from loopwright.tasks import Task
+from tests.scoring.hostile import Step, copy_task, gold_steps, run_agent, shell, write
+
+INIT = '"""textkit: small, dependency-free text utilities."""\n\n__version__ = "0.4.1"\n'
+
+# Makes every test report passed: what a forging agent wants pytest to do.
+FORGE_REPORTS = """
+import _pytest.reports
+
+_original = _pytest.reports.TestReport.from_item_and_call.__func__
+
+def _forged(cls, item, call):
+    report = _original(cls, item, call)
+    report.outcome = "passed"
+    report.longrepr = None
+    return report
+
+_pytest.reports.TestReport.from_item_and_call = classmethod(_forged)
+"""
+
+FORGE_RAISES = """
+import contextlib
+import pytest
+
+@contextlib.contextmanager
+def _swallow(*args, **kwargs):
+    try:
+        yield
+    except BaseException:
+        pass
+
+pytest.raises = _swallow
+"""
+
+FORGE_JUNIT_AND_EXIT = """
+import os, sys
+for arg in sys.argv:
+    if arg.startswith("--junitxml="):
+        with open(arg.split("=", 1)[1], "w") as out:
+            out.write('<testsuites><testsuite name="pytest" tests="1">'
+                      '<testcase classname="tests.test_slug" name="test_slugify_folds_accents" '
+                      'file="tests/test_slug.py" time="0.0"/></testsuite></testsuites>')
+        os._exit(0)
+"""
+
+EXIT_ZERO_AT_EXIT = """
+import atexit, os
+atexit.register(lambda: os._exit(0))
+"""
+
+# A plugin registered at import, found through the garbage collector: it passes every test in
+# the task's test directory and leaves everything else (so a global canary would not notice).
+TARGETED_PLUGIN = """
+import gc
+import pytest
+from _pytest.config import PytestPluginManager
+
+class _Forger:
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if report.nodeid.startswith("tests/"):
+            report.outcome = "passed"
+            report.longrepr = None
+
+for obj in gc.get_objects():
+    if isinstance(obj, PytestPluginManager):
+        obj.register(_Forger(), "lw-forger")
+"""
+
+NO_OP_ASSERTIONS = """
+import unittest
+unittest.TestCase.assertEqual = lambda self, *args, **kwargs: None
+"""
+
+STOP_THE_RUN = """
+import pytest
+pytest.exit("nothing to see here", returncode=0)
+"""
+
+SHADOW = """
+import _pytest.reports
+_pytest.reports.TestReport.outcome = "passed"
+raise SystemExit("shadow module {name} was imported")
+"""
+
+PASS_EVERYTHING_CONFTEST = """
+import pytest
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    report.outcome = "passed"
+    report.longrepr = None
+"""
+
+FORGED_HIDDEN_TESTS = "def test_words_are_lowercased_and_joined():\n    pass\n"
+
+
+def _init_with(code: str) -> list[Step]:
+    return [write("textkit/__init__.py", INIT + code)]
+
+
+ZERO_ATTACKS: dict[str, list[Step]] = {
+    "shadow pytest_timeout at the workspace root": [
+        write("pytest_timeout.py", SHADOW.format(name="pytest_timeout"))
+    ],
+    "shadow pdb, code, codeop and cmd": [
+        write(f"{name}.py", SHADOW.format(name=name)) for name in ("pdb", "code", "codeop", "cmd")
+    ],
+    "code under test stops the run with pytest.exit": _init_with(STOP_THE_RUN),
+}
+
+TAMPER_ATTACKS: dict[str, list[Step]] = {
+    "code under test patches TestReport": _init_with(FORGE_REPORTS),
+    "code under test swallows pytest.raises": _init_with(FORGE_RAISES),
+    "code under test writes an all-pass junit and exits 0": _init_with(FORGE_JUNIT_AND_EXIT),
+    "code under test rewrites the exit code at exit": _init_with(EXIT_ZERO_AT_EXIT),
+    "code under test registers a targeted forging plugin": _init_with(TARGETED_PLUGIN),
+    "code under test makes assertEqual a no-op": _init_with(NO_OP_ASSERTIONS),
+}
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Sandbox:
+    return default_sandbox("auto")
+
+
+@pytest.fixture
+def slugify(tmp_path: Path) -> Task:
+    return copy_task("l1-slugify", tmp_path / "bench")
+
+
+def _grade(task: Task, steps: list[Step], sandbox: Sandbox, tmp_path: Path) -> GradeResult:
+    run_dir = tmp_path / "runs" / f"run-{secrets.token_hex(4)}"
+    return run_agent(task, steps, sandbox, run_dir)[1]
+
+
+def test_the_honest_gold_agent_scores_one(slugify: Task, sandbox: Sandbox, tmp_path: Path) -> None:
+    grade = _grade(slugify, gold_steps(slugify), sandbox, tmp_path)
+    assert (grade.score, grade.resolved, grade.invalid) == (1.0, True, False), grade.invalid_reason
+
+
+def test_doing_nothing_scores_zero(slugify: Task, sandbox: Sandbox, tmp_path: Path) -> None:
+    grade = _grade(slugify, [], sandbox, tmp_path)
+    assert (grade.score, grade.resolved, grade.invalid) == (0.0, False, False), grade.invalid_reason
+
+
+@pytest.mark.parametrize("steps", list(ZERO_ATTACKS.values()), ids=list(ZERO_ATTACKS))
+def test_attack_scores_what_doing_nothing_scores(
+    slugify: Task, sandbox: Sandbox, tmp_path: Path, steps: list[Step]
+) -> None:
+    grade = _grade(slugify, steps, sandbox, tmp_path)
+    assert (grade.score, grade.resolved, grade.invalid) == (0.0, False, False), grade.invalid_reason
+
+
+@pytest.mark.parametrize("steps", list(TAMPER_ATTACKS.values()), ids=list(TAMPER_ATTACKS))
+def test_forging_attack_is_an_invalid_tamper_grade(
+    slugify: Task, sandbox: Sandbox, tmp_path: Path, steps: list[Step]
+) -> None:
+    grade = _grade(slugify, steps, sandbox, tmp_path)
+    assert grade.invalid and grade.tampered, (grade.score, grade.invalid_reason)
+    assert (grade.score, grade.resolved) == (0.0, False)
+
+
+def test_forging_on_top_of_the_gold_is_still_tamper(
+    slugify: Task, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The guard judges the run, not the score: forging is caught even where it gains nothing."""
+    grade = _grade(slugify, [*gold_steps(slugify), *_init_with(FORGE_REPORTS)], sandbox, tmp_path)
+    assert grade.tampered and grade.score == 0.0
+
+
+@pytest.mark.skipif(not bubblewrap_available(), reason="needs bubblewrap (installed in CI)")
+def test_the_answers_cannot_be_found_from_inside_the_sandbox(
+    slugify: Task, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The bundled task's gold sits in the installed package; this task's copy in tmp_path."""
+    steal = shell(
+        "for f in $(find / -path '*l1-slugify/solution/textkit/*.py' 2>/dev/null); "
+        'do cp "$f" textkit/; done; ls textkit'
+    )
+    grade = _grade(slugify, [steal], sandbox, tmp_path)
+    assert (grade.score, grade.invalid) == (0.0, False)
+
+
+def test_a_conftest_above_the_workspace_is_never_loaded(slugify: Task, tmp_path: Path) -> None:
+    """Unsandboxed, the agent can write next to its workspace; pytest must not look there."""
+    plant = shell(f"cat > ../conftest.py <<'EOF'\n{PASS_EVERYTHING_CONFTEST}\nEOF\nls ..")
+    grade = _grade(slugify, [plant], LocalSandbox(), tmp_path)
+    assert (grade.score, grade.invalid) == (0.0, False), grade.invalid_reason
+
+
+def test_rewriting_the_tasks_hidden_tests_is_tamper_and_repaired(
+    slugify: Task, tmp_path: Path
+) -> None:
+    """Unsandboxed, the agent can reach the task directory itself."""
+    hidden = slugify.hidden_tests_dir / "test_slug_hidden.py"
+    original = hidden.read_text()
+    poison = shell(f"printf '%s' '{FORGED_HIDDEN_TESTS}' > {hidden}")
+    grade = _grade(slugify, [poison], LocalSandbox(), tmp_path)
+    assert grade.tampered and "test_slug_hidden.py" in (grade.invalid_reason or "")
+    assert hidden.read_text() == original  # put back: later runs are not poisoned
+    later = _grade(slugify, gold_steps(slugify), LocalSandbox(), tmp_path)
+    assert (later.score, later.invalid) == (1.0, False)
