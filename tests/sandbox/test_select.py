@@ -28,10 +28,13 @@ def no_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_public_names_are_pinned() -> None:
     assert sorted(sandbox_pkg.__all__) == [
+        "BINARY_SIZES",
         "BubblewrapSandbox",
         "CommandResult",
         "DEFAULT_OUTPUT_CAP",
+        "DiffEvidence",
         "LocalSandbox",
+        "NO_DIFF",
         "Sandbox",
         "Workspace",
         "bubblewrap_available",

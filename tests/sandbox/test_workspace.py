@@ -9,8 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from loopwright.errors import ConfigError, UsageError
-from loopwright.sandbox import Workspace, create_workspace, remove_workspace
+from loopwright.errors import ConfigError, SandboxError, UsageError
+from loopwright.sandbox import (
+    BINARY_SIZES,
+    NO_DIFF,
+    Workspace,
+    _workspace,
+    create_workspace,
+    remove_workspace,
+)
 
 CLEAN_GIT_ENV = {
     "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -109,22 +116,114 @@ def test_diff_and_changed_files_see_edits_additions_and_deletions(ws: Workspace)
     assert "-    return 1\n+    return 2\n" in diff
     assert "new file mode 100644" in diff and "+NEW = 1\n" in diff
     assert "deleted file mode 100644" in diff and "-OLD = True\n" in diff
-    assert "GIT binary patch" in diff
+    assert "Binary files /dev/null and b/blob.bin differ\n" in diff
     assert "__pycache__" not in diff
 
 
-def test_the_diff_applies_to_a_fresh_workspace_exactly(
+def test_a_binary_file_is_named_with_its_sizes_never_its_content(
+    source: Path, tmp_path: Path
+) -> None:
+    (source / "data.bin").write_bytes(b"\0" * 10)
+    ws = create_workspace(source, tmp_path / "with-binary")
+    (ws.path / "data.bin").write_bytes(b"\0" * 2048)
+    (ws.path / "new.bin").write_bytes(bytes(range(256)))
+    (ws.path / "pkg" / "core.py").unlink()
+    (ws.path / "pkg" / "core.py").write_bytes(b"\0binary now")
+    diff = ws.diff()
+    assert "GIT binary patch" not in diff and "literal" not in diff
+    assert (
+        "Binary files a/data.bin and b/data.bin differ\n" + BINARY_SIZES + "10 -> 2048 bytes\n"
+        in diff
+    )
+    assert (
+        "Binary files /dev/null and b/new.bin differ\n" + BINARY_SIZES + "none -> 256 bytes\n"
+        in diff
+    )
+    # text before, binary after: the text side is a blob like any other
+    assert BINARY_SIZES + "22 -> 11 bytes\n" in diff
+
+
+def test_the_diff_is_text_whatever_the_workspace_gitattributes_say(
+    source: Path, tmp_path: Path
+) -> None:
+    """An agent's .gitattributes must not turn its change into a blob or rewrite it."""
+    attacks = [
+        "*.py binary\n",
+        "*.py -diff\n",
+        "*.py diff=nothing\n",
+        "*.py filter=x\n",
+        "*.py working-tree-encoding=UTF-16\n",
+        "*.py ident\n",
+        "*.py text eol=crlf\n",
+        "*.py -text\n",
+        "[attr]hide -diff -text\n*.py hide\n",
+    ]
+    changed = b"def f():\r\n    return 2  # $Id: planted $\r\n"
+    for number, attack in enumerate(attacks):
+        ws = create_workspace(source, tmp_path / f"attack{number}")
+        (ws.path / ".gitattributes").write_text(attack)
+        (ws.path / "pkg" / "core.py").write_bytes(changed)
+        diff = ws.diff_bytes()
+        assert b"+    return 2  # $Id: planted $\r\n" in diff, attack
+        assert b"Binary" not in diff, attack
+
+
+def test_a_gitattributes_in_a_subdirectory_is_ignored_too(ws: Workspace) -> None:
+    (ws.path / "pkg" / ".gitattributes").write_text("core.py binary\n")
+    (ws.path / "pkg" / "core.py").write_text("def f():\n    return 2\n")
+    assert "+    return 2\n" in ws.diff()
+
+
+def test_the_text_diff_applies_to_a_fresh_workspace_exactly(
     ws: Workspace, source: Path, tmp_path: Path
 ) -> None:
     (ws.path / "pkg" / "core.py").write_text("def f():\n    return 2\n")
-    (ws.path / "blob.bin").write_bytes(bytes(range(256)) * 4)
     (ws.path / "pkg" / "old.py").unlink()
+    (ws.path / "added.txt").write_text("hello\n")
     patch = tmp_path / "change.patch"
     patch.write_bytes(ws.diff_bytes())
     fresh = create_workspace(source, tmp_path / "fresh")
     git_out(fresh.path, "apply", str(patch))
     assert fresh.changed_files() == ws.changed_files()
-    assert (fresh.path / "blob.bin").read_bytes() == bytes(range(256)) * 4
+    assert (fresh.path / "pkg" / "core.py").read_text() == "def f():\n    return 2\n"
+
+
+def test_evidence_is_the_diff_when_git_works(ws: Workspace) -> None:
+    (ws.path / "pkg" / "core.py").write_text("changed\n")
+    evidence = ws.evidence()
+    assert evidence.text == ws.diff() and evidence.error is None and evidence.tamper is None
+
+
+def test_a_removed_git_directory_is_tamper_evidence_not_an_exception(ws: Workspace) -> None:
+    (ws.path / "pkg" / "core.py").write_text("changed\n")
+    subprocess.run(["rm", "-rf", str(ws.path / ".git")], check=True)
+    with pytest.raises(SandboxError):
+        ws.diff()
+    evidence = ws.evidence()
+    assert evidence.text.startswith(NO_DIFF) and evidence.text.endswith("\n")
+    assert evidence.error is not None and "no .git/objects" in evidence.error
+    assert evidence.tamper is not None and "removed or corrupted" in evidence.tamper
+
+
+def test_a_corrupted_base_object_is_tamper_evidence(ws: Workspace) -> None:
+    (ws.path / "pkg" / "core.py").write_text("changed\n")
+    for obj in (ws.path / ".git" / "objects").glob("??/*"):
+        obj.chmod(0o644)
+        obj.write_bytes(b"garbage")
+    evidence = ws.evidence()
+    assert evidence.error is not None and evidence.tamper is not None
+    assert NO_DIFF in evidence.text
+
+
+def test_an_unreadable_file_is_a_diff_error_but_not_tampering(ws: Workspace) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root reads every file")
+    secret = ws.path / "pkg" / "secret.py"
+    secret.write_text("x = 1\n")
+    secret.chmod(0)
+    evidence = ws.evidence()
+    assert evidence.error is not None and "secret.py" in evidence.error
+    assert evidence.tamper is None
 
 
 def test_reading_changes_does_not_stage_anything(ws: Workspace) -> None:
@@ -195,3 +294,16 @@ def test_remove_workspace_copes_with_read_only_dirs_and_is_idempotent(ws: Worksp
     remove_workspace(ws)
     assert not ws.path.exists()
     remove_workspace(ws)
+
+
+def test_a_git_failure_with_the_repository_intact_is_not_tampering(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise SandboxError("git add failed: simulated")
+
+    monkeypatch.setattr(_workspace, "staged_snapshot", broken)
+    evidence = ws.evidence()
+    assert evidence.text == f"{NO_DIFF}{evidence.error}\n"
+    assert evidence.error is not None and "simulated" in evidence.error
+    assert evidence.tamper is None

@@ -13,12 +13,22 @@ from loopwright.sandbox._base import DEFAULT_OUTPUT_CAP, CommandResult, Sandbox
 from loopwright.sandbox._bwrap import BubblewrapSandbox, bubblewrap_available, bubblewrap_problem
 from loopwright.sandbox._local import LocalSandbox
 from loopwright.sandbox._select import default_sandbox, sandbox_kinds
-from loopwright.sandbox._workspace import Workspace, create_workspace, remove_workspace
+from loopwright.sandbox._workspace import (
+    BINARY_SIZES,
+    NO_DIFF,
+    DiffEvidence,
+    Workspace,
+    create_workspace,
+    remove_workspace,
+)
 
 __all__ = [
+    "BINARY_SIZES",
     "DEFAULT_OUTPUT_CAP",
+    "NO_DIFF",
     "BubblewrapSandbox",
     "CommandResult",
+    "DiffEvidence",
     "LocalSandbox",
     "Sandbox",
     "Workspace",

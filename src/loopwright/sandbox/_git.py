@@ -4,7 +4,10 @@ Git is run with a clean environment (the caller's GIT_DIR, GIT_INDEX_FILE... nev
 system or global config, no hooks, no fsmonitor, no signing. Reading a workspace an agent has
 worked in goes through `staged_snapshot`: a private git directory that borrows the workspace's
 objects, so the workspace's own `.git/config` (which the agent could have written: filters,
-fsmonitor, external diff commands) is never read by a git that runs outside the sandbox.
+fsmonitor, external diff commands) is never read by a git that runs outside the sandbox, and
+the workspace's `.gitattributes` files (which could make a change `binary`, hide it behind
+`-diff`, or rewrite it as it is staged: `eol`, `ident`, `working-tree-encoding`) are
+overridden by `RESET_ATTRIBUTES`.
 """
 
 from __future__ import annotations
@@ -18,7 +21,15 @@ from pathlib import Path
 
 from loopwright.errors import SandboxError
 
-__all__ = ["BASE_EXCLUDES", "IDENTITY", "git", "git_env", "staged_snapshot"]
+__all__ = [
+    "BASE_EXCLUDES",
+    "IDENTITY",
+    "RESET_ATTRIBUTES",
+    "base_problem",
+    "git",
+    "git_env",
+    "staged_snapshot",
+]
 
 IDENTITY = ("loopwright", "loopwright@localhost")
 _FIXED_DATE = "2000-01-01T00:00:00+0000"  # fixed so that the same source gives the same commit
@@ -26,6 +37,21 @@ _FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 BASE_EXCLUDES = "# written by loopwright: never part of a workspace diff\n__pycache__/\n*.py[cod]\n"
 """Written to the workspace's .git/info/exclude; bytecode never belongs in a diff."""
+
+_RESET = (
+    "text", "eol", "crlf", "binary", "diff", "merge", "filter", "ident",
+    "working-tree-encoding", "whitespace", "conflict-marker-size", "delta", "encoding",
+    "export-ignore", "export-subst",
+)  # fmt: skip
+RESET_ATTRIBUTES = (
+    "# written by loopwright: every attribute git acts on is unspecified, whatever the\n"
+    "# workspace's .gitattributes say (this file takes precedence over all of them)\n"
+    f"* {' '.join('!' + name for name in _RESET)}\n"
+)
+"""The private snapshot's info/attributes. git reads $GIT_DIR/info/attributes last and, per
+attribute, the last matching line wins; `!attr` makes an attribute unspecified, so files are
+staged byte for byte and diffed as text unless they hold a NUL byte. A macro the workspace
+defines (`[attr]m -diff`) only sets attributes already decided here."""
 
 _CONFIG = (
     "core.hooksPath=/dev/null",
@@ -64,9 +90,15 @@ def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def git(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None) -> bytes:
-    """Run `git <args>` in `cwd` and return its stdout. Raises SandboxError with git's stderr
-    when git is missing or fails."""
+def git(
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    stdin: bytes | None = None,
+) -> bytes:
+    """Run `git <args>` in `cwd`, with `stdin` as its input (default: none), and return its
+    stdout. Raises SandboxError with git's stderr when git is missing or fails."""
     argv = ["git"]
     for item in _CONFIG:
         argv += ["-c", item]
@@ -77,7 +109,7 @@ def git(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None)
             cwd=cwd,
             env=git_env(env),
             capture_output=True,
-            stdin=subprocess.DEVNULL,
+            input=stdin if stdin is not None else b"",
             check=False,
         )
     except OSError as exc:
@@ -94,9 +126,31 @@ def staged_snapshot(worktree: Path, base: str) -> Iterator[dict[str, str]]:
     files included (files matching .gitignore rules or BASE_EXCLUDES are left out), with base.
 
     Read-only for the workspace: a private git directory (removed on exit) with its own index
-    and config borrows the workspace's objects through `alternates`; new blobs go to it.
+    and config borrows the workspace's objects through `alternates`; new blobs go to it. Its
+    info/attributes (`RESET_ATTRIBUTES`) overrides the workspace's .gitattributes files.
     Raises SandboxError when git fails (e.g. the workspace's .git was deleted).
     """
+    with _private_git_dir(worktree, base) as env:
+        git(["read-tree", base], cwd=worktree, env=env)
+        git(["add", "--all", "--", "."], cwd=worktree, env=env)
+        yield env
+
+
+def base_problem(worktree: Path, base: str) -> str | None:
+    """None when the workspace's repository still holds commit `base` and every object in it
+    is intact (`git fsck` on the objects, from a private git directory as above); else what
+    is wrong, in one line. Deterministic for the same files."""
+    try:
+        with _private_git_dir(worktree, base) as env:
+            git(["fsck", "--no-dangling", "--no-reflogs", "--no-progress", base],
+                cwd=worktree, env=env)  # fmt: skip
+    except SandboxError as exc:
+        return " ".join(str(exc).split())[:500]
+    return None
+
+
+@contextlib.contextmanager
+def _private_git_dir(worktree: Path, base: str) -> Iterator[dict[str, str]]:
     objects = worktree / ".git" / "objects"
     if not objects.is_dir():
         raise SandboxError(f"{worktree} is not a workspace: it has no .git/objects")
@@ -107,12 +161,10 @@ def staged_snapshot(worktree: Path, base: str) -> Iterator[dict[str, str]]:
         (gitdir / "info").mkdir()
         (gitdir / "objects" / "info" / "alternates").write_text(f"{objects}\n", encoding="utf-8")
         (gitdir / "info" / "exclude").write_text(BASE_EXCLUDES, encoding="utf-8")
+        (gitdir / "info" / "attributes").write_text(RESET_ATTRIBUTES, encoding="utf-8")
         (gitdir / "HEAD").write_text(f"{base}\n", encoding="utf-8")
-        env = {
+        yield {
             "GIT_DIR": str(gitdir),
             "GIT_WORK_TREE": str(worktree),
             "GIT_INDEX_FILE": str(gitdir / "index"),
         }
-        git(["read-tree", base], cwd=worktree, env=env)
-        git(["add", "--all", "--", "."], cwd=worktree, env=env)
-        yield env

@@ -10,12 +10,28 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopwright.errors import ConfigError, UsageError
-from loopwright.sandbox._git import BASE_EXCLUDES, IDENTITY, git, staged_snapshot
+from loopwright.errors import ConfigError, SandboxError, UsageError
+from loopwright.sandbox._git import BASE_EXCLUDES, IDENTITY, base_problem, git, staged_snapshot
 
-__all__ = ["BASE_MESSAGE", "Workspace", "create_workspace", "remove_workspace"]
+__all__ = [
+    "BASE_MESSAGE",
+    "BINARY_SIZES",
+    "NO_DIFF",
+    "DiffEvidence",
+    "Workspace",
+    "create_workspace",
+    "remove_workspace",
+]
 
 BASE_MESSAGE = "loopwright: task base"
+
+BINARY_SIZES = "Binary sizes: "
+"""Starts the line that follows git's `Binary files a/x and b/x differ` in a diff: the file's
+size in bytes before and after, `none` for a side where it does not exist
+(`Binary sizes: none -> 1024 bytes`)."""
+
+NO_DIFF = "loopwright: no diff: "
+"""Starts the note `Workspace.evidence()` gives instead of a patch when the diff failed."""
 
 # Appended to the workspace's .git/config so that an agent's own `git commit` works inside the
 # sandbox (where no global config is visible) and cannot try to sign or run hooks.
@@ -40,22 +56,42 @@ class Workspace:
     base_commit: str
 
     def diff(self) -> str:
-        """The working tree against `base_commit` as a git patch (`--binary`, so binary files
-        are included and `git apply` restores them), untracked files included, ignored ones
-        (.gitignore, bytecode) left out. Non-ASCII paths are quoted by git; file content that
-        is not UTF-8 is decoded with replacement (use `diff_bytes()` for an exact patch).
-        Empty when nothing changed. Raises SandboxError when git fails."""
+        """The working tree against `base_commit` as a text git patch, untracked files
+        included, ignored ones (.gitignore, bytecode) left out. The workspace's .gitattributes
+        are ignored: every file is staged byte for byte and diffed as text, except files git
+        finds binary (a NUL byte in their first 8,000 bytes), which appear as git's `Binary
+        files a/x and b/x differ` line followed by a `BINARY_SIZES` line, never their content.
+        Index lines carry full object ids. Non-ASCII paths are quoted by git; file content that
+        is not UTF-8 is decoded with replacement (`diff_bytes()` gives git's bytes). Empty when
+        nothing changed. Raises SandboxError when git fails. Deterministic."""
         return self.diff_bytes().decode("utf-8", errors="replace")
 
     def diff_bytes(self) -> bytes:
-        """`diff()` as the exact bytes git produced."""
+        """`diff()` as bytes, file content exactly as in the files."""
         with staged_snapshot(self.path, self.base_commit) as env:
-            return git(
-                ["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-textconv",
-                 self.base_commit],
+            patch = git(
+                ["diff", "--cached", "--full-index", "--no-color", "--no-ext-diff",
+                 "--no-textconv", self.base_commit],
                 cwd=self.path,
                 env=env,
             )  # fmt: skip
+            return _with_binary_sizes(patch, self.path, env)
+
+    def evidence(self) -> DiffEvidence:
+        """What a run keeps as diff.patch: `diff()`, or when git fails a note saying why (see
+        DiffEvidence). Never raises; deterministic for the same files."""
+        try:
+            return DiffEvidence(self.diff(), None, None)
+        except (SandboxError, OSError) as exc:
+            error = f"the workspace diff could not be taken: {type(exc).__name__}: {exc}"
+        problem = base_problem(self.path, self.base_commit)
+        tamper = None
+        if problem is not None:
+            tamper = (
+                "the workspace's git repository was removed or corrupted; its diff cannot be "
+                f"taken ({problem})"
+            )
+        return DiffEvidence(f"{NO_DIFF}{error}\n", error, tamper)
 
     def changed_files(self) -> list[str]:
         """Paths (relative, '/'-separated, sorted) added, modified or deleted since base; a
@@ -67,6 +103,20 @@ class Workspace:
                 env=env,
             )
         return sorted(os.fsdecode(p) for p in out.split(b"\0") if p)
+
+
+@dataclass(frozen=True, slots=True)
+class DiffEvidence:
+    """A workspace's change as a run keeps it. `text` is the patch (`Workspace.diff()`) or,
+    when the diff could not be taken, one line starting with `NO_DIFF` that says why; `error`
+    is that reason (None when the diff was taken). `tamper` is set when the reason is the
+    workspace's own repository: its `.git` removed, or `base_commit` or an object missing or
+    corrupted (`git fsck`), which only the agent could have done; it says so, without the
+    `tamper:` prefix the grade adds."""
+
+    text: str
+    error: str | None
+    tamper: str | None
 
 
 def create_workspace(
@@ -163,6 +213,39 @@ def _commit_base(dest: Path) -> str:
     git(["add", "--all", "--force", "--", "."], cwd=dest)
     git(["commit", "--quiet", "--no-verify", "--allow-empty", "-m", BASE_MESSAGE], cwd=dest)
     return (dotgit / "refs" / "heads" / "main").read_text(encoding="ascii").strip()
+
+
+def _with_binary_sizes(patch: bytes, cwd: Path, env: dict[str, str]) -> bytes:
+    """`patch` with a `BINARY_SIZES` line after each `Binary files ... differ` line. The sizes
+    are read from the blobs its `index <old>..<new>` line names (all zeros: no such side)."""
+    lines = patch.splitlines(keepends=True)
+    found: list[tuple[int, list[bytes]]] = []
+    ids: list[bytes] = []
+    for number, line in enumerate(lines):
+        # Content lines start with ' ', '+', '-' or a backslash: these can only be headers.
+        if line.startswith(b"diff --git "):
+            ids = []
+        elif line.startswith(b"index "):
+            ids = line[len(b"index ") :].split()[0].split(b"..")
+        elif line.startswith(b"Binary files ") and line.rstrip(b"\n").endswith(b" differ"):
+            found.append((number, ids))
+    if not found:
+        return patch
+    wanted = sorted({i for _, pair in found for i in pair if i.strip(b"0")})
+    out = git(["cat-file", "--batch-check"], cwd=cwd, env=env, stdin=b"\n".join(wanted) + b"\n")
+    sizes = {}
+    for row in out.splitlines():
+        name, _, rest = row.partition(b" ")
+        kind, _, size = rest.partition(b" ")
+        sizes[name] = size.decode() if kind == b"blob" else "unknown"
+    for number, pair in reversed(found):
+        old, new = (
+            (sizes.get(i, "unknown") if i.strip(b"0") else "none" for i in pair)
+            if len(pair) == 2
+            else ("unknown", "unknown")
+        )
+        lines.insert(number + 1, f"{BINARY_SIZES}{old} -> {new} bytes\n".encode())
+    return b"".join(lines)
 
 
 def _rmtree(path: Path) -> None:
