@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import shutil
 import socketserver
 import sys
 import threading
@@ -186,3 +187,39 @@ def test_bwrap_argv_skips_read_only_paths_inside_another_read_only_bind() -> Non
     ro = [argv[i + 1 : i + 3] for i, a in enumerate(argv) if a == "--ro-bind"]
     assert ro[-1:] == [["/tmp/venv", "/tmp/venv"]]
     assert ["/usr/bin/python3", "/tmp/venv/bin/python"] not in ro
+
+
+def test_find_from_inside_sees_no_task_answers_home_or_loopwright(
+    bwrap: Sandbox, work: Path
+) -> None:
+    """Markers where an agent would look for answers: a task's hidden tests and gold (in a task
+    directory beside the checkout, outside /tmp), the home directory, and loopwright's own
+    package directory (its bundled benchmarks). `find /` from inside finds none of them."""
+    import loopwright
+
+    token = secrets.token_hex(6)
+    name = f"lw-marker-{token}"
+    task = Path(__file__).resolve().parents[2] / f".lw-task-{token}"
+    places = [
+        task / "tests" / name,
+        task / "solution" / name,
+        Path.home() / f".{name}",
+        Path(loopwright.__file__).resolve().parent / name,
+    ]
+    try:
+        for marker in places:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text("answer")
+        script = f"find / -path /proc -prune -o -name '*{name}*' -print 2>/dev/null; echo done"
+        result = bwrap.run(["sh", "-c", script], cwd=work, timeout_s=120)
+        # Unsandboxed, a search of the same places finds every marker: the test can fail.
+        roots = " ".join(str(p.parent) for p in places)
+        plain = LocalSandbox().run(
+            ["sh", "-c", f"find {roots} -maxdepth 1 -name '*{name}*'"], cwd=work, timeout_s=60
+        )
+    finally:
+        for marker in places:
+            marker.unlink(missing_ok=True)
+        shutil.rmtree(task, ignore_errors=True)
+    assert result.stdout.strip() == "done", result.stdout
+    assert len(plain.stdout.split()) == len(places), plain.stdout

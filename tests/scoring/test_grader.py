@@ -4,7 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from loopwright.scoring import Grader, Outcome
+from loopwright.sandbox import CommandResult
+from loopwright.scoring import Grader, JunitCase, JunitReport, Outcome
+from loopwright.scoring._grader import _invalid_reason, _Run
 from loopwright.tasks import Task
 from tests.scoring.conftest import GradeFn
 from tests.taskfactory import GOLD, PARTIAL, SUBTEST_BUG, make_calc_task
@@ -132,3 +134,28 @@ def test_task_is_not_modified_by_grading(calc_task: Task, grade_with: GradeFn) -
         spec=calc_task.spec, root=calc_task.root, instruction=calc_task.instruction
     )
     assert fresh.digest == before
+
+
+def test_a_broken_pass_to_pass_test_means_not_resolved(grade_with: GradeFn) -> None:
+    """Every fail_to_pass passes, so the score is 1.0; a regression still blocks `resolved`."""
+    grade = grade_with(GOLD.replace("return a + b", "return a + b if a >= 0 else 0"))
+    assert grade.score == 1.0 and not grade.invalid
+    assert (grade.p2p_passed, grade.p2p_total) == (1, 2)
+    assert not grade.resolved
+
+
+def _run(exit_code: int, outcome: Outcome) -> _Run:
+    result = CommandResult(("pytest",), exit_code, "", "", False, False, 0.1, "local")
+    case = JunitCase("tests/test_x.py::test_a", outcome, 0.0, "")
+    return _Run(result, JunitReport({case.test_id: case}, ()), None)
+
+
+def test_an_exit_code_that_contradicts_the_junit_is_invalid() -> None:
+    assert "exit code 1 but the junit XML reports no failure" in (
+        _invalid_reason(_run(1, Outcome.PASSED)) or ""
+    )
+    assert "exit code 0 but the junit XML reports failures" in (
+        _invalid_reason(_run(0, Outcome.FAILED)) or ""
+    )
+    assert _invalid_reason(_run(1, Outcome.FAILED)) is None
+    assert _invalid_reason(_run(0, Outcome.PASSED)) is None

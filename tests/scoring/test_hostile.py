@@ -6,10 +6,12 @@ on top of it; the grade must stay 0.5 and unresolved.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.scoring.conftest import GradeFn
-from tests.taskfactory import PARTIAL
+from tests.taskfactory import GOLD, PARTIAL, make_calc_task
 
 PASS_EVERYTHING_CONFTEST = """
 import pytest
@@ -109,3 +111,25 @@ def test_agent_added_hook_files_are_removed_and_reported(grade_with: GradeFn) ->
 
 def test_an_untouched_workspace_reports_no_restoration(grade_with: GradeFn) -> None:
     assert grade_with(PARTIAL).restored == []
+
+
+def test_a_pyproject_with_dotted_pytest_keys_is_a_hook(grade_with: GradeFn) -> None:
+    dotted = 'tool.pytest.ini_options.addopts = "-k mul"\n'
+    inline = '[tool]\npytest = { ini_options = { addopts = "-k mul" } }\n'
+    for text in (dotted, inline):
+        grade = grade_with(PARTIAL, files={"pyproject.toml": text})
+        assert "removed pyproject.toml (added by the agent)" in grade.restored
+
+
+def test_a_pyproject_without_pytest_config_is_left_alone(grade_with: GradeFn) -> None:
+    grade = grade_with(PARTIAL, files={"pyproject.toml": '[project]\nname = "calc"\n'})
+    assert grade.restored == []
+
+
+def test_a_conftest_among_the_hidden_tests_is_kept(tmp_path: Path, grade_with: GradeFn) -> None:
+    """Restoration resets hooks to the task's own, hidden tests included: a conftest.py that the
+    hidden tests bring is the task's, not the agent's."""
+    task = make_calc_task(tmp_path / "withconftest")
+    (task.hidden_tests_dir / "conftest.py").write_text("import pytest\n\nLW_FIXTURE = 1\n")
+    grade = grade_with(GOLD, task=task)
+    assert grade.restored == [] and grade.score == 1.0

@@ -19,7 +19,23 @@ _PLUGIN_SOURCE = Path(__file__).with_name("_guard_plugin.py")
 
 BOOT = """\
 import sys
+from importlib.machinery import PathFinder
 kit, workspace = sys.argv[1], sys.argv[2]
+
+
+class NoShadow:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if path is not None or name not in sys.stdlib_module_names:
+            return None
+        outside = [p for p in sys.path if p != workspace and not p.startswith(workspace + "/")]
+        spec = PathFinder.find_spec(name, outside)
+        if spec is None:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return spec
+
+
+sys.meta_path.insert(sys.meta_path.index(PathFinder), NoShadow)
 sys.path.insert(0, kit)
 sys.path.append(workspace)
 sys.argv[:] = ["pytest", *sys.argv[3:]]
@@ -31,7 +47,9 @@ sys.exit(int(pytest.main()))
 Isolated mode leaves the workspace off `sys.path`; BOOT puts the kit first (only the grader's
 files, under secret names) and the workspace last, after the standard library and
 site-packages, so no file of the workspace can shadow a module that pytest, its plugins or the
-code under test import from there. With `--import-mode=append`, test directories go last too."""
+code under test import from there. With `--import-mode=append`, test directories go last too.
+A standard-library name is never looked up in the workspace at all, so a module this Python
+lacks (`nt`, `_winapi`, `msvcrt` on Linux, probed by `try: import`) cannot be supplied by it."""
 
 _CANARY_TEMPLATE = '''\
 """loopwright's canary tests: their outcomes are known, so a run that reports otherwise was forged."""
