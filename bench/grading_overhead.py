@@ -1,8 +1,9 @@
 """Grading overhead: loopwright's workspace + gold + grade time as a ratio to plain pytest.
 
 For each task of a benchmark (default: mini) and each repetition, in one process run:
-  - baseline: `python -m pytest -q <test files>` in a directory already prepared with the gold
-    solution and the hidden tests (what a person would run by hand);
+  - baseline: `python -m pytest -q -p pytest_timeout <test files>` with plugin autoload off (as
+    the grader runs it) in a directory already prepared with the gold solution and the hidden
+    tests (what a person would run by hand);
   - loopwright: create a fresh workspace from the task's repo (git init + commit), apply the gold
     overlay, and grade it (restore tests, sandboxed pytest with junit, parse, score).
 Prints the median of each per task and the ratio of the sums, for each sandbox available.
@@ -14,6 +15,7 @@ Targets (issue 2): at most 1.3 with bubblewrap, 1.15 without.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -40,6 +42,11 @@ def prepare(task: Task, dest: Path) -> Path:
     return dest
 
 
+# Like for like: the grader turns plugin autoload off and loads pytest-timeout itself, so the
+# baseline does the same (with autoload on, every installed plugin - hypothesis, anyio - loads).
+PLAIN_ENV = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
 def time_plain_pytest(prepared: Path, task: Task) -> float:
     argv = [
         sys.executable,
@@ -48,10 +55,12 @@ def time_plain_pytest(prepared: Path, task: Task) -> float:
         "-q",
         "-p",
         "no:cacheprovider",
+        "-p",
+        "pytest_timeout",
         *node_files(task.test_ids),
     ]
     start = time.perf_counter()
-    proc = subprocess.run(argv, cwd=prepared, capture_output=True, check=False)
+    proc = subprocess.run(argv, cwd=prepared, capture_output=True, check=False, env=PLAIN_ENV)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"plain pytest failed on {task.id}:\n{proc.stdout.decode()[-2000:]}")

@@ -133,8 +133,8 @@ class Grader:
             f"--junitxml={kit.junit}",
             "--continue-on-collection-errors",
             "-q",
-            str(kit.canary_file),
             *node_files(task.test_ids),
+            str(kit.canary_file),  # last: it runs after every test the code under test could touch
         ]
 
 

@@ -80,20 +80,32 @@ def _watched() -> dict[tuple[str, str], object]:
 
 
 _SPACES = dict(_namespaces())
-_ORIGINAL = _watched()
-_STATE: dict[str, Any] = {"exitstatus": None, "tamper": [], "canaries": {}, "config": None}
+# (the namespace's live attribute mapping, name, the object it held when the guard loaded)
+_ENTRIES = [(vars(_SPACES[label]), name, value) for (label, name), value in _watched().items()]
+_STATE: dict[str, Any] = {
+    "exitstatus": None,
+    "tamper": [],
+    "canaries": {},
+    "config": None,
+    "plugins": -1,
+}
 _VETTED: set[int] = set()  # hook implementations already found legitimate
 _RECORD.with_suffix(".started").write_text("started\n", encoding="utf-8")
 
 
-def _check(where: str) -> None:
+def _check(where: str, *, full: bool = False) -> None:
     if _STATE["tamper"]:
         return  # the first finding is the evidence; later ones follow from it
-    for key, original in _ORIGINAL.items():
-        label, name = key
-        if vars(_SPACES[label]).get(name) is not original:
-            _STATE["tamper"].append(f"{label}.{name} was replaced (noticed {where})")
+    for namespace, name, original in _ENTRIES:
+        if namespace.get(name) is not original:
+            owner = namespace.get("__qualname__") or namespace.get("__name__")
+            _STATE["tamper"].append(f"{owner}.{name} was replaced (noticed {where})")
             return
+    config = _STATE["config"]
+    plugins = len(config.pluginmanager.get_plugins()) if config is not None else 0
+    if not full and plugins == _STATE["plugins"]:
+        return  # no plugin registered since the last look: no new hook to vet
+    _STATE["plugins"] = plugins
     stranger = _foreign_hook()
     if stranger:
         _STATE["tamper"].append(f"a pytest hook was added from {stranger} (noticed {where})")
@@ -132,7 +144,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    _check(f"at {report.nodeid}")
+    if report.when == "call" or report.outcome != "passed":  # once a test, and at any failure
+        _check(f"at {report.nodeid}")
     name = report.nodeid.rsplit("::", 1)[-1]
     if name in _CANARIES and (report.when == "call" or report.outcome != "passed"):
         _STATE["canaries"].setdefault(name, _canary_outcome(report))
@@ -140,12 +153,13 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    _check("at the end of the session")
+    _check("at the end of the session", full=True)
     _STATE["exitstatus"] = int(exitstatus)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
-    _check("at unconfigure")
+    _check("at unconfigure", full=True)
     record = {"finished": True, "pid": os.getpid(), **_STATE, "config": None}
+    del record["plugins"]
     _RECORD.write_text(json.dumps(record), encoding="utf-8")
