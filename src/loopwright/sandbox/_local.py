@@ -1,4 +1,5 @@
-"""LocalSandbox: run the command directly, with the shared timeout, output cap and clean env."""
+"""LocalSandbox: run the command directly, with the shared timeout, output cap and clean env, under
+the process reaper so that nothing the command starts outlives it."""
 
 from __future__ import annotations
 
@@ -26,10 +27,20 @@ class LocalSandbox(Sandbox):
     network reachable. It still gets a clean environment (no parent secrets), a private,
     fresh HOME (removed afterwards), a wall-clock timeout that kills its process group, and
     an output cap. `writable` and `network` are checked but cannot be enforced.
+
+    On Linux every command runs under the process reaper (`run_process(reap=True)`): when `run`
+    returns, every process the command started is dead, daemons that called `setsid()` or
+    double-forked included, whether the command exited (with any code) or was killed at its
+    timeout. This costs one extra interpreter start (`python -I -S`, about 15 ms; see
+    bench/local_reaper.py). The reaper runs as the same user, so a command that kills it (`kill -9
+    $PPID`) falls back to the protection without it: its process group is killed, orphans that
+    left it survive. Elsewhere (no prctl, no /proc) the reaper is not used, with that same
+    fallback. `reap = False` (a subclass attribute) turns it off, to measure what it costs.
     """
 
     name = "local"
     isolated = False
+    reap: bool = True
 
     def run(
         self,
@@ -61,6 +72,7 @@ class LocalSandbox(Sandbox):
                 timeout_s=timeout_s,
                 output_cap=output_cap,
                 stdin=stdin.encode() if stdin is not None else None,
+                reap=self.reap,
             )
         finally:
             if home:

@@ -1,5 +1,6 @@
 """Run one process to completion: a wall-clock timeout that kills its whole process group, output
-capped but always drained, stdin fed without deadlock. Shared by every sandbox.
+capped but always drained, stdin fed without deadlock. Shared by every sandbox. With `reap=True`
+(Linux), the command runs under the process reaper (`_reaper.py`), so nothing it starts outlives it.
 
 One thread multiplexes the pipes and the process's exit (a pidfd where the kernel has one) with a
 selector, so there are no reader threads to leak. The leader is not reaped until its group has
@@ -10,11 +11,13 @@ before `killpg`.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import selectors
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +36,8 @@ _CHUNK = 65536
 _GRACE_S = 0.5  # between SIGTERM and SIGKILL at a timeout
 _DRAIN_S = 1.0  # how long to keep reading after the command ended or was killed
 _POLL_S = 0.05  # exit polling interval where there is no pidfd
+_REAPER_WAIT_S = 5.0  # how long a reaper gets to clean up after its command was killed
+_REAPER = Path(__file__).with_name("_reaper.py")
 
 
 @dataclass(slots=True)
@@ -98,31 +103,33 @@ def run_process(
     timeout_s: float,
     output_cap: int,
     stdin: bytes | None = None,
+    reap: bool = False,
 ) -> ProcessOutcome:
     """Run `argv` in a new session; wait at most `timeout_s` seconds of wall-clock time.
 
     At the timeout the whole process group gets SIGTERM, then SIGKILL after a short grace; so do
     descendants that left the group while the leader was alive. When the leader exits by itself,
-    whatever it left running in its group is killed too: nothing outlives the command except
-    processes that both left the group and were orphaned (only a PID namespace catches those).
-    Raises SandboxError when the process cannot be started.
+    whatever it left running in its group is killed too.
+
+    Without `reap`, processes that both left the group and were orphaned (a double-forked
+    `setsid` daemon) outlive the command: only a PID namespace (bubblewrap's) catches those. With
+    `reap` (Linux; elsewhere, or without `sys.executable`, it is ignored), the command runs under
+    the process reaper, a child subreaper that inherits every orphan and, once the command has
+    exited or was killed, kills and reaps all that is left before exiting with the command's
+    status: then nothing the command started is alive when this returns, unless the command killed
+    the reaper itself (a same-user process can). Stdin, output, timeout and exit code are the same
+    either way. Raises SandboxError when the process cannot be started.
     """
     started = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=dict(env),
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            bufsize=0,
-        )
-    except OSError as exc:
-        raise SandboxError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
-    with _Watcher(proc, stdin or b"", output_cap) as watcher:
+    if reap and reaper_supported():
+        proc, status_fd = _start_under_reaper(argv, cwd, env, stdin is not None)
+    else:
+        proc, status_fd = _start(argv, cwd, env, stdin is not None), None
+    with _Watcher(proc, stdin or b"", output_cap, status_fd) as watcher:
         timed_out = watcher.run(started + timeout_s)
+    if watcher.status.kept:  # the reaper could not start the command
+        reason = watcher.status.kept.decode("utf-8", errors="replace")
+        raise SandboxError(f"cannot start {argv[0]!r}: {reason}")
     # A death by signal N is reported as 128+N, as a shell (and bwrap, for its child) reports it,
     # so that exit codes mean the same in every sandbox.
     code = proc.returncode
@@ -139,12 +146,66 @@ def run_process(
     )
 
 
-class _Watcher:
-    """Multiplexes one process's pipes and exit; kills and reaps it. Use as a context manager."""
+@functools.cache
+def reaper_supported() -> bool:
+    """Whether `run_process(reap=True)` can use the process reaper here: Linux with /proc and a
+    known interpreter (`sys.executable`). Cached."""
+    return sys.platform == "linux" and bool(sys.executable) and Path("/proc/self/stat").exists()
 
-    def __init__(self, proc: subprocess.Popen[bytes], stdin: bytes, cap: int) -> None:
+
+def _start_under_reaper(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str], feed_stdin: bool
+) -> tuple[subprocess.Popen[bytes], int]:
+    """Start the reaper running `argv`; return it and the read end of its status pipe. `-I -S`:
+    the interpreter reads no PYTHON* variable, user site or site-packages, and starts faster."""
+    status_r, status_w = os.pipe()
+    try:
+        reaper = [sys.executable, "-I", "-S", str(_REAPER), str(status_w), *argv]
+        return _start(reaper, cwd, env, feed_stdin, pass_fds=(status_w,)), status_r
+    except SandboxError:
+        os.close(status_r)
+        raise
+    finally:
+        os.close(status_w)
+
+
+def _start(
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    feed_stdin: bool,
+    pass_fds: tuple[int, ...] = (),
+) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.PIPE if feed_stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            bufsize=0,
+            pass_fds=pass_fds,
+        )
+    except OSError as exc:
+        raise SandboxError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
+
+
+class _Watcher:
+    """Multiplexes one process's pipes and exit; kills and reaps it. Use as a context manager.
+
+    `status_fd` is the reaper's status pipe when `proc` is the process reaper: its content (an
+    error starting the command) lands in `status`, and at a timeout the reaper is spared until
+    its command is dead, so that it can kill and reap what is left."""
+
+    def __init__(
+        self, proc: subprocess.Popen[bytes], stdin: bytes, cap: int, status_fd: int | None = None
+    ) -> None:
         self.proc = proc
         self.captures = (_Capture(cap), _Capture(cap))
+        self.status = _Capture(4096)
+        self.reaping = status_fd is not None
         self.selector = selectors.DefaultSelector()
         self.pending = memoryview(stdin)
         self.exited = False
@@ -157,6 +218,10 @@ class _Watcher:
             self.selector.register(proc.stdin, selectors.EVENT_WRITE, None)
         elif proc.stdin is not None:
             proc.stdin.close()
+        if status_fd is not None:
+            self.selector.register(
+                os.fdopen(status_fd, "rb", buffering=0), selectors.EVENT_READ, self.status
+            )
         if self.pidfd is not None:
             self.selector.register(self.pidfd, selectors.EVENT_READ, None)
 
@@ -167,6 +232,7 @@ class _Watcher:
         # Reached on success and on any exception (KeyboardInterrupt included): never leave a
         # process running or a zombie behind.
         if self.proc.returncode is None:
+            _signal_all(_descendants(self.proc.pid), signal.SIGKILL)  # those in other groups too
             self._kill_group(signal.SIGKILL)
             self.proc.wait()
         for key in list(self.selector.get_map().values()):
@@ -245,16 +311,31 @@ class _Watcher:
     def _kill_at_timeout(self) -> None:
         """SIGTERM the group and any escaped descendants, grace, then SIGKILL them all."""
         strays = _descendants(self.proc.pid)
-        self._kill_group(signal.SIGTERM)
+        self._kill_group(signal.SIGTERM)  # the reaper ignores it
         _signal_all(strays, signal.SIGTERM)
-        grace_end = time.monotonic() + _GRACE_S
-        while not self._leader_exited() and time.monotonic() < grace_end:
-            time.sleep(0.01)
+        self._wait_for_leader(_GRACE_S)
+        if self.reaping:
+            self._let_reaper_finish()
+            # Normally none are left; the snapshot's PIDs are free for reuse once it reaped them.
+            strays = _descendants(self.proc.pid)
         self._kill_group(signal.SIGKILL)
         _signal_all(strays, signal.SIGKILL)
         self.exited = True
         self._drain(time.monotonic() + _DRAIN_S)
         self._reap()
+
+    def _wait_for_leader(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while not self._leader_exited() and time.monotonic() < end:
+            time.sleep(0.01)
+
+    def _let_reaper_finish(self) -> None:
+        """SIGKILL every descendant of the reaper, not the reaper: once its command is dead it
+        kills and reaps what is left (processes started since, too) and exits."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(self.proc.pid, signal.SIGCONT)  # in case the command stopped it
+        _signal_all(_descendants(self.proc.pid), signal.SIGKILL)
+        self._wait_for_leader(_REAPER_WAIT_S)
 
     def _drain(self, until: float) -> None:
         """Keep what was written before the kill; stop at `until` if a pipe stays open."""

@@ -1,0 +1,177 @@
+"""LocalSandbox runs each command under the process reaper: a scripted hostile command starts a
+daemon that leaves its process group (`setsid`, `setpgid`, a double fork) and would later write
+into the workspace (a forged conftest.py, say); when `run` returns the daemon must be dead, whether
+the command exited 0, exited non-zero or was killed at its timeout. Well-behaved commands see no
+difference."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from loopwright.errors import SandboxError
+from loopwright.sandbox import LocalSandbox
+from loopwright.sandbox._process import reaper_supported
+from tests.sandbox.conftest import processes_with, py, sleep_marker, wait_until
+
+pytestmark = pytest.mark.skipif(not reaper_supported(), reason="the reaper needs Linux and /proc")
+
+DELAY_S = 2.0  # the daemon writes late.txt this long after it started
+CHECK_AFTER_S = 3.0  # ... and the test looks for it this long after the command started
+
+# Daemonises (fork, leave the group, fork, the middle exits so the daemon is orphaned), records
+# the daemon's PID, then ends as the test asks. The daemon writes late.txt after DELAY_S.
+DAEMON = textwrap.dedent(
+    """
+    import os, sys, time
+    leave, ending = sys.argv[1], sys.argv[2]
+    if os.fork() == 0:
+        os.setsid() if leave == "setsid" else os.setpgid(0, 0)
+        if os.fork() == 0:
+            with open("daemon.pid.tmp", "w") as f:
+                f.write(str(os.getpid()))
+            os.rename("daemon.pid.tmp", "daemon.pid")
+            time.sleep({delay})
+            with open("late.txt", "w") as f:
+                f.write("forged")
+            os._exit(0)
+        os._exit(0)
+    os.wait()
+    while not os.path.exists("daemon.pid"):
+        time.sleep(0.01)
+    if ending == "ignore-term":
+        import signal
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if ending in ("sleep", "ignore-term"):
+        time.sleep(1000)
+    sys.exit(int(ending))
+    """
+).format(delay=DELAY_S)
+
+
+@pytest.fixture
+def local() -> LocalSandbox:
+    return LocalSandbox()
+
+
+def assert_daemon_dead_and_silent(work: Path, started: float) -> None:
+    """The daemon is gone now (not even a zombie), and late.txt never appears."""
+    pid = int((work / "daemon.pid").read_text())
+    assert not Path(f"/proc/{pid}").exists(), f"daemon {pid} outlived the command"
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    time.sleep(max(0.0, started + CHECK_AFTER_S - time.monotonic()))
+    assert not (work / "late.txt").exists()
+
+
+@pytest.mark.skipif(shutil.which("setsid") is None, reason="needs util-linux setsid")
+def test_a_setsid_daemon_is_dead_when_run_returns(local: LocalSandbox, work: Path) -> None:
+    daemon = f'echo $$ > daemon.pid; sleep {DELAY_S}; echo late > "$PWD/late.txt"'
+    script = f"setsid sh -c '{daemon}' & while [ ! -s daemon.pid ]; do sleep 0.01; done"
+    started = time.monotonic()
+    result = local.run(["sh", "-c", script], cwd=work, timeout_s=60)
+    assert (result.exit_code, result.timed_out) == (0, False)
+    assert_daemon_dead_and_silent(work, started)
+
+
+@pytest.mark.parametrize("leave", ["setsid", "setpgid"])
+def test_a_double_forked_daemon_is_dead_when_run_returns(
+    local: LocalSandbox, work: Path, leave: str
+) -> None:
+    started = time.monotonic()
+    result = local.run([*py(DAEMON), leave, "0"], cwd=work, timeout_s=60)
+    assert (result.exit_code, result.timed_out) == (0, False), result.stderr
+    assert_daemon_dead_and_silent(work, started)
+
+
+def test_a_daemon_of_a_failing_command_is_dead_when_run_returns(
+    local: LocalSandbox, work: Path
+) -> None:
+    started = time.monotonic()
+    result = local.run([*py(DAEMON), "setsid", "3"], cwd=work, timeout_s=60)
+    assert (result.exit_code, result.timed_out) == (3, False), result.stderr
+    assert_daemon_dead_and_silent(work, started)
+
+
+@pytest.mark.parametrize("ending", ["sleep", "ignore-term"])
+def test_a_daemon_of_a_timed_out_command_is_dead_when_run_returns(
+    local: LocalSandbox, work: Path, ending: str
+) -> None:
+    started = time.monotonic()
+    result = local.run([*py(DAEMON), "setsid", ending], cwd=work, timeout_s=1.5)
+    assert (result.exit_code, result.timed_out) == (None, True), result.stderr
+    assert_daemon_dead_and_silent(work, started)
+
+
+@pytest.mark.skipif(shutil.which("setsid") is None, reason="needs util-linux setsid")
+def test_a_command_that_keeps_starting_daemons_leaves_none(local: LocalSandbox, work: Path) -> None:
+    marker = sleep_marker()
+    spawner = f"while true; do setsid sleep {marker} & sleep 0.01; done"
+    result = local.run(["sh", "-c", f"({spawner}) & sleep 0.3"], cwd=work, timeout_s=60)
+    assert (result.exit_code, result.timed_out) == (0, False)
+    assert processes_with(marker) == []
+
+
+def test_a_well_behaved_command_sees_no_difference(local: LocalSandbox, work: Path) -> None:
+    script = 'read line; echo "got $line"; echo err >&2; exit 7'
+    result = local.run(["sh", "-c", script], cwd=work, timeout_s=30, stdin="hello\n")
+    assert (result.exit_code, result.stdout, result.stderr) == (7, "got hello\n", "err\n")
+    assert result.argv == ("sh", "-c", script)  # the caller's argv, not the reaper's
+    assert not result.timed_out and not result.truncated
+    killed = local.run(["sh", "-c", "kill -9 $$"], cwd=work, timeout_s=30)
+    assert killed.exit_code == 128 + 9
+
+
+def test_the_command_inherits_the_same_signal_state_as_without_the_reaper(work: Path) -> None:
+    class Unreaped(LocalSandbox):
+        reap = False
+
+    # grep reports its own ignored, blocked and caught signal masks.
+    argv = ["grep", "-E", "^Sig(Ign|Blk|Cgt)", "/proc/self/status"]
+    reaped = LocalSandbox().run(argv, cwd=work, timeout_s=30)
+    plain = Unreaped().run(argv, cwd=work, timeout_s=30)
+    assert reaped.exit_code == 0 and reaped.stdout.count("\n") == 3
+    assert reaped.stdout == plain.stdout
+
+
+def test_the_command_and_the_reaper_get_only_the_built_environment(
+    local: LocalSandbox, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
+    script = "env; echo ---; tr '\\0' '\\n' < /proc/$PPID/environ"
+    # No LANG: the reaper's interpreter would add LC_CTYPE (PEP 538) to its own environment.
+    result = local.run(["sh", "-c", script], cwd=work, timeout_s=30, env={"FOO": "bar"})
+    own, reaper = result.stdout.split("---\n")
+    assert "sk-must-not-leak" not in result.stdout
+    assert {line.split("=")[0] for line in own.splitlines()} - {"PWD"} == {"FOO", "PATH", "HOME"}
+    assert {line.split("=")[0] for line in reaper.splitlines()} == {"FOO", "PATH", "HOME"}
+
+
+def test_the_reaper_reports_a_command_it_cannot_execute(local: LocalSandbox, work: Path) -> None:
+    script = work / "not-a-program"
+    script.write_bytes(b"\x7fELF but not really\n")
+    script.chmod(0o755)
+    with pytest.raises(SandboxError, match=r"not-a-program.*[Ee]xec format error"):
+        local.run(["./not-a-program"], cwd=work, timeout_s=30)
+
+
+def test_killing_the_reaper_still_kills_the_process_group(local: LocalSandbox, work: Path) -> None:
+    marker = sleep_marker()
+    result = local.run(
+        ["sh", "-c", f"sleep {marker} & kill -9 $PPID; wait"], cwd=work, timeout_s=60
+    )
+    assert not result.timed_out
+    assert wait_until(lambda: not processes_with(marker)), processes_with(marker)
+
+
+def test_without_the_reaper_commands_still_run(
+    local: LocalSandbox, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("loopwright.sandbox._process.reaper_supported", lambda: False)
+    result = local.run(["sh", "-c", "echo $PPID; exit 4"], cwd=work, timeout_s=30)
+    assert (result.exit_code, result.stdout) == (4, f"{os.getpid()}\n")
