@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loopwright import __version__
+from loopwright._fs import atomic_write
 from loopwright.evaluation._executor import EvalJob, Executor, JobResult, JobStream
 from loopwright.records import CycleRecord, write_record
 from loopwright.store import CacheEntry, CacheTable, utc_now
@@ -185,4 +186,4 @@ def _materialise(job: EvalJob, record: CycleRecord, entry: CacheEntry) -> None:
         "stored_at": entry.created_at,
         "served_at": utc_now(),
     }
-    (job.run_dir / CACHE_HIT_FILE).write_text(json.dumps(marker, indent=2) + "\n", "utf-8")
+    atomic_write(job.run_dir / CACHE_HIT_FILE, json.dumps(marker, indent=2) + "\n")

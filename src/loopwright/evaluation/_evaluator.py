@@ -9,6 +9,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loopwright._fs import atomic_write
 from loopwright.evaluation._aggregate import Aggregate, aggregate
 from loopwright.evaluation._executor import EvalJob, Executor
 from loopwright.evaluation._settings import EvalSettings, run_seed
@@ -174,7 +175,7 @@ class InnerLoop:
         if directives:
             run_dir = task_run_dir(self.root, self.task.id, repetition)
             run_dir.mkdir(parents=True, exist_ok=True)
-            (run_dir / "directives.md").write_text(directives, encoding="utf-8")
+            atomic_write(run_dir / "directives.md", directives)
         record = self.evaluator.run_one(
             self.workflow,
             self.task,

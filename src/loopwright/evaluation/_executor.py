@@ -13,6 +13,7 @@ above this interface knows which one runs the jobs.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Generator, Sequence
 from contextlib import closing
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from loopwright import __version__
+from loopwright._fs import atomic_write, open_append
 from loopwright.records import (
     EVENTS_FILE,
     CycleAnalyzer,
@@ -215,8 +217,11 @@ def failure_record(
             t=last_t, status=end_status, duration_s=max(duration_s, 0.0), error=message
         ).model_dump_json()
     )
-    with events.open("a", encoding="utf-8") as fh:
-        fh.write("".join(line + "\n" for line in lines))
+    fd = open_append(events)  # never through a symlink the agent left there
+    try:
+        os.write(fd, "".join(line + "\n" for line in lines).encode("utf-8"))
+    finally:
+        os.close(fd)
     record = CycleAnalyzer(run_dir).analyze(
         frozen_nodes=tuple(job.workflow.frozen),
         mutable_node_ids=tuple(n.id for n in job.workflow.nodes if n.id not in job.workflow.frozen),
@@ -229,9 +234,12 @@ def _repair_events(path: Path) -> float | None:
     """Drop a truncated last line; the last event's time, or None without a run_start."""
     if not path.is_file():
         return None
+    if path.is_symlink():  # not loopwright's: the run's own exhaust is gone
+        path.unlink()
+        return None
     text = path.read_text(encoding="utf-8")
     if text and not text.endswith("\n"):
-        path.write_text(text[: text.rfind("\n") + 1], encoding="utf-8")
+        atomic_write(path, text[: text.rfind("\n") + 1])
     events = read_events(path)
     if not events or not isinstance(events[0], RunStart):
         path.unlink()

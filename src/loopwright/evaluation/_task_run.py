@@ -6,14 +6,18 @@ The run directory is written as the run goes; a crash at any point leaves what w
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from loopwright import __version__
+from loopwright._fs import atomic_write
 from loopwright.models import ChatModel, PriceTable
 from loopwright.records import (
     EVENTS_FILE,
@@ -24,11 +28,12 @@ from loopwright.records import (
     GradeEvent,
     RunEnd,
     RunStart,
+    RunStatus,
     write_record,
 )
 from loopwright.runtime import EngineSettings, Runner
-from loopwright.sandbox import Sandbox, create_workspace, remove_workspace
-from loopwright.scoring import Grader, GradeResult, TaskTests
+from loopwright.sandbox import Sandbox, Workspace, create_workspace, remove_workspace
+from loopwright.scoring import TAMPER_PREFIX, Grader, GradeResult, TaskTests
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow, workflow_hash
 
@@ -38,6 +43,9 @@ GRADE_FILE = "grade.json"
 DIFF_FILE = "diff.patch"
 NOTES_FILE = "notes.md"
 INSTRUCTION_FILE = "instruction.md"
+BROKEN_EVENTS_FILE = "events.broken.jsonl"
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -62,38 +70,136 @@ def run_task(spec: TaskRunSpec) -> CycleRecord:
     """Run the workflow on the task in a fresh workspace, grade it, and return its CycleRecord.
 
     Writes events.jsonl, instruction.md, diff.patch, notes.md, grade.json and record.json into
-    `spec.run_dir`. Deterministic for a deterministic model and seed.
+    `spec.run_dir`, never through a symlink an agent put at one of those names (it is
+    replaced). Deterministic for a deterministic model and seed.
+
+    The agents are adversaries, so nothing that goes wrong in the run raises; it is recorded:
+    a workspace that cannot be created ends the run with status `error`; a diff that cannot be
+    taken leaves a `NO_DIFF` note in diff.patch and an error event, and the run is still
+    graded, invalid with a `tamper:` reason when the agent removed or corrupted the
+    workspace's git repository; any other failure (the exhaust made unreadable, say) sets the
+    exhaust aside as events.broken.jsonl and records the error in a new one. Raises only when
+    the run directory cannot be written at all.
     """
+    started = time.monotonic()
+    try:
+        return _run(spec, started)
+    except Exception as exc:  # noqa: BLE001  the boundary: a run that broke is a record
+        return _broken_record(spec, f"{type(exc).__name__}: {exc}", time.monotonic() - started)
+
+
+def _run(spec: TaskRunSpec, started: float) -> CycleRecord:
     spec.run_dir.mkdir(parents=True, exist_ok=True)
     instruction = spec.run_dir / INSTRUCTION_FILE
-    shutil.copyfile(spec.task.root / INSTRUCTION_FILE, instruction)
-    scratch = Path(tempfile.mkdtemp(prefix="lw-ws-"))
-    started = time.monotonic()
+    atomic_write(instruction, (spec.task.root / INSTRUCTION_FILE).read_bytes())
     with EventWriter(spec.run_dir / EVENTS_FILE) as writer:
         writer.write(_run_start(spec, writer))
-        workspace = create_workspace(spec.task.repo_dir, scratch)
-        tests = TaskTests.capture(spec.task)  # before the agent can touch the task's files
-        try:
-            status, error = _run_agents(spec, workspace.path, instruction, writer)
-            (spec.run_dir / DIFF_FILE).write_text(workspace.diff(), encoding="utf-8")
-            grade = Grader(spec.sandbox).grade(workspace.path, spec.task, tests)
-            _write_grade(spec.run_dir, grade, writer)
-        finally:
-            remove_workspace(workspace)
-            shutil.rmtree(scratch, ignore_errors=True)
+        status, error = _in_fresh_workspace(spec, instruction, writer)
         writer.write(
             RunEnd(
                 t=writer.now(), status=status, duration_s=time.monotonic() - started, error=error
             )
         )
+    return _analyze(spec)
+
+
+def _in_fresh_workspace(
+    spec: TaskRunSpec, instruction: Path, writer: EventWriter
+) -> tuple[RunStatus, str | None]:
+    """Create the workspace, run the agents in it, keep its diff and grade it; remove it."""
+    scratch = Path(tempfile.mkdtemp(prefix="lw-ws-"))
+    try:
+        try:
+            workspace = create_workspace(spec.task.repo_dir, scratch)
+            tests = TaskTests.capture(spec.task)  # before the agent can touch the task's files
+        except Exception as exc:  # noqa: BLE001  the boundary: no workspace is this run's error
+            message = f"the workspace could not be created: {type(exc).__name__}: {exc}"
+            writer.write(ErrorEvent(t=writer.now(), where="workspace", message=message))
+            return "error", message
+        try:
+            status, error = _run_agents(spec, workspace.path, instruction, writer)
+            _keep_and_grade(spec, workspace, tests, writer)
+        finally:
+            _guarded(writer, "cleanup", lambda: remove_workspace(workspace))
+        return status, error
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _keep_and_grade(
+    spec: TaskRunSpec, workspace: Workspace, tests: TaskTests, writer: EventWriter
+) -> None:
+    """Write diff.patch and grade.json. A diff that cannot be taken is an error event and a
+    note in diff.patch; when the agent broke the repository, the grade is a tamper verdict."""
+    evidence = workspace.evidence()
+    if evidence.error is not None:
+        writer.write(ErrorEvent(t=writer.now(), where="diff", message=evidence.error))
+    _guarded(writer, "diff", lambda: atomic_write(spec.run_dir / DIFF_FILE, evidence.text))
+    graded = _guarded(
+        writer, "grade", lambda: Grader(spec.sandbox).grade(workspace.path, spec.task, tests)
+    )
+    if graded is None:
+        return
+    grade = graded if evidence.tamper is None else _tampered(graded, evidence.tamper)
+    text = grade.model_dump_json(indent=2)
+    _guarded(writer, "grade", lambda: atomic_write(spec.run_dir / GRADE_FILE, text))
+    # The grade event carries the summary fields of the GradeResult, by name.
+    shared = grade.model_dump(include=set(GradeEvent.model_fields) - {"t", "type"})
+    writer.write(GradeEvent(t=writer.now(), **shared))
+
+
+def _tampered(grade: GradeResult, finding: str) -> GradeResult:
+    """`grade` made invalid for tampering: score 0.0, nothing passed, not resolved, the reason
+    `tamper: <finding>`."""
+    return grade.model_copy(
+        update={
+            "invalid": True,
+            "invalid_reason": f"{TAMPER_PREFIX} {finding}",
+            "score": 0.0,
+            "resolved": False,
+            "tests": [t.model_copy(update={"passed": False}) for t in grade.tests],
+            "f2p_passed": 0,
+            "p2p_passed": 0,
+        }
+    )
+
+
+def _guarded(writer: EventWriter, where: str, step: Callable[[], _T]) -> _T | None:
+    """`step()`, or None when it raised: then the exception is this run's error event."""
+    try:
+        return step()
+    except Exception as exc:  # noqa: BLE001  the boundary: recorded as the run's error event
+        writer.write(
+            ErrorEvent(t=writer.now(), where=where, message=f"{type(exc).__name__}: {exc}")
+        )
+        return None
+
+
+def _analyze(spec: TaskRunSpec) -> CycleRecord:
+    workflow = spec.workflow
     record = CycleAnalyzer(spec.run_dir).analyze(
-        frozen_nodes=tuple(spec.workflow.frozen),
-        mutable_node_ids=tuple(
-            n.id for n in spec.workflow.nodes if n.id not in spec.workflow.frozen
-        ),
+        frozen_nodes=tuple(workflow.frozen),
+        mutable_node_ids=tuple(n.id for n in workflow.nodes if n.id not in workflow.frozen),
     )
     write_record(record, spec.run_dir)
     return record
+
+
+def _broken_record(spec: TaskRunSpec, message: str, duration_s: float) -> CycleRecord:
+    """The record of a run that raised outside every other handler: its exhaust (if any) is
+    kept as events.broken.jsonl and a new one holds run_start, the error and run_end (status
+    `error`); diff.patch and grade.json, when written, stand."""
+    spec.run_dir.mkdir(parents=True, exist_ok=True)
+    events = spec.run_dir / EVENTS_FILE
+    with contextlib.suppress(FileNotFoundError):
+        events.replace(spec.run_dir / BROKEN_EVENTS_FILE)  # a symlink moves as itself
+    with EventWriter(events) as writer:
+        writer.write(_run_start(spec, writer))
+        writer.write(ErrorEvent(t=writer.now(), where="run", message=message))
+        writer.write(
+            RunEnd(t=writer.now(), status="error", duration_s=max(duration_s, 0.0), error=message)
+        )
+    return _analyze(spec)
 
 
 def _run_start(spec: TaskRunSpec, writer: EventWriter) -> RunStart:
@@ -115,7 +221,7 @@ def _run_start(spec: TaskRunSpec, writer: EventWriter) -> RunStart:
 
 def _run_agents(
     spec: TaskRunSpec, workspace: Path, instruction: Path, writer: EventWriter
-) -> tuple[str, str | None]:
+) -> tuple[RunStatus, str | None]:
     runner = Runner(
         spec.model,
         spec.sandbox,
@@ -138,12 +244,5 @@ def _run_agents(
         writer.write(ErrorEvent(t=writer.now(), where="runner", message=message))
         return "error", message
     if outcome.notes:
-        (spec.run_dir / NOTES_FILE).write_text(outcome.notes, encoding="utf-8")
+        atomic_write(spec.run_dir / NOTES_FILE, outcome.notes)
     return outcome.status, None
-
-
-def _write_grade(run_dir: Path, grade: GradeResult, writer: EventWriter) -> None:
-    (run_dir / GRADE_FILE).write_text(grade.model_dump_json(indent=2), encoding="utf-8")
-    # The grade event carries the summary fields of the GradeResult, by name.
-    shared = grade.model_dump(include=set(GradeEvent.model_fields) - {"t", "type"})
-    writer.write(GradeEvent(t=writer.now(), **shared))

@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from loopwright import __version__
+from loopwright._fs import atomic_write
 from loopwright.harness._briefs import Brief, Complexity
 from loopwright.harness._checks import CheckOutcome, CheckReport, run_checks
 from loopwright.harness._manifest import Cell
@@ -35,6 +36,7 @@ from loopwright.models import (
 )
 from loopwright.records import (
     EVENTS_FILE,
+    ErrorEvent,
     EventWriter,
     NodeEnd,
     RunEnd,
@@ -43,7 +45,8 @@ from loopwright.records import (
     read_events,
 )
 from loopwright.runtime import REPLAN, Registries, Runner
-from loopwright.sandbox import Sandbox, create_workspace, remove_workspace
+from loopwright.sandbox import DiffEvidence, Sandbox, Workspace, create_workspace, remove_workspace
+from loopwright.scoring import TAMPER_PREFIX
 from loopwright.workflow import EXTERNAL_LOOP_PREFIX, AgentNode, Workflow, workflow_hash
 
 __all__ = [
@@ -62,6 +65,7 @@ CELL_RESULT_FILE = "result.json"
 CELL_SCHEMA_VERSION: Literal[1] = 1
 CELL_LEDGER_FILE = "ledger.jsonl"
 INSTRUCTION_FILE = "instruction.md"
+DIFF_FILE = "diff.patch"
 AGENT_NODE = "agent"
 AGENT_ROLE = "builder"
 AGENT_TOOLS = (
@@ -210,11 +214,16 @@ def run_cell(cell: Cell, brief: Brief, env: CellEnv, cell_dir: Path) -> CellResu
     else:
         model = env.models.model(cell, ledger, labels)
     run = _CellRun(cell, brief, env, model, ledger, labels, cell_dir)
-    shutil.copyfile(brief.instruction_file, cell_dir / INSTRUCTION_FILE)
-    status, error, wall, report = run.in_fresh_workspace()
-    if report is None:
-        return unavailable_result(cell, error or UNAVAILABLE_PREFIX)
-    return run.result(status, error, wall, report)
+    try:
+        atomic_write(cell_dir / INSTRUCTION_FILE, brief.instruction_file.read_bytes())
+        status, error, wall, report = run.in_fresh_workspace()
+        if report is None:
+            return unavailable_result(cell, error or UNAVAILABLE_PREFIX)
+        return run.result(status, error, wall, report)
+    except Exception as exc:  # noqa: BLE001  the boundary: a cell that broke is a row
+        message = f"the cell broke: {type(exc).__name__}: {exc}"
+        failed = CheckReport(tuple(_failed(name, message) for name in brief.checks))
+        return run.result("error", message, None, failed, events=False)
 
 
 def _relayed_model(cell: Cell, relay: MeteringRelay, prices: PriceTable) -> ChatModel:
@@ -236,27 +245,42 @@ class _CellRun:
     cell_dir: Path
 
     def in_fresh_workspace(self) -> tuple[CellStatus, str | None, float, CheckReport | None]:
-        """Recreate the workspace from the brief's fixture, run the agent, keep its diff and
-        grade it: (status, error, wall clock, report); no report when the loop said it is
-        unavailable. The workspace is removed afterwards."""
+        """Recreate the workspace from the brief's fixture, run the agent, keep its diff (or a
+        note saying why there is none) and grade it: (status, error, wall clock, report); no
+        report when the loop said it is unavailable. An agent that removed or corrupted the
+        workspace's git repository gets status `error`, a `tamper:` reason and every check
+        failed. The workspace is removed afterwards."""
         scratch = Path(tempfile.mkdtemp(prefix="lw-ab-"))
         try:
             workspace = create_workspace(self.brief.repo_dir, scratch)
             try:
-                status, error, wall = self.agent(workspace.path)
+                status, error, wall, evidence = self.agent(workspace)
                 if status == "error" and (error or "").startswith(UNAVAILABLE_PREFIX):
                     return status, error, wall, None
-                (self.cell_dir / "diff.patch").write_text(workspace.diff(), encoding="utf-8")
-                return status, error, wall, run_checks(self.brief, workspace.path, self.env.sandbox)
+                atomic_write(self.cell_dir / DIFF_FILE, evidence.text)
+                report = run_checks(self.brief, workspace.path, self.env.sandbox)
+                if evidence.tamper is None:
+                    return status, error, wall, report
+                # The agent broke the repository its diff is read from: no credit at all.
+                reason = f"{TAMPER_PREFIX} {evidence.tamper}"
+                failed = tuple(_failed(c.name, reason) for c in report.checks)
+                return "error", reason, wall, CheckReport(failed)
             finally:
                 remove_workspace(workspace)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
     def result(
-        self, status: CellStatus, error: str | None, wall: float, report: CheckReport
+        self,
+        status: CellStatus,
+        error: str | None,
+        wall: float | None,
+        report: CheckReport,
+        *,
+        events: bool = True,
     ) -> CellResult:
-        """The cell's figures: the grade, and tokens, turns and cost from its own ledger."""
+        """The cell's figures: the grade, and tokens, turns and cost from its own ledger;
+        replans from its events unless `events` is False (a cell that broke)."""
         totals = self.ledger.totals()[None]
         return CellResult(
             cell=CellKey.of(self.cell),
@@ -269,16 +293,17 @@ class _CellRun:
             cache_read_tokens=totals.cache_read_tokens,
             turns=totals.calls - totals.failed_calls,
             failed_calls=totals.failed_calls,
-            replans_used=_replans(self.cell_dir / EVENTS_FILE),
+            replans_used=_replans(self.cell_dir / EVENTS_FILE) if events else 0,
             wall_clock_s=wall,
             cost_usd=totals.cost_usd,
             simulated=self.model.simulated,
             finished_at=_now(),
         )
 
-    def agent(self, workspace: Path) -> tuple[CellStatus, str | None, float]:
+    def agent(self, workspace: Workspace) -> tuple[CellStatus, str | None, float, DiffEvidence]:
         """Run the cell's workflow on `workspace`, external agents metered through the relay;
-        return the agent node's status and error, and the wall clock of the run."""
+        return the agent node's status and error, the wall clock of the run, and the
+        workspace's diff (a diff that could not be taken is also an error event)."""
         cell, env = self.cell, self.env
         workflow, task = cell_workflow(cell.loop, self.brief), self.brief.task()
         runner = Runner(
@@ -298,15 +323,18 @@ class _CellRun:
             )
             with metering:
                 started = env.clock()
-                outcome = runner.run(workflow, task, workspace, instruction, writer)
+                outcome = runner.run(workflow, task, workspace.path, instruction, writer)
                 wall = env.clock() - started
+            evidence = workspace.evidence()
+            if evidence.error is not None:
+                writer.write(ErrorEvent(t=writer.now(), where="diff", message=evidence.error))
             writer.write(
                 RunEnd(t=writer.now(), status=outcome.status, duration_s=wall, error=outcome.error)
             )
         if outcome.status == "error":
-            return "error", outcome.error, wall
+            return "error", outcome.error, wall, evidence
         status, error = _agent_end(self.cell_dir / EVENTS_FILE)
-        return status, error, wall
+        return status, error, wall, evidence
 
     def _run_start(self, workflow: Workflow, digest: str, writer: EventWriter) -> RunStart:
         cell = self.cell
@@ -324,6 +352,10 @@ class _CellRun:
             loopwright_version=__version__,
             started_at=_now(),
         )
+
+
+def _failed(name: str, error: str) -> CheckOutcome:
+    return CheckOutcome(name=name, passed=False, error=error)
 
 
 def _agent_end(events: Path) -> tuple[CellStatus, str | None]:

@@ -25,6 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from loopwright._fs import atomic_write
 from loopwright.errors import ConfigError, UsageError
 from loopwright.harness._briefs import BriefSuite
 from loopwright.harness._cell import CELL_RESULT_FILE, CellEnv, CellResult, run_cell
@@ -205,6 +206,4 @@ def load_results(out: Path) -> list[CellResult]:
 
 def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text + ("" if text.endswith("\n") else "\n"), encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, text + ("" if text.endswith("\n") else "\n"))

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from loopwright._fs import open_append
 
 __all__ = [
     "LEDGER_FILE",
@@ -138,26 +141,21 @@ class CostLedger:
         with self._lock:
             self._records.append(entry)
             if self.path is not None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with self.path.open("a", encoding="utf-8") as f:
-                    f.write(entry.model_dump_json() + "\n")
+                _append(self.path, entry.model_dump_json() + "\n")
 
     def write_to(self, path: Path) -> None:
         """Mirror the ledger to `path` from now on, writing the records held so far first (so a
         ledger made before its run directory existed loses nothing)."""
         with self._lock:
             self.path = path
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("a", encoding="utf-8") as f:
-                f.writelines(entry.model_dump_json() + "\n" for entry in self._records)
+            _append(path, "".join(entry.model_dump_json() + "\n" for entry in self._records))
 
     def touch(self) -> None:
         """Create the file (empty) if the ledger has one and it does not exist yet, so that a
         run without any gateway call still leaves its (empty) ledger.jsonl."""
         with self._lock:
             if self.path is not None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self.path.touch()
+                _append(self.path, "")
 
     def records(self) -> list[LedgerRecord]:
         """A copy of every record, in the order they were recorded."""
@@ -212,3 +210,16 @@ def read_ledger(path: Path) -> list[LedgerRecord]:
     malformed line and FileNotFoundError when the file does not exist."""
     lines = path.read_text(encoding="utf-8").splitlines()
     return [LedgerRecord.model_validate_json(line) for line in lines if line.strip()]
+
+
+def _append(path: Path, text: str) -> None:
+    """Append `text` to `path` (created with its directory), never through a symlink there: a
+    ledger may live in a run directory an agent can write to."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = open_append(path)
+    try:
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            data = data[os.write(fd, data) :]
+    finally:
+        os.close(fd)

@@ -8,6 +8,7 @@ use `read_events`, which validates each line against the union below.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from loopwright._fs import atomic_write, open_append
 from loopwright.errors import ConfigError
 
 __all__ = [
@@ -179,15 +181,20 @@ _ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
 
 class EventWriter:
-    """Appends events to `events.jsonl`, one flushed line each. `now()` gives the `t` to stamp.
+    """Appends events to `events.jsonl`, one line each, written through at once. `now()` gives
+    the `t` to stamp.
 
-    Use as a context manager or call `close()`. Not thread-safe: one writer per run.
+    The file is opened once, never through a symlink (one at the path is replaced, see
+    `open_append`), and every line goes to that file whatever happens to its name meanwhile.
+    On `close()`, if the name no longer leads to it (an agent removed or replaced it, or put a
+    symlink there), what was written is put back under the name as a regular file. Use as a
+    context manager or call `close()`. Not thread-safe: one writer per run.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = path.open("a", encoding="utf-8")
+        self._fd = open_append(path)
         self._start = time.monotonic()
 
     def now(self) -> float:
@@ -195,11 +202,32 @@ class EventWriter:
         return round(time.monotonic() - self._start, 6)
 
     def write(self, event: _Event) -> None:
-        self._file.write(event.model_dump_json() + "\n")
-        self._file.flush()
+        view = memoryview((event.model_dump_json() + "\n").encode("utf-8"))
+        while view:
+            view = view[os.write(self._fd, view) :]
 
     def close(self) -> None:
-        self._file.close()
+        if self._fd < 0:
+            return
+        try:
+            self._put_back()
+        finally:
+            os.close(self._fd)
+            self._fd = -1
+
+    def _put_back(self) -> None:
+        mine = os.fstat(self._fd)
+        try:
+            there = os.lstat(self.path)
+            if (there.st_dev, there.st_ino) == (mine.st_dev, mine.st_ino):
+                return
+        except FileNotFoundError:
+            pass
+        chunks, offset = [], 0
+        while chunk := os.pread(self._fd, 1 << 20, offset):
+            chunks.append(chunk)
+            offset += len(chunk)
+        atomic_write(self.path, b"".join(chunks))
 
     def __enter__(self) -> EventWriter:
         return self

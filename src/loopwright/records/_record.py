@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from loopwright._fs import atomic_write
 from loopwright.errors import ConfigError
 from loopwright.records._events import NodeStatus
 
@@ -245,17 +246,31 @@ class CycleRecord(_Frozen):
         return self.grade is not None and not self.grade.invalid
 
     @property
+    def tampered(self) -> bool:
+        """The grade is invalid because the agent's code forged or cut short the test run (its
+        reason starts with `tamper:`): not a measurement of the code, but the agent's doing."""
+        grade = self.grade
+        return grade is not None and grade.invalid and (grade.invalid_reason or "").startswith(
+            "tamper:"
+        )
+
+    @property
+    def scored(self) -> bool:
+        """The run's score belongs in means and fitness: a valid grade, or a tampered one,
+        which counts as the zero it is (else forging would take a failing run out of the mean)."""
+        return self.valid or self.tampered
+
+    @property
     def resolved(self) -> bool:
         """The grade says the task is resolved (False without a grade)."""
         return self.grade is not None and self.grade.resolved
 
 
 def write_record(record: CycleRecord, run_dir: Path) -> Path:
-    """Write `record` to `<run_dir>/record.json` (replacing it atomically) and return the path."""
+    """Write `record` to `<run_dir>/record.json` (replacing it atomically, and replacing a
+    symlink there rather than writing through it) and return the path."""
     path = run_dir / RECORD_FILE
-    tmp = path.with_name(f".{RECORD_FILE}.tmp")
-    tmp.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, record.model_dump_json(indent=2) + "\n")  # never through a symlink
     return path
 
 

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loopwright._fs import atomic_write
 from loopwright.errors import SandboxError
 from loopwright.models import CostLedger, LiteLLMGateway, redact
 from loopwright.records import ErrorEvent
@@ -286,13 +287,13 @@ def _keep_exhaust(
     folder = tc.events.path.parent / EXTERNAL_OUTPUT_DIR
     folder.mkdir(parents=True, exist_ok=True)
     stem = f"{tc.node_id}.{tc.attempt}"
-    (folder / f"{stem}.stdout").write_text(redact(result.stdout), encoding="utf-8")
-    (folder / f"{stem}.stderr").write_text(redact(result.stderr), encoding="utf-8")
+    atomic_write(folder / f"{stem}.stdout", redact(result.stdout))
+    atomic_write(folder / f"{stem}.stderr", redact(result.stderr))
     kept = []
     for path in invocation.files:
         if path.is_file():
             target = folder / f"{stem}.{path.name}"
-            target.write_text(redact(path.read_text(encoding="utf-8", errors="replace")))
+            atomic_write(target, redact(path.read_text(encoding="utf-8", errors="replace")))
             kept.append(target.name)
     record = {
         "schema_version": EXTERNAL_RECORD_VERSION,
@@ -306,7 +307,7 @@ def _keep_exhaust(
         "duration_s": round(duration_s, 3),
         "files": kept,
     }
-    (folder / f"{stem}.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    atomic_write(folder / f"{stem}.json", json.dumps(record, indent=2) + "\n")
 
 
 def _short(arg: str, limit: int = 300) -> str:

@@ -1,0 +1,86 @@
+"""Writing into a run directory without following a symlink an agent planted there.
+
+An agent works beside the run directory (with the local sandbox it can write anywhere the user
+can), so a name loopwright writes may have become a symlink to a file elsewhere: writing
+through it would change that file. Every file loopwright writes into a task-run directory goes
+through `atomic_write` (whole files) or `open_append` (append-only logs), which never follow a
+symlink at the name they write: they replace it.
+
+A top-level module (like errors.py) so that every package, `records` included, can use it; a
+future `store.RunDir`, owning the run directory's layout and every write into it, will own it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+from pathlib import Path
+
+__all__ = ["atomic_write", "open_append"]
+
+_TEMP_ATTEMPTS = 16
+
+
+def atomic_write(path: Path, data: bytes | str) -> None:
+    """Replace the file at `path` with `data` (str is written as UTF-8), atomically.
+
+    The data goes to a new temporary file in the same directory (created with O_EXCL and
+    O_NOFOLLOW, so it is loopwright's own), is fsynced, then renamed over `path`: a reader
+    sees the old file or the new one, never part of it, and whatever was at `path` (a file,
+    or a symlink, which is replaced itself, its target untouched) is gone. The temporary name
+    is `.<name>.<random>.tmp` and is removed when the write fails. Raises OSError when the
+    directory is missing or not writable, or `path` is a directory.
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    directory = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        # Every step is relative to the one directory opened above, so the temporary file and
+        # the rename land in the same place even if the path is changed meanwhile.
+        temp, fd = _create_temp(directory, path.name)
+        try:
+            try:
+                _write_all(fd, payload)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(temp, path.name, src_dir_fd=directory, dst_dir_fd=directory)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=directory)
+            raise
+    finally:
+        os.close(directory)
+
+
+def open_append(path: Path) -> int:
+    """A file descriptor (read-write, O_APPEND) on the regular file at `path`, created if
+    missing. A symlink at `path` is never followed: it is replaced by a new empty file. The
+    caller closes the descriptor. Raises OSError when it cannot be opened (e.g. a symlink was
+    put back between the replacement and the second open)."""
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        return os.open(path, flags, 0o666)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:  # ELOOP: the last component is a symlink
+            raise
+    atomic_write(path, b"")
+    return os.open(path, flags, 0o666)
+
+
+def _create_temp(directory: int, name: str) -> tuple[str, int]:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _ in range(_TEMP_ATTEMPTS):
+        temp = f".{name}.{secrets.token_hex(6)}.tmp"
+        try:
+            return temp, os.open(temp, flags, 0o666, dir_fd=directory)
+        except FileExistsError:
+            continue  # a name taken (by anyone): draw another
+    raise FileExistsError(errno.EEXIST, f"no free temporary name for {name}")
+
+
+def _write_all(fd: int, payload: bytes) -> None:
+    view = memoryview(payload)
+    while view:
+        view = view[os.write(fd, view) :]
