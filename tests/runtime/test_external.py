@@ -341,7 +341,8 @@ def test_under_bubblewrap_the_agent_reads_the_instruction_copy_and_edits_the_wor
         (h.workspace / "calc" / "core.py").read_text() + "\n"
     )
     script, _ = stand_in(tmp_path, "claude-code", "ok", solution)
-    regs = registries("claude-code", script)
+    # The stand-in's own code lives in the checkout, which the sandbox does not show unasked.
+    regs = registries("claude-code", script, expose=(str(FIXTURE.parent),))
     outcome = h.run(chain(external("claude-code")), FakeModel([]), registries=regs)
     assert outcome.node_status == {"builder": "ok"}
     read = h.events("tool_call")[0]

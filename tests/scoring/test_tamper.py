@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from loopwright.evaluation import aggregate
 from loopwright.sandbox import LocalSandbox, Sandbox, bubblewrap_available, default_sandbox
 from loopwright.scoring import GradeResult
+from loopwright.search._engine_records import task_result
 from loopwright.tasks import Task
 from tests.scoring.hostile import Step, copy_task, gold_steps, run_agent, shell, write
 
@@ -221,3 +223,16 @@ def test_rewriting_the_tasks_hidden_tests_is_tamper_and_repaired(
     assert hidden.read_text() == original  # put back: later runs are not poisoned
     later = _grade(slugify, gold_steps(slugify), LocalSandbox(), tmp_path)
     assert (later.score, later.invalid) == (1.0, False)
+
+
+def test_a_tampered_run_counts_as_a_zero_in_means(
+    slugify: Task, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Left out of means as "invalid", forging would lift a failing workflow's fitness."""
+    honest, _ = run_agent(slugify, gold_steps(slugify), sandbox, tmp_path / "runs" / "gold")
+    forged, _ = run_agent(slugify, _init_with(FORGE_REPORTS), sandbox, tmp_path / "runs" / "forged")
+    assert forged.tampered and forged.scored and not forged.valid
+    summary = aggregate([honest, forged])
+    assert (summary.mean_score, summary.invalid_runs) == (0.5, 1)
+    row = task_result(forged, "train", Path("r"))
+    assert not row.invalid and row.score == 0.0

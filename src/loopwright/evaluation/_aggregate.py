@@ -13,17 +13,20 @@ __all__ = ["Aggregate", "aggregate"]
 
 
 class Aggregate(BaseModel):
-    """Summary of a set of runs. Invalid grades are counted, never averaged in as zeros.
+    """Summary of a set of runs. Invalid grades are counted, never averaged in as zeros; except
+    tampered ones (the agent's code forged or cut short the test run), which count as zeros.
 
-    `mean_score` is the mean partial credit over valid runs (None when there is none);
-    `resolved_rate` likewise. `cost_usd` is None when any run's cost is unknown.
+    `mean_score` is the mean partial credit over valid and tampered runs (None when there is
+    none); `resolved_rate` likewise. `invalid_runs` counts every invalid grade, tampered ones
+    included. `cost_usd` is None when any run's cost is unknown.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     runs: int
     valid_runs: int
-    invalid_runs: int
+    invalid_runs: int  # tampered runs included
+    tampered_runs: int = 0
     mean_score: float | None
     resolved_rate: float | None
     input_tokens: int
@@ -35,12 +38,14 @@ class Aggregate(BaseModel):
 
 def aggregate(records: Sequence[CycleRecord]) -> Aggregate:
     """Summarise `records` (any mix of tasks and repetitions). Deterministic."""
-    valid = [r for r in records if r.valid]
+    valid = [r for r in records if r.scored]
     costs = [r.total_cost_usd for r in records]
+    valid_runs = sum(r.valid for r in records)
     return Aggregate(
         runs=len(records),
-        valid_runs=len(valid),
-        invalid_runs=len(records) - len(valid),
+        valid_runs=valid_runs,
+        invalid_runs=len(records) - valid_runs,
+        tampered_runs=sum(r.tampered for r in records),
         mean_score=fmean(r.score_end for r in valid) if valid else None,
         resolved_rate=fmean(1.0 if r.resolved else 0.0 for r in valid) if valid else None,
         input_tokens=sum(r.input_tokens for r in records),

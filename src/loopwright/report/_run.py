@@ -81,7 +81,7 @@ def _records(runs: list[TaskRun]) -> list[CycleRecord]:
 
 def _task_row(data: RunData, task: str, runs: list[TaskRun]) -> list[object]:
     records = _records(runs)
-    valid = [r.score_end for r in records if r.valid]
+    valid = [r.score_end for r in records if r.scored]
     costs = [r.total_cost_usd for r in records]
     cost = None if None in costs or not costs else sum(c for c in costs if c is not None)
     category = Counter(str(r.failure_category) for r in records).most_common(1)

@@ -424,7 +424,7 @@ def _row(scope: Scope, job: WaveJob, rec: CycleRecord) -> RunRow:
     return RunRow(
         task=rec.task_id, rep=rec.repetition, score=rec.score_end,
         resolved=rec.resolved,
-        valid=rec.valid,
+        valid=rec.scored,  # a tampered run counts: as the zero it is
         failure_category=str(rec.failure_category), duration_s=rec.duration_s,
         tokens=rec.input_tokens + rec.output_tokens, cost_usd=rec.total_cost_usd,
         run_dir=str(run_dir.relative_to(scope.staging)),

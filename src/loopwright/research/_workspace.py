@@ -40,7 +40,7 @@ STATE_SCHEMA_VERSION = 1
 
 class PairScore(BaseModel):
     """One measured (task, repetition) run: its partial credit, whether it resolved the task,
-    whether the grade was valid, and its failure category."""
+    whether the grade counts (valid, or tampered: a zero), and its failure category."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -92,7 +92,7 @@ def pair_of(record: CycleRecord) -> PairScore:
         rep=record.repetition,
         score=record.score_end,
         resolved=record.resolved,
-        valid=record.valid,
+        valid=record.scored,  # a tampered run counts: as the zero it is
         failure=str(record.failure_category),
     )
 

@@ -73,7 +73,11 @@ class ExternalSettings:
       for the offline models: the agent then uses its own default model);
     - `extra_args`: appended to the agent's own arguments;
     - `environ`: the environment keys and PATH are taken from (default: os.environ, read at
-      each visit).
+      each visit);
+    - `expose`: more paths the agent's own installation needs (its config, a runtime it
+      calls), shown read-only in an isolated sandbox. That sandbox shows the system, this
+      Python's environment, the workspace and the executable's installation prefix (the
+      directory above the one holding it), never the home directory as a whole.
     """
 
     executable: str | None = None
@@ -81,6 +85,7 @@ class ExternalSettings:
     api_base: str | None = None
     extra_args: tuple[str, ...] = ()
     environ: Mapping[str, str] | None = field(default=None, repr=False)
+    expose: tuple[str, ...] = ()
 
 
 EXTERNAL_AGENTS: Registry[ExternalAdapter] = Registry("external agent")
@@ -151,7 +156,7 @@ def run_external(
         invocation = adapter.invocation(request, executable, settings.extra_args)
         started = time.monotonic()
         try:
-            result = _invoke(tc, invocation, scratch, timeout)
+            result = _invoke(tc, invocation, scratch, timeout, _exposed(executable, settings))
         except SandboxError as exc:
             return _fail(tc, node, f"unavailable: {exc}. Install: {adapter.install_hint}")
         transcript = _parse(adapter, result, request)
@@ -163,7 +168,7 @@ def run_external(
 
 
 def _invoke(
-    tc: ToolContext, invocation: Invocation, scratch: Path, timeout: float
+    tc: ToolContext, invocation: Invocation, scratch: Path, timeout: float, exposed: list[Path]
 ) -> CommandResult:
     """Run the agent in the node's sandbox, in the workspace, for at most `timeout` seconds
     (then its process group is killed). Raises SandboxError when it cannot be started."""
@@ -172,11 +177,20 @@ def _invoke(
         cwd=tc.workspace,
         timeout_s=timeout,
         writable=[scratch],
+        readonly=exposed,
         env=invocation.env,
         output_cap=_OUTPUT_CAP,
         network=True,  # the agent must reach its model; its web tools are off
         stdin=invocation.stdin,
     )
+
+
+def _exposed(executable: str, settings: ExternalSettings) -> list[Path]:
+    """The agent's installation prefix (`<prefix>/bin/agent` -> `<prefix>`) and the paths the
+    settings name, those that exist."""
+    prefix = Path(executable).resolve().parent.parent
+    wanted = [prefix, *(Path(p).expanduser() for p in settings.expose)]
+    return [p for p in wanted if p.exists() and p != Path("/")]
 
 
 def _request(

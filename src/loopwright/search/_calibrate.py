@@ -99,7 +99,7 @@ def calibrate(
 
 
 def _rates(records: Sequence[CycleRecord]) -> tuple[int, int, float | None, float | None]:
-    valid = [r for r in records if r.valid]
+    valid = [r for r in records if r.scored]
     if not valid:
         return len(records), 0, None, None
     passed = fmean(1.0 if r.resolved else 0.0 for r in valid)

@@ -111,7 +111,7 @@ def task_result(record: CycleRecord, split: Split, rel: Path) -> TaskResult:
         split=split,
         score=record.score_end,
         resolved=record.resolved,
-        invalid=not record.valid,
+        invalid=not record.scored,  # a tampered run is scored: a zero
         failure_category=str(record.failure_category),
         cost_usd=record.total_cost_usd,
         duration_s=record.duration_s,

@@ -111,7 +111,7 @@ class EvaluationRow:
             seed=record.seed,
             score=record.score_end,
             resolved=record.resolved,
-            invalid=not record.valid,
+            invalid=not record.scored,  # a tampered run is scored: a zero
             failure_category=str(record.failure_category),
             run_status=record.run_status,
             input_tokens=record.input_tokens,
