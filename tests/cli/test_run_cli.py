@@ -120,3 +120,34 @@ def test_run_refuses_an_unknown_workflow(capsys: pytest.CaptureFixture[str]) -> 
     code, _, err = run(capsys, "run", "no-such-workflow", "--bench", "mini")
     assert code == 2
     assert "builder-only" in err
+
+
+def test_run_with_an_agent_that_deletes_git_exits_normally_with_a_tamper_grade(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_calc_task(tmp_path / "bench")
+    script = tmp_path / "script.yaml"
+    script.write_text(
+        yaml.safe_dump(
+            {
+                "replies": [
+                    {"tool_calls": [{"name": "write_file",
+                                     "arguments": {"path": "calc/core.py", "content": GOLD}}]},
+                    {"tool_calls": [{"name": "run_command",
+                                     "arguments": {"command": "rm -rf .git"}}]},
+                    {"tool_calls": [{"name": "finish", "arguments": {"summary": "done"}}]},
+                ]
+            }
+        )
+    )  # fmt: skip
+    run_dir = tmp_path / "run"
+    code, out, _ = run(
+        capsys, "run", "builder-only", "--bench", str(tmp_path / "bench"), "--sandbox", "local",
+        "--model", f"scripted:{script}", "--run-dir", str(run_dir), "--json",
+    )  # fmt: skip
+    assert code == 0
+    [wf] = json.loads(out)["workflows"]
+    [row] = wf["tasks"]
+    assert row["resolved"] == 0
+    grade = json.loads((run_dir / "builder-only" / "calc-ops" / "rep_0" / "grade.json").read_text())
+    assert grade["invalid"] and grade["invalid_reason"].startswith("tamper:")
