@@ -1,7 +1,8 @@
 """One run of a workflow on one task: workspace, agents, grade, exhaust, CycleRecord.
 
 The run directory is written as the run goes; a crash at any point leaves what was written
-(events are flushed line by line). Nothing here raises for a failing agent: failures are data.
+(events are written through line by line). Nothing here raises for what happens in a run, the
+agent's doing or loopwright's: failures are data, recorded in that run's record.
 """
 
 from __future__ import annotations
