@@ -1,11 +1,8 @@
 """The process reaper: runs one command so that nothing the command starts outlives it (Linux).
 
 `run_process(..., reap=True)` starts it, with the command's stdin, stdout, stderr, cwd and
-environment, as
-
-    python -I -S _reaper.py STATUS_FD ARGV...
-
-It then
+environment, as `python -I -S -c "<import this module>; main(sys.argv[1:])" STATUS_FD ARGV...`
+(`python -I -S _reaper.py STATUS_FD ARGV...` does the same, a few ms slower). It then
 
 1. makes itself a child subreaper (`prctl(PR_SET_CHILD_SUBREAPER, 1)`), so that every process
    orphaned below it (a daemon that double-forked, or called `setsid()` and lost its parent) is
