@@ -26,9 +26,10 @@ ARGV in its own place: the behaviour without a reaper.
 A command running as the same user can still kill the reaper (`kill -9 $PPID`, `kill -9 0`):
 then what it orphaned is reparented to init, and run_process only kills the process group.
 
-This file runs as a script before every local command, so it imports only modules built into the
-interpreter (`posix`, `errno`, `_signal`, `_ctypes` rather than `os`, `signal`, `ctypes`, which cost about
-twice the interpreter's own start-up in imports) and never imports loopwright.
+This module is loaded by a fresh interpreter before every local command, so it imports only
+modules built into the interpreter or already loaded at its start (`posix`, `errno`, `_signal`,
+`_ctypes`, `time`), not `os`, `signal` and `ctypes`, whose imports would cost about as much again
+as the interpreter's own start; and it never imports loopwright.
 """
 
 import _ctypes
@@ -100,9 +101,9 @@ def _become_subreaper() -> bool:
 
 def _exec(argv: list[str], env: dict[bytes, bytes], status_fd: int, to_default: list[int]) -> None:
     """Replace this process with `argv`, searched on `env`'s PATH as `subprocess` does, with the
-    signals `to_default` and the two Python ignores at their default. When that fails, write why
-    to `status_fd` and exit 127. (Not posix_spawn: glibc's leaves its internal signals 32 and 33
-    ignored in the command.)"""
+    signals `to_default` and the two Python ignores at their default. Never returns: when the
+    exec fails, writes why to `status_fd` and exits 127. (Not posix_spawn: glibc's leaves its
+    internal signals 32 and 33 ignored in the command.)"""
     try:
         for signum in (*to_default, *_RESTORED):
             _signal.signal(signum, _signal.SIG_DFL)
