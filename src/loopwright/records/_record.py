@@ -250,8 +250,10 @@ class CycleRecord(_Frozen):
         """The grade is invalid because the agent's code forged or cut short the test run (its
         reason starts with `tamper:`): not a measurement of the code, but the agent's doing."""
         grade = self.grade
-        return grade is not None and grade.invalid and (grade.invalid_reason or "").startswith(
-            "tamper:"
+        return (
+            grade is not None
+            and grade.invalid
+            and (grade.invalid_reason or "").startswith("tamper:")
         )
 
     @property
