@@ -307,3 +307,59 @@ def test_a_git_failure_with_the_repository_intact_is_not_tampering(
     assert evidence.text == f"{NO_DIFF}{evidence.error}\n"
     assert evidence.error is not None and "simulated" in evidence.error
     assert evidence.tamper is None
+
+
+# --- templates: later workspaces of a source are written from memory ---------------------------
+
+
+def _tree(root: Path) -> dict[str, tuple[int, bytes | str]]:
+    found: dict[str, tuple[int, bytes | str]] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if rel == ".git/index":  # holds stat data (inodes, times) of the files it was made from
+            continue
+        info = path.lstat()
+        if path.is_symlink():
+            found[rel] = (info.st_mode, str(path.readlink()))
+        elif path.is_file():
+            found[rel] = (stat.S_IMODE(info.st_mode), path.read_bytes())
+        else:
+            found[rel] = (stat.S_IMODE(info.st_mode), "dir")
+    return found
+
+
+def test_a_second_workspace_of_a_source_is_the_same_and_needs_no_git(
+    source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = create_workspace(source, tmp_path / "a")
+
+    def no_commit(dest: Path) -> str:
+        raise AssertionError("the second workspace ran git to commit")
+
+    monkeypatch.setattr(_workspace, "_commit_base", no_commit)
+    second = create_workspace(source, tmp_path / "b")
+    assert second.base_commit == first.base_commit
+    assert _tree(second.path) == _tree(first.path)
+    assert git_out(second.path, "status", "--porcelain") == ""
+    assert second.changed_files() == []
+    (second.path / "pkg" / "core.py").write_text("changed\n")
+    assert second.changed_files() == ["pkg/core.py"]
+
+
+def test_an_agent_editing_a_workspace_cannot_change_later_ones(
+    source: Path, tmp_path: Path
+) -> None:
+    first = create_workspace(source, tmp_path / "a")
+    (first.path / "pkg" / "core.py").write_text("solved = True\n")
+    (first.path / ".git" / "refs" / "heads" / "main").write_text("0" * 40 + "\n")
+    later = create_workspace(source, tmp_path / "b")
+    assert (later.path / "pkg" / "core.py").read_text() == "def f():\n    return 1\n"
+    assert later.base_commit == first.base_commit and later.changed_files() == []
+
+
+def test_a_changed_source_is_committed_afresh(source: Path, tmp_path: Path) -> None:
+    first = create_workspace(source, tmp_path / "a")
+    (source / "pkg" / "core.py").write_text("def f():\n    return 2\n")
+    later = create_workspace(source, tmp_path / "b")
+    assert later.base_commit != first.base_commit
+    assert (later.path / "pkg" / "core.py").read_text() == "def f():\n    return 2\n"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from loopwright.errors import ConfigError, SandboxError, UsageError
 from loopwright.sandbox._git import BASE_EXCLUDES, IDENTITY, base_problem, git, staged_snapshot
+from loopwright.sandbox._template import cached_template, read_template, signature
 
 __all__ = [
     "BASE_MESSAGE",
@@ -129,7 +130,9 @@ def create_workspace(
     hardlinked (an agent editing in place must not change the task); symlinks stay symlinks;
     every `.git` and `__pycache__` in source is skipped. Every file is committed, even ones the source's
     .gitignore matches, on branch main by "loopwright" at a fixed date, so the same source
-    gives the same `base_commit`. Raises ConfigError when `source` is not a directory,
+    gives the same `base_commit`. The first workspace of a source is kept in memory and later
+    ones are written from it while the source's files are unchanged (sandbox/_template.py), with
+    no git process. Raises ConfigError when `source` is not a directory,
     UsageError when `parent/name` exists, SandboxError when git fails.
     """
     source = Path(source)
@@ -141,6 +144,11 @@ def create_workspace(
         )
     dest = _new_directory(parent, name)
     try:
+        source, sig = source.resolve(), signature(source)
+        template = cached_template.get(source, sig)
+        if template is not None:  # this source was committed before: write that out again
+            template.write(dest)
+            return Workspace(dest, template.base_commit)
         shutil.copytree(
             source,
             dest,
@@ -149,7 +157,11 @@ def create_workspace(
             copy_function=_copy_file,
             dirs_exist_ok=True,
         )
-        return Workspace(dest, _commit_base(dest))
+        commit = _commit_base(dest)
+        kept = read_template(dest, sig, commit)
+        if kept is not None:
+            cached_template.put(source, kept)
+        return Workspace(dest, commit)
     except BaseException:
         _rmtree(dest)
         raise
