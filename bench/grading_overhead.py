@@ -6,8 +6,9 @@ For each task of a benchmark (default: mini) and each repetition, in one process
     tests (what a person would run by hand);
   - loopwright: create a fresh workspace from the task's repo (git init + commit), apply the gold
     overlay, and grade it (restore tests, sandboxed pytest with junit, parse, score).
-Prints the median of each per task and the ratio of the sums, for each sandbox available.
-Targets (issue 2): at most 1.3 with bubblewrap, 1.15 without.
+Prints the median of each per task and the ratio of the sums, for each sandbox available. The
+arms (plain, each sandbox) are interleaved in one loop, so that the machine's drift hits all
+of them alike. Targets: at most 1.3 with bubblewrap (aim 1.10), 1.15 without.
 
     python bench/grading_overhead.py [--benchmark mini] [--repeat 5]
 """
@@ -93,19 +94,29 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="lw-bench-") as tmp:
         root = Path(tmp)
         prepared = {t.id: prepare(t, root / "prepared" / t.id) for t in bench.tasks}
-        for kind in kinds:
-            grader = Grader(default_sandbox(kind))
-            warm = bench.tasks[0]  # one untimed round so imports and disk caches are warm for both
-            time_plain_pytest(prepared[warm.id], warm)
+        graders = {kind: Grader(default_sandbox(kind)) for kind in kinds}
+        warm = bench.tasks[0]  # one untimed round so imports and disk caches are warm for all
+        time_plain_pytest(prepared[warm.id], warm)
+        for grader in graders.values():
             time_loopwright(warm, grader, root / "ws")
-            rows = []
-            for task in bench.tasks:
-                plain, ours = [], []
-                for _ in range(args.repeat):  # interleaved so drift hits both alike
-                    plain.append(time_plain_pytest(prepared[task.id], task))
-                    ours.append(time_loopwright(task, grader, root / "ws"))
-                rows.append((task.id, statistics.median(plain), statistics.median(ours)))
-            report(kind, rows)
+        rows: dict[str, list[tuple[str, float, float]]] = {kind: [] for kind in kinds}
+        for task in bench.tasks:
+            plain: list[float] = []
+            ours: dict[str, list[float]] = {kind: [] for kind in kinds}
+            for rep in range(args.repeat):
+                # Interleaved, in an order that rotates, so drift hits every arm alike.
+                arms = ["plain", *kinds]
+                for arm in arms[rep % len(arms) :] + arms[: rep % len(arms)]:
+                    if arm == "plain":
+                        plain.append(time_plain_pytest(prepared[task.id], task))
+                    else:
+                        ours[arm].append(time_loopwright(task, graders[arm], root / "ws"))
+            for kind in kinds:
+                rows[kind].append(
+                    (task.id, statistics.median(plain), statistics.median(ours[kind]))
+                )
+        for kind in kinds:
+            report(kind, rows[kind])
 
 
 def report(kind: str, rows: list[tuple[str, float, float]]) -> None:

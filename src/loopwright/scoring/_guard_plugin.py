@@ -154,8 +154,11 @@ def _canary_pass() -> None:
 
 @pytest.mark.xfail(strict=True, reason="loopwright canary: must fail")
 def _canary_fail() -> None:
-    """Must fail (a strict xfail): a run that reports it passed forged its outcomes."""
-    assert sum(range(_N)) == _N * (_N - 1) // 2 + 1
+    """Must fail (a strict xfail): a run that reports it passed forged its outcomes. It fails
+    through `pytest.fail` without a traceback: formatting an assertion's failure would cost
+    more than the rest of the guard."""
+    if sum(range(_N)) == _N * (_N - 1) // 2:
+        pytest.fail("loopwright canary: must fail", pytrace=False)
 
 
 for _name, _expected in _CANARIES.items():
