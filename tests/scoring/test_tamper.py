@@ -236,3 +236,29 @@ def test_a_tampered_run_counts_as_a_zero_in_means(
     assert (summary.mean_score, summary.invalid_runs) == (0.5, 1)
     row = task_result(forged, "train", Path("r"))
     assert not row.invalid and row.score == 0.0
+
+
+# Writes a compiled gold `transform.py` where Python would look for its bytecode, with a header
+# that matches the real (unsolved) source, then imports it.
+FORGED_BYTECODE = """
+import importlib._bootstrap_external as _external
+import importlib.util, os
+
+_source = os.path.join(os.path.dirname(__file__), "transform.py")
+_info = os.stat(_source)
+_code = compile({gold!r}, _source, "exec")
+_pyc = importlib.util.cache_from_source(_source)
+os.makedirs(os.path.dirname(_pyc), exist_ok=True)
+with open(_pyc, "wb") as out:
+    out.write(_external._code_to_timestamp_pyc(_code, _info.st_mtime, _info.st_size))
+"""
+
+
+@pytest.mark.skipif(not bubblewrap_available(), reason="needs bubblewrap (installed in CI)")
+def test_bytecode_forged_during_the_run_is_never_read(
+    slugify: Task, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    assert slugify.solution_dir is not None
+    gold = (slugify.solution_dir / "textkit" / "transform.py").read_text()
+    grade = _grade(slugify, _init_with(FORGED_BYTECODE.format(gold=gold)), sandbox, tmp_path)
+    assert (grade.score, grade.resolved) == (0.0, False), grade.invalid_reason

@@ -37,6 +37,7 @@ class NoShadow:
 
 
 sys.meta_path.insert(sys.meta_path.index(PathFinder), NoShadow)
+sys.pycache_prefix = kit + "/pycache"
 sys.path.insert(0, kit)
 sys.path.append(workspace)
 sys.argv[:] = ["pytest", *sys.argv[3:]]
@@ -50,7 +51,9 @@ files, under secret names) and the workspace last, after the standard library an
 site-packages, so no file of the workspace can shadow a module that pytest, its plugins or the
 code under test import from there. With `--import-mode=append`, test directories go last too.
 A standard-library name is never looked up in the workspace at all, so a module this Python
-lacks (`nt`, `_winapi`, `msvcrt` on Linux, probed by `try: import`) cannot be supplied by it."""
+lacks (`nt`, `_winapi`, `msvcrt` on Linux, probed by `try: import`) cannot be supplied by it.
+Bytecode is looked up only under the kit (`sys.pycache_prefix`), where nothing is and nothing can
+be written: a `.pyc` the code under test forges for a module imported later is never read."""
 
 
 @dataclass(frozen=True, slots=True)
