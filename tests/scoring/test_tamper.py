@@ -87,6 +87,16 @@ for obj in gc.get_objects():
         obj.register(_Forger(), "lw-forger")
 """
 
+# The same plugin, written to a module outside the workspace first and imported from there.
+PLUGIN_FROM_TMP = """
+import importlib, os, sys, tempfile
+_where = tempfile.mkdtemp()
+with open(os.path.join(_where, "lw_helper_plugin.py"), "w") as out:
+    out.write({source!r})
+sys.path.insert(0, _where)
+importlib.import_module("lw_helper_plugin")
+"""
+
 NO_OP_ASSERTIONS = """
 import unittest
 unittest.TestCase.assertEqual = lambda self, *args, **kwargs: None
@@ -137,6 +147,9 @@ TAMPER_ATTACKS: dict[str, list[Step]] = {
     "code under test writes an all-pass junit and exits 0": _init_with(FORGE_JUNIT_AND_EXIT),
     "code under test rewrites the exit code at exit": _init_with(EXIT_ZERO_AT_EXIT),
     "code under test registers a targeted forging plugin": _init_with(TARGETED_PLUGIN),
+    "code under test registers a forging plugin it wrote to /tmp": _init_with(
+        PLUGIN_FROM_TMP.format(source=TARGETED_PLUGIN)
+    ),
     "code under test makes assertEqual a no-op": _init_with(NO_OP_ASSERTIONS),
 }
 

@@ -89,7 +89,7 @@ class Grader:
     def _run_pytest(
         self, workspace: Path, task: Task, private: Path, conftests: tuple[Path, ...]
     ) -> _Run:
-        kit = write_kit(private, workspace, list(conftests))
+        kit = write_kit(private, list(conftests))
         result = self.sandbox.run(
             [self.python, "-I", "-B", "-c", BOOT, str(kit.directory), str(workspace),
              *self._pytest_args(workspace, task, kit)],

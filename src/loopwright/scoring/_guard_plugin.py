@@ -39,7 +39,6 @@ _SETTINGS = json.loads(Path(__file__).with_suffix(".json").read_text(encoding="u
 _RECORD = Path(_SETTINGS["record"])
 _CANARIES: dict[str, str] = _SETTINGS["canaries"]  # test name -> expected outcome
 _N: int = _SETTINGS["n"]  # the canaries' arithmetic, so that no answer is a constant
-_WORKSPACE = _SETTINGS["workspace"]
 _CONFTESTS = frozenset(_SETTINGS["conftests"])  # the workspace's conftest.py files after restore
 
 
@@ -91,7 +90,17 @@ _STATE: dict[str, Any] = {
     "config": None,
     "plugins": -1,
 }
-_VETTED: set[int] = set()  # hook implementations already found legitimate
+_VETTED: dict[int, object] = {}  # hook implementations already found legitimate, by id
+# Where legitimate hook implementations live: the Python environment (read-only in the sandbox)
+# and the kit. Not the workspace (but for its conftest.py files), not /tmp.
+_TRUSTED = tuple(
+    {
+        os.path.join(os.path.abspath(place), "")  # noqa: PTH100, PTH118  prefixes as imported
+        for base in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
+        for place in (base, os.path.realpath(base))
+    }
+    | {os.path.join(os.path.dirname(os.path.abspath(__file__)), "")}  # noqa: PTH100, PTH118, PTH120
+)
 _RECORD.with_suffix(".started").write_text("started\n", encoding="utf-8")
 
 
@@ -114,22 +123,25 @@ def _check(where: str, *, full: bool = False) -> None:
 
 
 def _foreign_hook() -> str | None:
-    """The file of a hook implementation defined in the workspace outside its conftest.py files
-    (a plugin the code under test registered), or None."""
+    """Where a hook implementation comes from that is neither the Python environment's (pytest,
+    its plugins, installed packages), nor the kit's, nor one of the workspace's conftest.py files
+    (a plugin the code under test registered, from the workspace or from a file it wrote
+    elsewhere), or None when there is none."""
     config = _STATE["config"]
     if config is None:
         return None
     for caller in list(vars(config.hook).values()):
         for impl in getattr(caller, "get_hookimpls", list)():
-            if id(impl) in _VETTED:
+            if _VETTED.get(id(impl)) is impl:
                 continue
             function = getattr(impl.function, "__func__", impl.function)
             code = getattr(function, "__code__", None)
-            filename = os.path.abspath(code.co_filename) if code else ""  # noqa: PTH100  no symlink resolving: the path as imported
-            inside = filename.startswith(_WORKSPACE + os.sep)
-            if inside and filename not in _CONFTESTS:
+            if code is None:
+                return f"an object without Python code ({type(function).__name__})"
+            filename: str = os.path.abspath(code.co_filename)  # noqa: PTH100  the path as imported
+            if filename not in _CONFTESTS and not filename.startswith(_TRUSTED):
                 return filename
-            _VETTED.add(id(impl))
+            _VETTED[id(impl)] = impl
     return None
 
 

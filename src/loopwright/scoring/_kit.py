@@ -74,7 +74,7 @@ class Kit:
         return self.record.with_suffix(".started")
 
 
-def write_kit(private: Path, workspace: Path, conftests: list[Path]) -> Kit:
+def write_kit(private: Path, conftests: list[Path]) -> Kit:
     """Create `private/kit` and `private/out` (private must exist and be empty) and the files.
 
     `conftests` are the workspace's conftest.py files after restoration: the only files in the
@@ -91,7 +91,6 @@ def write_kit(private: Path, workspace: Path, conftests: list[Path]) -> Kit:
         "record": str(record),
         "canaries": canaries,
         "n": 10 + secrets.randbelow(90),
-        "workspace": str(workspace),
         "conftests": [str(p) for p in conftests],
     }
     (directory / f"{plugin}.json").write_text(json.dumps(settings), encoding="utf-8")
