@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import shutil
+import subprocess
 import socketserver
 import sys
 import threading
@@ -223,3 +224,30 @@ def test_find_from_inside_sees_no_task_answers_home_or_loopwright(
         shutil.rmtree(task, ignore_errors=True)
     assert result.stdout.strip() == "done", result.stdout
     assert len(plain.stdout.split()) == len(places), plain.stdout
+
+
+def test_bwrap_argv_masks_a_directory_only_where_a_bind_shows_it() -> None:
+    venv = Path("/opt/venv")
+    package = venv / "lib" / "site-packages" / "loopwright"
+    elsewhere = Path("/home/u/src/loopwright")
+    argv = bwrap_argv(
+        "bwrap", ["true"], cwd=Path("/w"), readonly=[(venv, venv)], masked=[package, elsewhere]
+    )
+    masks = [argv[i + 1] for i, a in enumerate(argv) if a == "--tmpfs"]
+    assert masks == ["/tmp", str(package)]  # not shown, so not even named
+    assert argv.index(str(package)) > argv.index(str(venv))  # laid over the bind, not under it
+
+
+def test_a_masked_directory_inside_a_read_only_bind_is_empty(bwrap: Sandbox, work: Path) -> None:
+    """What the mask does for loopwright's package in a non-editable install."""
+    shown = Path(sys.prefix).resolve()
+    inside = next(p for p in (shown / "lib").iterdir() if p.is_dir())
+    argv = bwrap_argv(
+        shutil.which("bwrap") or "bwrap",
+        ["ls", "-A", str(inside)],
+        cwd=work.resolve(),
+        readonly=[(shown, shown)],
+        masked=[inside],
+    )
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr
