@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import secrets
 import shutil
-import subprocess
 import socketserver
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
