@@ -7,7 +7,7 @@ import pytest
 from loopwright.sandbox import CommandResult
 from loopwright.scoring import Grader, JunitCase, JunitReport, Outcome
 from loopwright.scoring._grader import _invalid_reason, _Run
-from loopwright.tasks import Task
+from loopwright.tasks import Task, load_task
 from tests.scoring.conftest import GradeFn
 from tests.taskfactory import GOLD, PARTIAL, SUBTEST_BUG, make_calc_task
 
@@ -159,3 +159,18 @@ def test_an_exit_code_that_contradicts_the_junit_is_invalid() -> None:
     )
     assert _invalid_reason(_run(1, Outcome.FAILED)) is None
     assert _invalid_reason(_run(0, Outcome.PASSED)) is None
+
+
+def test_a_usage_error_in_the_tasks_test_cmd_is_invalid_not_tamper(
+    tmp_path: Path, grade_with: GradeFn
+) -> None:
+    """pytest refuses the options before any workspace code runs: the task is at fault."""
+    task = make_calc_task(tmp_path / "badcmd")
+    toml = task.root / "task.toml"
+    text = toml.read_text().replace(
+        "level = 1\n", 'level = 1\ntest_cmd = "python -m pytest --no-such-option"\n', 1
+    )
+    toml.write_text(text)
+    grade = grade_with(GOLD, task=load_task(task.root))
+    assert grade.invalid and not grade.tampered, grade.invalid_reason
+    assert grade.exit_code == 4

@@ -22,8 +22,10 @@ __all__ = ["failed_grade", "guard_verdict", "mark_tampered"]
 def guard_verdict(kit: Kit, result: CommandResult, report: JunitReport | None) -> str | None:
     """The tamper reason for this run, or None when the guard saw nothing wrong.
 
-    Not a verdict when the run timed out (the timeout is the reason) or the guard never loaded
-    (pytest could not start: the run is invalid for that, and no workspace code had run yet).
+    Not a verdict when the run timed out (the timeout is the reason), when the guard never
+    loaded (pytest could not start: no workspace code had run yet), or when the process exited
+    normally before pytest finished (a usage error in the task's test_cmd): such runs are
+    invalid for their exit code.
     """
     if result.timed_out or not kit.started_marker.is_file():
         return None
@@ -33,6 +35,8 @@ def guard_verdict(kit: Kit, result: CommandResult, report: JunitReport | None) -
             f"{TAMPER_PREFIX} the test process ended before pytest finished "
             f"(exit code {result.exit_code}): the code under test stopped it"
         )
+    if record.get("finished") is not True:
+        return None  # pytest stopped by itself before running tests (a usage error): invalid
     found = record.get("tamper")
     findings = [str(f) for f in found] if isinstance(found, list) else []
     if findings:
@@ -53,9 +57,7 @@ def _read_record(path: Path) -> dict[str, object] | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("finished") is not True:
-        return None
-    return data
+    return data if isinstance(data, dict) else None
 
 
 def _canary_problem(kit: Kit, seen: object, report: JunitReport | None) -> str | None:

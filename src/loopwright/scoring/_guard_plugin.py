@@ -5,7 +5,8 @@ read-only kit under a random module name and loads it with `-p` before pytest im
 workspace code. Its settings are the JSON file beside it (same stem). It records, in a JSON file
 the grader reads afterwards:
 - that it started (written at import) and that pytest finished (written at unconfigure), with
-  pytest's own exit status: a run that ends between the two was stopped by the code under test;
+  pytest's own exit status; or, at a normal exit before that (a usage error), that pytest did
+  not finish. A run that ends with neither was cut short by the code under test;
 - the outcome of each canary test (defined here under names the agent could not predict, and
   added after every other test): a must-pass canary that fails, or a must-fail canary that
   passes, means outcomes were forged wholesale;
@@ -18,6 +19,7 @@ docs/grading.md says what remains possible.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import sys
@@ -102,6 +104,16 @@ _TRUSTED = tuple(
     | {os.path.join(os.path.dirname(os.path.abspath(__file__)), "")}  # noqa: PTH100, PTH118, PTH120
 )
 _RECORD.with_suffix(".started").write_text("started\n", encoding="utf-8")
+
+
+def _exited() -> None:
+    """At a normal interpreter exit: say so, unless pytest finished (then the record exists). A
+    run that ends with neither record was cut short (`os._exit`, a signal)."""
+    if not _RECORD.exists():
+        _RECORD.write_text(json.dumps({"finished": False}), encoding="utf-8")
+
+
+atexit.register(_exited)
 
 
 def _check(where: str, *, full: bool = False) -> None:
