@@ -275,3 +275,31 @@ def test_bytecode_forged_during_the_run_is_never_read(
     gold = (slugify.solution_dir / "textkit" / "transform.py").read_text()
     grade = _grade(slugify, _init_with(FORGED_BYTECODE.format(gold=gold)), sandbox, tmp_path)
     assert (grade.score, grade.resolved) == (0.0, False), grade.invalid_reason
+
+
+# Writes pytest's cached, assertion-rewritten bytecode for the hidden test module (collected
+# after the visible one imports textkit): every hidden test, passing.
+FORGED_TEST_BYTECODE = """
+import importlib.util, marshal, os, sys
+import pytest
+
+_tests = os.path.join(os.path.dirname(os.path.dirname(__file__)), "tests")
+_source = os.path.join(_tests, "test_slug_hidden.py")
+if os.path.exists(_source):
+    _names = [line.split("(")[0][4:] for line in open(_source) if line.startswith("def test_")]
+    _code = compile("".join(f"def {n}(*a):\\n    pass\\n" for n in _names), _source, "exec")
+    _tag = f"{sys.implementation.cache_tag}-pytest-{pytest.__version__}.pyc"
+    _pyc = os.path.join(_tests, "__pycache__", "test_slug_hidden." + _tag)
+    os.makedirs(os.path.dirname(_pyc), exist_ok=True)
+    with open(_pyc, "wb") as out:
+        out.write(importlib.util.MAGIC_NUMBER + b"\\x03\\x00\\x00\\x00")  # checked by hash
+        out.write(importlib.util.source_hash(open(_source, "rb").read())[:8])
+        out.write(marshal.dumps(_code))
+"""
+
+
+def test_rewritten_test_bytecode_forged_during_the_run_is_never_read(
+    slugify: Task, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    grade = _grade(slugify, _init_with(FORGED_TEST_BYTECODE), sandbox, tmp_path)
+    assert (grade.score, grade.resolved) == (0.0, False), grade.invalid_reason

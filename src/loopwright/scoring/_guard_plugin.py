@@ -28,6 +28,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import _pytest.assertion.rewrite
 import _pytest.junitxml
 import _pytest.outcomes
 import _pytest.python
@@ -36,6 +37,10 @@ import _pytest.runner
 import _pytest.skipping
 import _pytest.unittest
 import pytest
+
+# Test files are compiled from their source: a rewritten test module's bytecode cached in the
+# workspace (which the code under test could forge mid-run) is never read.
+_pytest.assertion.rewrite._read_pyc = lambda *args, **kwargs: None
 
 _SETTINGS = json.loads(Path(__file__).with_suffix(".json").read_text(encoding="utf-8"))
 _RECORD = Path(_SETTINGS["record"])

@@ -20,8 +20,15 @@ _PLUGIN_SOURCE = Path(__file__).with_name("_guard_plugin.py")
 
 BOOT = """\
 import sys
-from importlib.machinery import PathFinder
+from importlib.machinery import (
+    EXTENSION_SUFFIXES, SOURCE_SUFFIXES, ExtensionFileLoader, FileFinder, PathFinder,
+    SourceFileLoader,
+)
 kit, workspace = sys.argv[1], sys.argv[2]
+
+
+def in_workspace(path):
+    return path == workspace or path.startswith(workspace + "/")
 
 
 class NoShadow:
@@ -29,15 +36,31 @@ class NoShadow:
     def find_spec(name, path=None, target=None):
         if path is not None or name not in sys.stdlib_module_names:
             return None
-        outside = [p for p in sys.path if p != workspace and not p.startswith(workspace + "/")]
-        spec = PathFinder.find_spec(name, outside)
+        spec = PathFinder.find_spec(name, [p for p in sys.path if not in_workspace(p)])
         if spec is None:
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
         return spec
 
 
+class SourceOnly(SourceFileLoader):
+    def get_code(self, fullname):
+        path = self.get_filename(fullname)
+        return self.source_to_code(self.get_data(path), path)
+
+
+workspace_finder = FileFinder.path_hook(
+    (ExtensionFileLoader, EXTENSION_SUFFIXES), (SourceOnly, SOURCE_SUFFIXES)
+)
+
+
+def workspace_hook(path):
+    if not in_workspace(path):
+        raise ImportError("not in the workspace")
+    return workspace_finder(path)
+
+
 sys.meta_path.insert(sys.meta_path.index(PathFinder), NoShadow)
-sys.pycache_prefix = kit + "/pycache"
+sys.path_hooks.insert(0, workspace_hook)
 sys.path.insert(0, kit)
 sys.path.append(workspace)
 sys.argv[:] = ["pytest", *sys.argv[3:]]
@@ -52,8 +75,10 @@ site-packages, so no file of the workspace can shadow a module that pytest, its 
 code under test import from there. With `--import-mode=append`, test directories go last too.
 A standard-library name is never looked up in the workspace at all, so a module this Python
 lacks (`nt`, `_winapi`, `msvcrt` on Linux, probed by `try: import`) cannot be supplied by it.
-Bytecode is looked up only under the kit (`sys.pycache_prefix`), where nothing is and nothing can
-be written: a `.pyc` the code under test forges for a module imported later is never read."""
+Modules in the workspace are compiled from their source, never from bytecode (`SourceOnly`; the
+guard makes pytest's assertion rewriter do the same for test files): a `.pyc` the code under test
+forges for a module imported later is never read. Bytecode of the standard library and
+site-packages is used as usual."""
 
 
 @dataclass(frozen=True, slots=True)
