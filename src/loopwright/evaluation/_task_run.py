@@ -34,7 +34,7 @@ from loopwright.records import (
 )
 from loopwright.runtime import EngineSettings, Runner
 from loopwright.sandbox import Sandbox, Workspace, create_workspace, remove_workspace
-from loopwright.scoring import TAMPER_PREFIX, Grader, GradeResult, TaskTests
+from loopwright.scoring import Grader, TaskTests, mark_tampered
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow, workflow_hash
 
@@ -141,28 +141,12 @@ def _keep_and_grade(
     )
     if graded is None:
         return
-    grade = graded if evidence.tamper is None else _tampered(graded, evidence.tamper)
+    grade = graded if evidence.tamper is None else mark_tampered(graded, evidence.tamper)
     text = grade.model_dump_json(indent=2)
     _guarded(writer, "grade", lambda: atomic_write(spec.run_dir / GRADE_FILE, text))
     # The grade event carries the summary fields of the GradeResult, by name.
     shared = grade.model_dump(include=set(GradeEvent.model_fields) - {"t", "type"})
     writer.write(GradeEvent(t=writer.now(), **shared))
-
-
-def _tampered(grade: GradeResult, finding: str) -> GradeResult:
-    """`grade` made invalid for tampering: score 0.0, nothing passed, not resolved, the reason
-    `tamper: <finding>`."""
-    return grade.model_copy(
-        update={
-            "invalid": True,
-            "invalid_reason": f"{TAMPER_PREFIX} {finding}",
-            "score": 0.0,
-            "resolved": False,
-            "tests": [t.model_copy(update={"passed": False}) for t in grade.tests],
-            "f2p_passed": 0,
-            "p2p_passed": 0,
-        }
-    )
 
 
 def _guarded(writer: EventWriter, where: str, step: Callable[[], _T]) -> _T | None:

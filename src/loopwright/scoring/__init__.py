@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from loopwright.scoring._grader import Grader
+from loopwright.scoring._guard import mark_tampered
 from loopwright.scoring._junit import JunitCase, JunitReport, Outcome, parse_junit
 from loopwright.scoring._restore import HOOK_FILES, RestoreReport, TaskTests, restore_tests
 from loopwright.scoring._result import GRADE_SCHEMA_VERSION, TAMPER_PREFIX, GradeResult, TestResult
@@ -31,6 +32,7 @@ __all__ = [
     "TestResult",
     "VariantCheck",
     "grade_variant",
+    "mark_tampered",
     "parse_junit",
     "restore_tests",
     "task_variants",
