@@ -4,7 +4,9 @@ its grade."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -119,3 +121,19 @@ def test_a_hanging_check_fails_alone(suite: BriefSuite, sandbox: Sandbox, tmp_pa
         checks.PER_CHECK_S = previous
     assert errors[4] == "timed out after 0.5s"
     assert [e is None for i, e in enumerate(errors) if i != 4] == [True] * 5
+
+
+def test_produced_code_cannot_shadow_a_module_the_checks_import(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The workspace comes after the standard library on the check runner's import path."""
+    from loopwright.harness._checks import _RUNNER_SOURCE
+
+    (tmp_path / "fractions.py").write_text(
+        "raise ImportError('the workspace shadowed fractions')\n"
+    )
+    checks = "def check_a():\n    import fractions\n    assert fractions.Fraction(1, 2) == 0.5\n"
+    argv = [sys.executable, "-I", "-S", "-c", _RUNNER_SOURCE, str(tmp_path), "5"]
+    result = sandbox.run(argv, cwd=tmp_path, timeout_s=60, stdin=f"{'1' * 32}\n{checks}")
+    report = json.loads(result.stdout.strip()[32:])
+    assert report["checks"] == [{"name": "check_a", "passed": True, "error": None}]

@@ -3,10 +3,11 @@
 Started by `loopwright.harness._checks` as `python -I -S -c <this file> WORKSPACE SECONDS`
 inside the sandbox, with a nonce line and then the source of the brief's checks.py on stdin
 (the checks live outside the workspace, so the loop could neither read nor weaken them, and
-no path of theirs needs to be visible in the sandbox). It puts WORKSPACE first on sys.path,
-runs the checks' source as a module, calls every top-level `check_*` function in file order
-with a per-check time limit, and prints one line: the nonce followed by `{"checks": [{"name",
-"passed", "error"}]}`. The nonce lets the harness tell its own report from anything the
+no path of theirs needs to be visible in the sandbox). It puts WORKSPACE last on sys.path
+(after the standard library, so that nothing in the workspace can shadow a module this script
+or the checks import from there), runs the checks' source as a module, calls every top-level
+`check_*` function in file order with a per-check time limit, and prints one line: the nonce
+followed by `{"checks": [{"name", "passed", "error"}]}`. The nonce lets the harness tell its own report from anything the
 produced code printed.
 """
 
@@ -60,7 +61,7 @@ def main(argv: list[str]) -> int:
     source = sys.stdin.read()
     workspace, seconds = argv[1], float(argv[2])
     sys.dont_write_bytecode = True
-    sys.path.insert(0, workspace)
+    sys.path.append(workspace)
     signal.signal(signal.SIGALRM, _on_alarm)
     module = _load(source)
     results = []
