@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from loopwright.sandbox import (
@@ -68,7 +69,8 @@ def time_plain_pytest(prepared: Path, task: Task) -> float:
     return elapsed
 
 
-def time_loopwright(task: Task, grader: Grader, parent: Path) -> float:
+def time_loopwright(task: Task, grader: Grader, parent: Path) -> tuple[float, float]:
+    """(the whole: workspace, gold, grade; the sandboxed test command alone)."""
     start = time.perf_counter()
     workspace = create_workspace(task.repo_dir, parent)
     assert task.solution_dir is not None
@@ -80,7 +82,7 @@ def time_loopwright(task: Task, grader: Grader, parent: Path) -> float:
         raise SystemExit(
             f"gold did not score 1.0 on {task.id}: {grade.invalid_reason or grade.score}"
         )
-    return elapsed
+    return elapsed, grade.pytest_duration_s
 
 
 def main() -> None:
@@ -99,10 +101,10 @@ def main() -> None:
         time_plain_pytest(prepared[warm.id], warm)
         for grader in graders.values():
             time_loopwright(warm, grader, root / "ws")
-        rows: dict[str, list[tuple[str, float, float]]] = {kind: [] for kind in kinds}
+        rows: dict[str, list[Row]] = {kind: [] for kind in kinds}
         for task in bench.tasks:
             plain: list[float] = []
-            ours: dict[str, list[float]] = {kind: [] for kind in kinds}
+            ours: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
             for rep in range(args.repeat):
                 # Interleaved, in an order that rotates, so drift hits every arm alike.
                 arms = ["plain", *kinds]
@@ -112,22 +114,36 @@ def main() -> None:
                     else:
                         ours[arm].append(time_loopwright(task, graders[arm], root / "ws"))
             for kind in kinds:
-                rows[kind].append(
-                    (task.id, statistics.median(plain), statistics.median(ours[kind]))
-                )
+                whole = statistics.median(t for t, _ in ours[kind])
+                command = statistics.median(c for _, c in ours[kind])
+                rows[kind].append(Row(task.id, statistics.median(plain), whole, command))
         for kind in kinds:
             report(kind, rows[kind])
 
 
-def report(kind: str, rows: list[tuple[str, float, float]]) -> None:
+@dataclass(frozen=True)
+class Row:
+    task_id: str
+    plain: float  # plain pytest, median
+    ours: float  # workspace + gold + grade, median
+    command: float  # the grader's sandboxed test command alone, median
+
+
+def report(kind: str, rows: list[Row]) -> None:
     print(f"\nsandbox: {kind}")
     print(f"{'task':28} {'pytest s':>9} {'loopwright s':>13} {'ratio':>6}")
-    for task_id, plain, ours in rows:
-        print(f"{task_id:28} {plain:9.3f} {ours:13.3f} {ours / plain:6.2f}")
-    total_plain = sum(r[1] for r in rows)
-    total_ours = sum(r[2] for r in rows)
+    for row in rows:
+        print(f"{row.task_id:28} {row.plain:9.3f} {row.ours:13.3f} {row.ours / row.plain:6.2f}")
+    plain = sum(r.plain for r in rows)
+    ours = sum(r.ours for r in rows)
+    command = sum(r.command for r in rows)
+    print(f"{'all tasks (sum of medians)':28} {plain:9.3f} {ours:13.3f} {ours / plain:6.2f}")
+    n = len(rows)
     print(
-        f"{'all tasks (sum of medians)':28} {total_plain:9.3f} {total_ours:13.3f} {total_ours / total_plain:6.2f}"
+        f"overhead a task: {1000 * (ours - plain) / n:.0f} ms, of which "
+        f"{1000 * (command - plain) / n:.0f} ms in the sandboxed test command (sandbox, guard, "
+        f"canaries, junit) and {1000 * (ours - command) / n:.0f} ms outside it (workspace, "
+        "restoration, kit, parsing)"
     )
 
 

@@ -92,7 +92,8 @@ def test_an_agent_that_corrupts_the_base_objects_gets_a_tamper_grade(
     record = run(
         task,
         tmp_path / "run",
-        "chmod -R u+w .git/objects && for f in .git/objects/??/*; do echo x > $f; done",
+        "chmod -R u+w .git/objects && for f in .git/objects/??/* .git/objects/pack/*; "
+        "do [ -f $f ] && echo x > $f; done",
     )
     assert_tampered(record)
 

@@ -207,7 +207,8 @@ def test_a_removed_git_directory_is_tamper_evidence_not_an_exception(ws: Workspa
 
 def test_a_corrupted_base_object_is_tamper_evidence(ws: Workspace) -> None:
     (ws.path / "pkg" / "core.py").write_text("changed\n")
-    for obj in (ws.path / ".git" / "objects").glob("??/*"):
+    objects = ws.path / ".git" / "objects"
+    for obj in [*objects.glob("??/*"), *objects.glob("pack/*")]:  # loose or packed
         obj.chmod(0o644)
         obj.write_bytes(b"garbage")
     evidence = ws.evidence()
