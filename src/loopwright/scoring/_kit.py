@@ -3,8 +3,8 @@
 Written fresh for every grade into a directory created after the agent finished, with names
 drawn from a secret token, and shown to the sandboxed test run read-only: the pytest config and
 the guard plugin (scoring/_guard_plugin.py under a random module name, which also defines the
-canary tests).
-Results come back through a separate writable directory: the junit XML and the guard's record.
+canary tests). Results come back through a separate writable directory: the junit XML and the
+guard's record.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ class Kit:
     ini: Path
     plugin: str  # the guard's module name, for `-p`; it defines the canary tests too
     canaries: dict[str, str]  # canary test name -> the outcome it must have
-    record: Path  # the guard's record (JSON), written when pytest finished
+    record: Path  # the guard's record (JSON): when pytest finished, or at a normal early exit
     junit: Path
 
     @property
@@ -111,7 +111,8 @@ def write_kit(private: Path, conftests: list[Path]) -> Kit:
     canaries = {f"test_lw_{token}_pass": "passed", f"test_lw_{token}_fail": "xfailed"}
     plugin = f"lwguard_{token}"
     record = out / f"guard-{token}.json"
-    (directory / f"{plugin}.py").write_text(_PLUGIN_SOURCE.read_text(encoding="utf-8"))
+    source = _PLUGIN_SOURCE.read_text(encoding="utf-8")
+    (directory / f"{plugin}.py").write_text(source, encoding="utf-8")
     settings = {
         "record": str(record),
         "canaries": canaries,
