@@ -18,6 +18,7 @@ from loopwright.scoring import GradeResult
 from loopwright.search._engine_records import task_result
 from loopwright.tasks import Task
 from tests.scoring.hostile import Step, copy_task, gold_steps, run_agent, shell, write
+from tests.scoring.test_hostile import PASS_EVERYTHING_CONFTEST
 
 INIT = '"""textkit: small, dependency-free text utilities."""\n\n__version__ = "0.4.1"\n'
 
@@ -111,17 +112,6 @@ SHADOW = """
 import _pytest.reports
 _pytest.reports.TestReport.outcome = "passed"
 raise SystemExit("shadow module {name} was imported")
-"""
-
-PASS_EVERYTHING_CONFTEST = """
-import pytest
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    report = outcome.get_result()
-    report.outcome = "passed"
-    report.longrepr = None
 """
 
 FORGED_HIDDEN_TESTS = "def test_words_are_lowercased_and_joined():\n    pass\n"
