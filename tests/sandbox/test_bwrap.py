@@ -251,3 +251,11 @@ def test_a_masked_directory_inside_a_read_only_bind_is_empty(bwrap: Sandbox, wor
     )
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     assert (done.returncode, done.stdout) == (0, ""), done.stderr
+
+
+def test_bwrap_argv_binds_nothing_the_system_directories_already_show() -> None:
+    sh = (Path("/usr/bin/dash"), Path("/usr/bin/sh"))
+    argv = bwrap_argv("bwrap", ["sh"], cwd=Path("/w"), readonly=[sh, (Path("/usr"), Path("/usr"))])
+    ro = [argv[i + 1 : i + 3] for i, a in enumerate(argv) if a == "--ro-bind"]
+    assert ["/usr/bin/dash", "/usr/bin/sh"] not in ro
+    assert ro.count(["/usr", "/usr"]) <= 1  # the system bind alone, where /usr exists

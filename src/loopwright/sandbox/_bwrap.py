@@ -40,7 +40,9 @@ INSTALL_HINT = (
 )
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 """The directories of the operating system a sandboxed command sees (read-only)."""
-_PACKAGE_DIR = Path(__file__).resolve().parents[1]
+# loopwright's own package directory, covered where a bind would show it (a non-editable
+# install in the environment): its bundled benchmarks hold solutions and hidden tests.
+_MASKED = (Path(__file__).resolve().parents[1],)
 _HOME = "/tmp"  # the private tmpfs: writable, empty at start, gone afterwards
 _PROBE_TIMEOUT_S = 10.0
 
@@ -102,7 +104,7 @@ class BubblewrapSandbox(Sandbox):
             writable=binds,
             network=network,
             readonly=shown,
-            masked=_masked(),
+            masked=_MASKED,
         )
         outcome = run_process(
             wrapped,
@@ -136,7 +138,7 @@ def bwrap_argv(
     """
     rw = sorted({cwd, *writable}, key=_depth)
     args = [bwrap, *_isolation_flags(network=network)]
-    kept = _not_yet_visible(readonly, rw)
+    kept = _not_yet_visible(readonly, [*map(Path, SYSTEM_DIRS), *rw])
     for src, dst in kept:
         args += ["--ro-bind", str(src), str(dst)]
     for path in rw:
@@ -153,14 +155,14 @@ def _depth(path: Path) -> tuple[int, str]:
 
 
 def _not_yet_visible(
-    readonly: Iterable[tuple[Path, Path]], rw: list[Path]
+    readonly: Iterable[tuple[Path, Path]], shown_as_is: list[Path]
 ) -> list[tuple[Path, Path]]:
-    """The read-only pairs still needed, parents first. A destination inside a writable bind or
-    inside another same-path read-only bind is already visible as itself (and bwrap could not
-    create a mount point inside a read-only bind anyway)."""
+    """The read-only pairs still needed, parents first. A destination inside a directory shown
+    as itself (a system directory, a writable bind) or inside another same-path read-only bind
+    is already visible (the command's own `/usr/bin/sh` needs no bind of its own)."""
     kept: list[tuple[Path, Path]] = []
     for src, dst in sorted(set(readonly), key=lambda pair: _depth(pair[1])):
-        shown = [*rw, *(d for s, d in kept if s == d)]
+        shown = [*shown_as_is, *(d for s, d in kept if s == d)]
         if not any(dst.is_relative_to(path) for path in shown):
             kept.append((src, dst))
     return kept
@@ -204,12 +206,6 @@ def _interpreter_paths() -> list[tuple[Path, Path]]:
         if path.is_dir() and path != Path("/"):
             found.append((path, path))
     return found
-
-
-def _masked() -> list[Path]:
-    """loopwright's own package directory when a bind would show it (a non-editable install in
-    the environment): its bundled benchmarks hold solutions and hidden tests."""
-    return [_PACKAGE_DIR]
 
 
 def _hidden_binary(binary: str, cwd: Path, path: str) -> list[tuple[Path, Path]]:
