@@ -38,7 +38,7 @@ class Aggregate(BaseModel):
 
 def aggregate(records: Sequence[CycleRecord]) -> Aggregate:
     """Summarise `records` (any mix of tasks and repetitions). Deterministic."""
-    valid = [r for r in records if r.scored]
+    scored = [r for r in records if r.scored]  # valid, or tampered (a zero)
     costs = [r.total_cost_usd for r in records]
     valid_runs = sum(r.valid for r in records)
     return Aggregate(
@@ -46,8 +46,8 @@ def aggregate(records: Sequence[CycleRecord]) -> Aggregate:
         valid_runs=valid_runs,
         invalid_runs=len(records) - valid_runs,
         tampered_runs=sum(r.tampered for r in records),
-        mean_score=fmean(r.score_end for r in valid) if valid else None,
-        resolved_rate=fmean(1.0 if r.resolved else 0.0 for r in valid) if valid else None,
+        mean_score=fmean(r.score_end for r in scored) if scored else None,
+        resolved_rate=fmean(1.0 if r.resolved else 0.0 for r in scored) if scored else None,
         input_tokens=sum(r.input_tokens for r in records),
         output_tokens=sum(r.output_tokens for r in records),
         cost_usd=None if any(c is None for c in costs) else sum(c for c in costs if c is not None),

@@ -49,47 +49,46 @@ _N: int = _SETTINGS["n"]  # the canaries' arithmetic, so that no answer is a con
 _CONFTESTS = frozenset(_SETTINGS["conftests"])  # the workspace's conftest.py files after restore
 
 
-def _namespaces() -> list[tuple[str, Any]]:
-    spaces: list[tuple[str, Any]] = [
-        ("pytest", pytest),
-        ("_pytest.reports", _pytest.reports),
-        ("TestReport", _pytest.reports.TestReport),
-        ("BaseReport", _pytest.reports.BaseReport),
-        ("_pytest.runner", _pytest.runner),
-        ("CallInfo", _pytest.runner.CallInfo),
-        ("_pytest.junitxml", _pytest.junitxml),
-        ("LogXML", _pytest.junitxml.LogXML),
-        ("_NodeReporter", _pytest.junitxml._NodeReporter),
-        ("_pytest.outcomes", _pytest.outcomes),
-        ("_pytest.python", _pytest.python),
-        ("Function", _pytest.python.Function),
-        ("_pytest.skipping", _pytest.skipping),
-        ("_pytest.unittest", _pytest.unittest),
-        ("TestCaseFunction", _pytest.unittest.TestCaseFunction),
-        ("unittest.TestCase", unittest.case.TestCase),
+def _namespaces() -> list[Any]:
+    spaces: list[Any] = [
+        pytest,
+        _pytest.reports,
+        _pytest.reports.TestReport,
+        _pytest.reports.BaseReport,
+        _pytest.runner,
+        _pytest.runner.CallInfo,
+        _pytest.junitxml,
+        _pytest.junitxml.LogXML,
+        _pytest.junitxml._NodeReporter,
+        _pytest.outcomes,
+        _pytest.python,
+        _pytest.python.Function,
+        _pytest.skipping,
+        _pytest.unittest,
+        _pytest.unittest.TestCaseFunction,
+        unittest.case.TestCase,
     ]
     raises = sys.modules.get("_pytest.raises") or sys.modules.get("_pytest.python_api")
     if isinstance(raises, ModuleType):
-        spaces.append((raises.__name__, raises))
+        spaces.append(raises)
     return spaces
 
 
-def _watched() -> dict[tuple[str, str], object]:
-    """Every function, class and descriptor the outcome of a test depends on, by name."""
-    found: dict[tuple[str, str], object] = {}
-    for label, space in _namespaces():
+def _watched() -> list[tuple[Any, str, object]]:
+    """Every function, class and descriptor the outcome of a test depends on: (the namespace's
+    live attribute mapping, the name, the object it holds now)."""
+    found = []
+    for space in _namespaces():
         for name, value in list(vars(space).items()):
             if name.startswith("__") or not (
                 callable(value) or isinstance(value, property | staticmethod | classmethod)
             ):
                 continue
-            found[(label, name)] = value
+            found.append((vars(space), name, value))
     return found
 
 
-_SPACES = dict(_namespaces())
-# (the namespace's live attribute mapping, name, the object it held when the guard loaded)
-_ENTRIES = [(vars(_SPACES[label]), name, value) for (label, name), value in _watched().items()]
+_ENTRIES = _watched()  # as they were when the guard loaded, before any workspace code
 _STATE: dict[str, Any] = {
     "exitstatus": None,
     "tamper": [],
