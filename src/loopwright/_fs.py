@@ -18,7 +18,7 @@ import os
 import secrets
 from pathlib import Path
 
-__all__ = ["atomic_write", "open_append"]
+__all__ = ["atomic_write", "open_append", "write_all"]
 
 _TEMP_ATTEMPTS = 16
 
@@ -41,7 +41,7 @@ def atomic_write(path: Path, data: bytes | str) -> None:
         temp, fd = _create_temp(directory, path.name)
         try:
             try:
-                _write_all(fd, payload)
+                write_all(fd, payload)
                 os.fsync(fd)
             finally:
                 os.close(fd)
@@ -80,7 +80,8 @@ def _create_temp(directory: int, name: str) -> tuple[str, int]:
     raise FileExistsError(errno.EEXIST, f"no free temporary name for {name}")
 
 
-def _write_all(fd: int, payload: bytes) -> None:
+def write_all(fd: int, payload: bytes) -> None:
+    """Write all of `payload` to `fd` (os.write may write less than asked)."""
     view = memoryview(payload)
     while view:
         view = view[os.write(fd, view) :]

@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from loopwright._fs import atomic_write, open_append
+from loopwright._fs import atomic_write, open_append, write_all
 from loopwright.errors import ConfigError
 
 __all__ = [
@@ -202,9 +202,7 @@ class EventWriter:
         return round(time.monotonic() - self._start, 6)
 
     def write(self, event: _Event) -> None:
-        view = memoryview((event.model_dump_json() + "\n").encode("utf-8"))
-        while view:
-            view = view[os.write(self._fd, view) :]
+        write_all(self._fd, (event.model_dump_json() + "\n").encode("utf-8"))
 
     def close(self) -> None:
         if self._fd < 0:
