@@ -26,7 +26,7 @@ def test_run_uses_the_settings_file_and_records_it(
     out, err = capsys.readouterr()
     assert code == 0, out + err
     config = yaml.safe_load((tmp_path / "r" / "config.yaml").read_text())
-    assert config["settings"]["engine"]["default_loop_type"] == "plan_execute"
+    assert config["config"]["settings"]["engine"]["default_loop_type"] == "plan_execute"
     # plan_execute opens with a planning call that offers no tools; react's first call acts.
     assert first_call_tool_calls(tmp_path / "r") == 0
     monkeypatch.delenv("LOOPWRIGHT_SETTINGS")

@@ -110,7 +110,7 @@ def test_cli_tiers_roles_and_config_choose_the_models(
     models = yaml.safe_load((run_dir / "models.yaml").read_text())
     assert models["tiers"] == {"medium": f"scripted:{tiered}"}
     assert models["roles"] == {"agent": f"scripted:{never}", "meta": "openai/judge"}
-    settings = yaml.safe_load((run_dir / "config.yaml").read_text())["settings"]
+    settings = yaml.safe_load((run_dir / "config.yaml").read_text())["config"]["settings"]
     assert settings["model"] == f"scripted:{never}"  # the agent role: the run's default model
     assert (run_dir / LEDGER_FILE).read_text() == ""  # scripted models make no gateway call
 

@@ -115,7 +115,6 @@ REFLECTION = {
             "evidence": {"count": 2},
         }
     ],
-    "future_field": {"shown": "as nested lists"},
 }
 
 
@@ -128,9 +127,20 @@ def test_reflection_reports_render_when_present(sim_evolution: CliRun, tmp_path:
     text = text_of(section(page, "reflection"))
     assert "TypeError <on> accents" in text and "3x; tasks l1-slugify" in text
     assert "S1 node_insert builder" in text and "study the task first" in text
-    assert "future_field" in text and "as nested lists" in text
     assert "generation 1: no reflection" in text
     assert "<on>" not in page  # escaped
+
+
+def test_a_reflection_report_of_another_shape_is_named_unreadable(
+    sim_evolution: CliRun, tmp_path: Path
+) -> None:
+    run_dir = tmp_path / "run"
+    shutil.copytree(sim_evolution.run_dir, run_dir)
+    forged = {**REFLECTION, "future_field": {"shown": "as nested lists"}}
+    (run_dir / "reflection_gen0.json").write_text(json.dumps(forged))
+    text = text_of(section(render_report(run_dir).html, "reflection"))
+    assert "unreadable" in text and "reflection_gen0.json" in text and "future_field" in text
+    assert "TypeError <on> accents" not in text  # read through the type, never half-shown
 
 
 def test_the_lineage_names_the_suggestion_behind_a_guided_child(sim_evolution: CliRun) -> None:

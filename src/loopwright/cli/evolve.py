@@ -3,46 +3,42 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-import yaml
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from loopwright import __version__
+from loopwright import search
 from loopwright.cli._app import app
 from loopwright.cli.report import report_at_end
 from loopwright.errors import UsageError
-from loopwright.evaluation import (
-    EvalSettings,
-    Evaluator,
-    Executor,
-    ExecutorSettings,
-    executor_settings,
-    make_executor,
-)
-from loopwright.models import DEFAULT_PRICES, model_factory
+from loopwright.evaluation import executor_settings
 from loopwright.reflection import describe_report, load_reflection
-from loopwright.report import source_commit
-from loopwright.sandbox import default_sandbox
-from loopwright.search._calibrate import Calibration, calibrate
-from loopwright.search._checkpoint import CHECKPOINT_FILE, RunLock, load_checkpoint
-from loopwright.search._components import default_components
-from loopwright.search._config import EvolveConfig, parse_config
+from loopwright.search import (
+    Calibration,
+    CalibrationFinished,
+    CalibrationRunFinished,
+    EvaluationFinished,
+    EvolutionEngine,
+    EvolveResult,
+    GenerationFinished,
+    GenerationStarted,
+    GenerationSummary,
+    ProgressEvent,
+    RunResumed,
+    parse_config,
+)
+from loopwright.search._checkpoint import RunLock, load_checkpoint
 from loopwright.search._credit import CreditRow, credit_table
-from loopwright.search._engine import EvolutionEngine
 from loopwright.search._modes import EphemeralModeRegistry
-from loopwright.search._outer_workflow import OuterLoop
 from loopwright.search._reflect_step import reflect_generation
-from loopwright.search._report import EvolveResult, evolve_result
-from loopwright.store import INDEX_FILE, RunIndex
-from loopwright.tasks import Benchmark, load_benchmark
-from loopwright.workflow import resolve_task_workflow, to_mermaid
+from loopwright.search._report import evolve_result
+from loopwright.store import INDEX_FILE, RunIndex, default_run_path, is_simulated
+from loopwright.workflow import to_mermaid
 
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True, highlight=False)
@@ -140,12 +136,13 @@ def evolve(
     first_children: FirstChildren = "reflected",
 ) -> None:
     """Evolve workflows: calibrate, then generations of train/holdout/select/mutate."""
-    run = _RunOptions(executor_settings(executor, workers=workers, job_timeout_s=job_timeout,
-                                        ray_address=ray_address), cache, no_cache)  # fmt: skip
+    run = _execution(executor, workers, job_timeout, ray_address, cache, no_cache)
     if resume:
         if run_dir is None:
             raise UsageError("--resume needs --run-dir", fix="pass the run directory to resume")
-        _resume(run_dir, run, report=not no_report)
+        with _Display() as display:
+            result = search.resume(run_dir, executor=run, on_event=display)
+        _finish(result, load_checkpoint(run_dir).config.model, run_dir, report=not no_report)
         return
     if bench is None or seed_workflow is None:
         raise UsageError("evolve needs --bench and --seed-workflow", fix="pass both")
@@ -166,10 +163,12 @@ def evolve(
             },
         }
     )  # fmt: skip
-    _check_inputs(config)  # before anything is written: a bad input leaves no run dir
-    root = _new_run_dir(run_dir, config)
-    with RunLock(root), _executor(run, root) as pool:
-        _drive(lambda: _build(config, root, pool), root, report=not no_report)
+    root = run_dir or default_run_path(f"evolve-{Path(config.seed_workflow).stem}")
+    search.check_inputs(config)  # before the banner: a bad input prints only its error
+    _banner(config.model)
+    with _Display() as display:
+        result = search.evolve(config, root, executor=run, on_event=display)
+    _finish(result, config.model, root, report=not no_report)
 
 
 @outer.command("calibrate")
@@ -211,11 +210,12 @@ def outer_calibrate(
             "budgets": {"max_generations": generations},
         }
     )  # fmt: skip
-    run = _RunOptions(executor_settings(executor, workers=workers, job_timeout_s=job_timeout,
-                                        ray_address=ray_address), cache, no_cache)  # fmt: skip
-    engine, lock = _start(config, run_dir, run)
-    with lock:
-        console.print(f"generation 0 ready: {len(engine.state.population)} individuals")
+    run = _execution(executor, workers, job_timeout, ray_address, cache, no_cache)
+    search.check_inputs(config)
+    _banner(config.model)
+    with _Display() as display:
+        engine = search.start(config, run_dir, executor=run, on_event=display)
+    console.print(f"generation 0 ready: {len(engine.state.population)} individuals")
 
 
 @outer.command("evaluate")
@@ -229,20 +229,19 @@ def outer_evaluate(
     job_timeout: JobTimeout = None,
 ) -> None:
     """Evaluate the current generation (training, holdout of the best) and log its summary."""
-    run = _RunOptions(executor_settings(executor, workers=workers, job_timeout_s=job_timeout,
-                                        ray_address=ray_address), cache, no_cache)  # fmt: skip
-    with RunLock(run_dir), _executor(run, run_dir) as pool:
-        engine, benchmark = _open(run_dir, pool)
+    run = _execution(executor, workers, job_timeout, ray_address, cache, no_cache)
+    with RunLock(run_dir), _Display() as display, search.executor_for(run, run_dir) as pool:
+        engine = search.open_run(run_dir, pool, on_event=display)
         if engine.finished or engine.state.phase != "evaluate":
             raise UsageError("this generation is already evaluated", fix="run outer-loop evolve")
-        _with_progress(engine.evaluate_generation)
-        console.print(_generation_table(evolve_result(engine.state), benchmark))
+        engine.evaluate_generation()
+    console.print(_generation_table(evolve_result(engine.state), simulated=_simulated(engine)))
 
 
 @outer.command("evolve")
 def outer_evolve(run_dir: RunDir) -> None:
     """Check convergence; select parents, mutate and move to the next generation."""
-    engine, _ = _open(run_dir)
+    engine = search.open_run(run_dir)
     with RunLock(run_dir):
         if engine.finished or engine.state.phase != "breed":
             raise UsageError("evaluate the current generation first", fix="outer-loop evaluate")
@@ -262,8 +261,7 @@ def outer_reflect(
 ) -> None:
     """Reflect on an evaluated generation's exhaust; write and print reflection_gen{N}.json."""
     with RunLock(run_dir):
-        engine, _ = _open(run_dir)
-        path = reflect_generation(engine, generation)
+        path = reflect_generation(search.open_run(run_dir), generation)
     console.print(describe_report(load_reflection(path)), markup=False)
     console.print(f"written to {path}")
 
@@ -279,7 +277,7 @@ def outer_status(
     table (which suggestion kinds and operators made children that beat their parents)."""
     checkpoint = load_checkpoint(run_dir)
     result = evolve_result(checkpoint)
-    _report(result, simulated=_simulated(checkpoint.config.model))
+    _report(result, simulated=is_simulated(checkpoint.config.model))
     console.print(_index_line(run_dir))
     rows = credit_table(checkpoint.individuals.values()).rows
     if rows:
@@ -317,29 +315,28 @@ def outer_promote(
 # -- helpers ----------------------------------------------------------------------------------
 
 
-class _RunOptions:
+def _execution(
+    kind: str,
+    workers: int | None,
+    job_timeout: float | None,
+    ray_address: str | None,
+    cache: Path | None,
+    no_cache: bool,
+) -> search.Execution:
     """How this invocation executes evaluations (never part of the run's config)."""
-
-    def __init__(self, settings: ExecutorSettings, cache: Path | None, no_cache: bool) -> None:
-        if no_cache and cache is not None:
-            raise UsageError("--cache and --no-cache contradict each other", fix="pass one")
-        self.settings, self.cache, self.no_cache = settings, cache, no_cache
-
-
-@contextmanager
-def _executor(run: _RunOptions, root: Path) -> Iterator[Executor]:
-    """The executor for this invocation, with the fitness cache (default: the run's own
-    runs.db, so a resumed run takes finished evaluations from it); closed at the end."""
-    cache = None if run.no_cache else (run.cache or root / INDEX_FILE)
-    executor = make_executor(run.settings, cache=cache)
-    try:
-        yield executor
-    finally:
-        executor.close()
+    settings = executor_settings(
+        kind, workers=workers, job_timeout_s=job_timeout, ray_address=ray_address
+    )
+    return search.Execution(settings, cache, use_cache=not no_cache)
 
 
-def _simulated(model: str) -> bool:
-    return model.partition("?")[0] == "sim"
+def _banner(model: str) -> None:
+    if is_simulated(model):
+        err_console.print(_SIM_BANNER)
+
+
+def _simulated(engine: EvolutionEngine) -> bool:
+    return is_simulated(engine.config.model)
 
 
 def _index_line(run_dir: Path) -> str:
@@ -354,181 +351,78 @@ def _index_line(run_dir: Path) -> str:
     )
 
 
-def _start(
-    config: EvolveConfig, run_dir: Path | None, run: _RunOptions
-) -> tuple[EvolutionEngine, RunLock]:
-    _check_inputs(config)
-    root = _new_run_dir(run_dir, config)
-    lock = RunLock(root)
-    with lock, _executor(run, root) as pool:
-        engine = _build(config, root, pool)
-    return engine, lock
+class _Display:
+    """The live progress display of a run: a spinner line saying what is being evaluated,
+    the calibration table and one summary line per generation, fed by progress events."""
+
+    def __init__(self) -> None:
+        self.progress = Progress(
+            SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+            console=err_console, transient=True,
+        )  # fmt: skip
+        self.bar = self.progress.add_task("starting", total=None)
+        self.generation, self.evaluations = 0, 0
+
+    def __enter__(self) -> _Display:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(None, None, None)
+
+    def __call__(self, event: ProgressEvent) -> None:
+        text = None
+        if isinstance(event, RunResumed) and event.model is not None:
+            _banner(event.model)
+        elif isinstance(event, CalibrationRunFinished):
+            text = f"calibrating {event.done}/{event.total}: {event.task_id}"
+        elif isinstance(event, CalibrationFinished):
+            console.print(_calibration_table(event.calibration))
+        elif isinstance(event, GenerationStarted):
+            self.generation, self.evaluations = event.generation, 0
+            text = f"generation {self.generation}: 0 evaluations"
+        elif isinstance(event, EvaluationFinished):
+            self.evaluations += 1
+            text = (
+                f"generation {self.generation}: {self.evaluations} evaluations (last "
+                f"{event.individual_id[:8]} {event.task_id} rep {event.repetition}: "
+                f"{_fmt(event.score)})"
+            )
+        elif isinstance(event, GenerationFinished):
+            self.progress.console.print(_summary_line(event))
+        if text is not None:
+            self.progress.update(self.bar, description=text)
 
 
-def _check_inputs(config: EvolveConfig) -> None:
-    """The seed workflow, the benchmark, the given task ids and the search components resolve
-    (each a user error naming the fix otherwise)."""
-    resolve_task_workflow(config.seed_workflow)
-    _check_ids(
-        load_benchmark(config.bench), (config.train_tasks or ()) + (config.holdout_tasks or ())
-    )
-    default_components(config)
-
-
-def _build(config: EvolveConfig, root: Path, executor: Executor | None = None) -> EvolutionEngine:
-    """Calibrate (unless the split is given) and build generation 0 in `root` (locked)."""
-    seed_wf = resolve_task_workflow(config.seed_workflow)
-    benchmark = load_benchmark(config.bench)
-    evaluator = _evaluator(config, benchmark, executor)
-    _check_ids(benchmark, (config.train_tasks or ()) + (config.holdout_tasks or ()))
-    components = default_components(config)
-    if _simulated(config.model):
-        err_console.print(_SIM_BANNER)
-    if config.train_tasks is not None and config.holdout_tasks is not None:
-        split = (config.train_tasks, config.holdout_tasks)
-    else:
-        result = _calibrate(config, evaluator, seed_wf, benchmark, root)
-        split = (result.train, result.holdout)
-    tasks = {t.id: t for t in benchmark.tasks}
-    return EvolutionEngine.start(
-        config, seed_wf, split, evaluator, tasks, root, components, _listener()
-    )
-
-
-def _open(run_dir: Path, executor: Executor | None = None) -> tuple[EvolutionEngine, Benchmark]:
-    checkpoint = load_checkpoint(run_dir)
-    config = checkpoint.config
-    benchmark = load_benchmark(config.bench)
-    engine = EvolutionEngine(
-        checkpoint,
-        _evaluator(config, benchmark, executor),
-        {t.id: t for t in benchmark.tasks},
-        run_dir,
-        default_components(config),
-        _listener(),
-    )
-    return engine, benchmark
-
-
-def _resume(run_dir: Path, run: _RunOptions, *, report: bool = True) -> None:
-    with RunLock(run_dir), _executor(run, run_dir) as pool:
-
-        def reopen() -> EvolutionEngine:
-            engine, _ = _open(run_dir, pool)
-            if _simulated(engine.state.config.model):
-                err_console.print(_SIM_BANNER)
-            engine.log.emit("run_resumed", generation=engine.state.generation)
-            return engine
-
-        _drive(reopen, run_dir, report=report)
-
-
-def _evaluator(
-    config: EvolveConfig, benchmark: Benchmark, executor: Executor | None = None
-) -> Evaluator:
-    settings = EvalSettings(
-        model=config.model, sandbox=config.sandbox, seed=config.seed, repetitions=1
-    )
-    make_model = model_factory(config.model, benchmark=benchmark)
-    sandbox = default_sandbox(config.sandbox)
-    return Evaluator(make_model, sandbox, DEFAULT_PRICES, settings, executor=executor)
-
-
-def _calibrate(
-    config: EvolveConfig, evaluator: Evaluator, seed_wf: Any, bench: Benchmark, root: Path
-) -> Calibration:
-    wanted = config.calibration.tasks
-    tasks = [t for t in bench.tasks if wanted is None or t.id in wanted]
-    total = len(tasks) * config.calibration.repetitions
-    with Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-        console=err_console, transient=True,
-    ) as progress:  # fmt: skip
-        bar = progress.add_task(f"calibrating 0/{total}", total=total)
-        done = [0]
-
-        def tick(record: Any) -> None:
-            done[0] += 1
-            progress.update(bar, description=f"calibrating {done[0]}/{total}: {record.task_id}")
-
-        result = calibrate(evaluator, seed_wf, tasks, config.calibration, root, on_record=tick)
+def _calibration_table(result: Calibration) -> Table:
     table = Table(title="calibration (pass rate of the seed)", title_justify="left", box=None)
     for col in ("task", "level", "pass rate", "score", "split"):
         table.add_column(col)
     for row in result.rows:
         table.add_row(row.task_id, str(row.level), _fmt(row.pass_rate), _fmt(row.mean_score),
                       row.verdict)  # fmt: skip
-    console.print(table)
-    return result
+    return table
 
 
-_LIVE: dict[str, Any] = {}
-
-
-def _listener() -> Any:
-    def on_event(event: str, fields: dict[str, Any]) -> None:
-        progress = _LIVE.get("progress")
-        if progress is None:
-            return
-        bar = _LIVE["bar"]
-        if event == "generation_started":
-            _LIVE["gen"] = fields["generation"]
-            _LIVE["n"] = 0
-        elif event == "evaluation_finished":
-            _LIVE["n"] = _LIVE.get("n", 0) + 1
-        elif event == "generation_finished":
-            progress.console.print(_summary_line(fields))
-            return
-        else:
-            return
-        progress.update(bar, description=_live_text(fields))
-
-    return on_event
-
-
-def _live_text(fields: dict[str, Any]) -> str:
-    text = f"generation {_LIVE.get('gen', 0)}: {_LIVE.get('n', 0)} evaluations"
-    if "task_id" in fields:
-        text += f" (last {fields['individual_id'][:8]} {fields['task_id']}"
-        text += f" rep {fields['repetition']}: {fields['score']:.2f})"
-    return text
-
-
-def _summary_line(f: dict[str, Any]) -> str:
-    alarm = " [bold red]OVERFIT[/]" if f["overfit"]["alarm"] else ""
+def _summary_line(s: GenerationSummary) -> str:
+    alarm = " [bold red]OVERFIT[/]" if s.overfit.alarm else ""
     return (
-        f"gen {f['generation']}: train best {_fmt(f['train_best'])} mean {_fmt(f['train_mean'])}"
-        f" holdout {_fmt(f['holdout_best'])}{alarm} coverage {f['archive_coverage']:.2f}"
-        f" spent {f['spent']['evaluations']} evals ${f['spent']['usd']:.2f}"
+        f"gen {s.generation}: train best {_fmt(s.train_best)} mean {_fmt(s.train_mean)}"
+        f" holdout {_fmt(s.holdout_best)}{alarm} coverage {s.archive_coverage:.2f}"
+        f" spent {s.spent.evaluations} evals ${s.spent.usd:.2f}"
     )
 
 
-def _with_progress(step: Callable[[], object]) -> None:
-    with Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-        console=err_console, transient=True,
-    ) as progress:  # fmt: skip
-        _LIVE.update(progress=progress, bar=progress.add_task("evolving", total=None))
-        try:
-            step()
-        finally:
-            _LIVE.clear()
-
-
-def _drive(
-    open_engine: Callable[[], EvolutionEngine], run_dir: Path, *, report: bool = True
-) -> None:
-    """Run the outer loop as the `outer-loop` workflow (its Runner walk is recorded in
-    `<run>/outer_loop/events.jsonl`), then print the summary."""
-    engine = OuterLoop(open_engine, run_dir, around_evaluate=_with_progress).run()
-    _report(evolve_result(engine.state), simulated=_simulated(engine.config.model))
-    console.print(f"run written to {engine.run_dir}")
+def _finish(result: EvolveResult, model: str, run_dir: Path, *, report: bool) -> None:
+    """The summary of a finished run, where it is, and its report."""
+    _report(result, simulated=is_simulated(model))
+    console.print(f"run written to {run_dir}")
     if report:
-        report_at_end(engine.run_dir, console)
+        report_at_end(run_dir, console)
 
 
 def _report(result: EvolveResult, *, simulated: bool) -> None:
-    console.print(_generation_table(result, None, simulated=simulated))
+    console.print(_generation_table(result, simulated=simulated))
     console.print(_holdout_line(result))
     console.print(f"stop reason: {result.stop_reason or '(still running)'}")
     console.print(
@@ -556,7 +450,7 @@ def _holdout_line(result: EvolveResult) -> str:
     return line + ": significant"
 
 
-def _generation_table(result: EvolveResult, bench: Any, *, simulated: bool = True) -> Table:
+def _generation_table(result: EvolveResult, *, simulated: bool = True) -> Table:
     sim = " [SIMULATED]" if simulated else ""
     table = Table(title=f"generations{sim}", title_justify="left", box=None)
     for col in ("gen", "train best", "train mean", "holdout best", "gap", "diversity",
@@ -570,40 +464,6 @@ def _generation_table(result: EvolveResult, bench: Any, *, simulated: bool = Tru
             f"{s.spent.usd:.2f}",
         )  # fmt: skip
     return table
-
-
-def _new_run_dir(run_dir: Path | None, config: EvolveConfig) -> Path:
-    if run_dir is None:
-        from datetime import UTC, datetime
-
-        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        run_dir = Path("runs") / f"{stamp}-evolve-{Path(config.seed_workflow).stem}"
-    if (run_dir / CHECKPOINT_FILE).exists():
-        raise UsageError(
-            f"run directory {run_dir} already holds an evolve run",
-            fix="pass --resume to continue it, or another --run-dir",
-        )
-    if run_dir.exists() and any(run_dir.iterdir()):
-        raise UsageError(
-            f"run directory {run_dir} already exists and is not empty",
-            fix="pass another --run-dir, or remove that one",
-        )
-    run_dir.mkdir(parents=True, exist_ok=True)
-    meta = {"kind": "evolve", "loopwright_version": __version__, "git_commit": source_commit(),
-            "benchmark_digest": load_benchmark(config.bench).digest,
-            **config.model_dump(mode="json")}  # fmt: skip
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(meta, sort_keys=False), encoding="utf-8")
-    return run_dir
-
-
-def _check_ids(benchmark: Benchmark, ids: tuple[str, ...]) -> None:
-    known = {t.id for t in benchmark.tasks}
-    unknown = [i for i in ids if i not in known]
-    if unknown:
-        raise UsageError(
-            f"unknown task id(s): {', '.join(unknown)}",
-            fix=f"choose from: {', '.join(sorted(known))}",
-        )
 
 
 def _ids(text: str | None) -> list[str] | None:

@@ -37,6 +37,19 @@ from loopwright.evaluation._executor_select import (
     executor_settings,
     make_executor,
 )
+from loopwright.evaluation._run_api import (
+    RUN_SCHEMA_VERSION,
+    SUMMARY_FILE,
+    RunInputs,
+    RunPlan,
+    RunResult,
+    RunSummary,
+    TaskRow,
+    WorkflowRef,
+    WorkflowResult,
+    run,
+    select_tasks,
+)
 from loopwright.evaluation._settings import EvalSettings, run_seed
 from loopwright.evaluation._task_run import GRADE_FILE, TaskRunSpec, run_task
 
@@ -44,6 +57,8 @@ __all__ = [
     "CACHE_HIT_FILE",
     "EXECUTOR_KINDS",
     "GRADE_FILE",
+    "RUN_SCHEMA_VERSION",
+    "SUMMARY_FILE",
     "Aggregate",
     "CachedExecutor",
     "EvalJob",
@@ -60,8 +75,15 @@ __all__ = [
     "JobStream",
     "LocalExecutor",
     "ModelFactory",
+    "RunInputs",
+    "RunPlan",
+    "RunResult",
+    "RunSummary",
     "SerialExecutor",
+    "TaskRow",
     "TaskRunSpec",
+    "WorkflowRef",
+    "WorkflowResult",
     "aggregate",
     "cache_key",
     "default_workers",
@@ -70,8 +92,10 @@ __all__ = [
     "in_job_order",
     "job_timeout_s",
     "make_executor",
+    "run",
     "run_seed",
     "run_task",
     "schedule",
+    "select_tasks",
     "task_run_dir",
 ]

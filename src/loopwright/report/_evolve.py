@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
 
 from loopwright.report._evolve_charts import archive_section, matrix_section, spend_section
 from loopwright.report._evolve_data import EvolveData, winner_of
@@ -25,9 +24,11 @@ from loopwright.report._stamp import Stamp, sim_text, stamp_html
 from loopwright.report._svg import Flag, Point, Series, line_chart
 from loopwright.report._timeline import timeline_svg
 from loopwright.search import (
+    Calibration,
     Checkpoint,
     GenerationSummary,
     Individual,
+    MutationRejected,
     paired_bootstrap,
 )
 
@@ -49,7 +50,11 @@ def evolve_page(data: EvolveData) -> str:
     same Graphviz, when it is used)."""
     cp = data.checkpoint
     banners = (
-        [banner("sim", sim_text(cp.config.model if cp else data.meta.get("model")))]
+        [
+            banner(
+                "sim", sim_text(cp.config.model if cp else (data.meta.model if data.meta else None))
+            )
+        ]
         if data.simulated
         else []
     )
@@ -85,19 +90,20 @@ def evolve_page(data: EvolveData) -> str:
 def evolve_stamp(data: EvolveData) -> Stamp:
     """The stamp from the checkpoint (config, version) and config.yaml (commit, digest)."""
     meta, cp = data.meta, data.checkpoint
-    bench = meta.get("benchmark")
-    digest = bench.get("digest") if isinstance(bench, dict) else meta.get("benchmark_digest")
+    seed_workflow = (
+        cp.config.seed_workflow if cp else (meta.config.get("seed_workflow") if meta else None)
+    )
     return Stamp(
-        loopwright_version=cp.loopwright_version if cp else meta.get("loopwright_version"),
-        git_commit=meta.get("git_commit"),
-        model=cp.config.model if cp else meta.get("model"),
+        loopwright_version=cp.loopwright_version
+        if cp
+        else (meta.loopwright_version if meta else None),
+        git_commit=(meta.git_commit if meta else None),
+        model=cp.config.model if cp else (meta.model if meta else None),
         simulated=data.simulated,
-        benchmark=cp.config.bench if cp else meta.get("bench"),
-        benchmark_digest=digest,
-        seed=cp.config.seed if cp else meta.get("seed"),
-        extra=(
-            ("seed workflow", str(cp.config.seed_workflow if cp else meta.get("seed_workflow"))),
-        ),
+        benchmark=cp.config.bench if cp else (meta.benchmark if meta else None),
+        benchmark_digest=(meta.benchmark_digest if meta else None),
+        seed=cp.config.seed if cp else (meta.seed if meta else None),
+        extra=(("seed workflow", str(seed_workflow)),),
     )
 
 
@@ -341,24 +347,22 @@ def stop_section(data: EvolveData, cp: Checkpoint) -> Section:
 
 
 def _rejections(data: EvolveData) -> str:
-    rejected = [e for e in data.progress if e.get("event") == "mutation_rejected"]
+    rejected = [e for e in data.progress if isinstance(e, MutationRejected)]
     if not rejected:
         return "<p class='muted'>No mutation was rejected.</p>"
-    by_gen: Counter[tuple[int, str]] = Counter(
-        (int(e.get("generation", -1)), str(e.get("stage"))) for e in rejected
-    )
+    by_gen: Counter[tuple[int, str]] = Counter((e.generation, e.stage) for e in rejected)
     stages = sorted({stage for _, stage in by_gen})
     rows = [
         [g, *(by_gen[(g, stage)] for stage in stages), sum(by_gen[(g, st)] for st in stages)]
         for g in sorted({g for g, _ in by_gen})
     ]
-    ops = Counter((str(e.get("stage")), str(e.get("operator"))) for e in rejected)
+    ops = Counter((e.stage, e.operator) for e in rejected)
     by_op = table(
         ["stage", "operator", "rejected"],
         [(st, op, k) for (st, op), k in ops.most_common()],
         numeric=(2,),
     )
-    reasons = Counter(str(e.get("reason", "")).split(" (")[0] for e in rejected)
+    reasons = Counter((e.reason or "").split(" (")[0] for e in rejected)
     listing = table(["reason", "times"], reasons.most_common(20), numeric=(1,))
     numeric = tuple(range(1, len(stages) + 2))
     return (
@@ -382,22 +386,16 @@ def outer_loop_section(data: EvolveData) -> Section:
     return Section("outer-loop", "Outer loop timeline", figure("outer-loop", svg, caption))
 
 
-def calibration_section(calibration: dict[str, Any]) -> Section:
+def calibration_section(calibration: Calibration | str) -> Section:
+    if isinstance(calibration, str):
+        return Section("calibration", "Calibration", f"<p>Unreadable: {esc(calibration)}</p>")
     rows = [
-        (
-            r.get("task_id"),
-            r.get("level"),
-            fmt(r.get("pass_rate")),
-            fmt(r.get("mean_score")),
-            r.get("verdict"),
-        )
-        for r in calibration.get("rows", [])
-        if isinstance(r, dict)
+        (r.task_id, r.level, fmt(r.pass_rate), fmt(r.mean_score), r.verdict)
+        for r in calibration.rows
     ]
-    band = calibration.get("band")
     head = (
-        f"<p>Pass-rate band {esc(band)}: tasks the seed resolves too often or too rarely "
-        "are dropped.</p>"
+        f"<p>Pass-rate band {esc(list(calibration.band))}: tasks the seed resolves too often or "
+        "too rarely are dropped.</p>"
     )
     body = head + table(["task", "level", "pass rate", "mean score", "split"], rows, numeric=(2, 3))
     return Section("calibration", "Calibration", body)

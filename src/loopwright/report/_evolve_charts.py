@@ -4,17 +4,15 @@ matrix of partial credit, and spend by generation, role and node."""
 from __future__ import annotations
 
 import itertools
-import json
 from collections import defaultdict
 from statistics import fmean
-from typing import Any
 
 from loopwright.errors import ConfigError
 from loopwright.report._evolve_data import EvolveData, Usage, winner_of
 from loopwright.report._heat import HeatCell, HeatGrid, heat_grid
 from loopwright.report._html import Section, figure, fmt, fmt_tokens, fmt_usd, table
 from loopwright.report._svg import Bar, Segment, bar_chart, hbar_chart
-from loopwright.search import Checkpoint, Individual, descriptors_by_name
+from loopwright.search import ArchiveSnapshot, Checkpoint, Individual, descriptors_by_name
 
 __all__ = ["archive_section", "matrix_section", "spend_section"]
 
@@ -48,12 +46,9 @@ def _labels(names: list[str], cells: list[tuple[int, ...]]) -> list[tuple[str, .
 def archive_section(cp: Checkpoint) -> Section:
     if cp.archive_json is None:
         return Section("archive", "MAP-Elites archive", "<p>The archive is empty.</p>")
-    data: dict[str, Any] = json.loads(cp.archive_json)
-    names = [str(x) for x in data["descriptors"]]
-    elites = {
-        tuple(int(i) for i in row["cell"]): Individual.model_validate(row["individual"])
-        for row in data["cells"]
-    }
+    snapshot = ArchiveSnapshot.parse(cp.archive_json)
+    names = list(snapshot.descriptors)
+    elites = {row.cell: row.individual for row in snapshot.cells}
     labels = _labels(names, list(elites))
     rest = list(itertools.product(*[range(len(lab)) for lab in labels[1:]])) or [()]
     col_label = [" / ".join(labels[k + 1][b] for k, b in enumerate(c)) or names[0] for c in rest]

@@ -7,20 +7,30 @@ evaluation without its record) and says what was missing instead of failing.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from loopwright.errors import ConfigError
 from loopwright.records import CycleRecord, Event, load_record, read_events
-from loopwright.report._kind import read_meta
-from loopwright.search import Checkpoint, Individual, load_checkpoint, read_progress
+from loopwright.reflection import load_reflection
+from loopwright.search import (
+    Calibration,
+    Checkpoint,
+    Individual,
+    ProgressEvent,
+    load_checkpoint,
+    read_progress,
+)
+from loopwright.store import RunDir, RunMeta, is_simulated
 
 __all__ = ["EvolveData", "Spend", "Usage", "load_evolve", "winner_of"]
 
 OUTER_EVENTS = "outer_loop/events.jsonl"
+CALIBRATION_FILE = "calibration.json"
 _REFLECTION = re.compile(r"reflection_gen(\d+)\.json$")
 
 
@@ -68,12 +78,12 @@ class EvolveData:
     """Everything the evolve page shows, read from one run directory."""
 
     run_dir: Path
-    meta: dict[str, Any]
+    meta: RunMeta | None
     checkpoint: Checkpoint | None
-    progress: tuple[dict[str, Any], ...]
-    calibration: dict[str, Any] | None
+    progress: tuple[ProgressEvent, ...]
+    calibration: Calibration | str | None
     spend: Spend
-    reflections: dict[int, Any] = field(default_factory=dict)
+    reflections: dict[int, dict[str, Any]] = field(default_factory=dict)
     simulated: bool = False
     outer_events: tuple[Event, ...] = ()
 
@@ -108,20 +118,19 @@ def winner_of(cp: Checkpoint) -> Individual | None:
 def load_evolve(run_dir: Path) -> EvolveData:
     """Read an evolve run directory. ConfigError when its checkpoint exists but cannot be read
     (another schema version, malformed)."""
-    meta = read_meta(run_dir)
+    meta = RunDir(run_dir).meta()
     checkpoint = load_checkpoint(run_dir) if (run_dir / "checkpoint.json").is_file() else None
-    calibration = _json(run_dir / "calibration.json")
     spend, simulated = _spend(run_dir)
-    model = checkpoint.config.model if checkpoint is not None else meta.get("model")
+    model = checkpoint.config.model if checkpoint is not None else meta and meta.model
     return EvolveData(
         run_dir=run_dir,
         meta=meta,
         checkpoint=checkpoint,
         progress=tuple(read_progress(run_dir)),
-        calibration=calibration if isinstance(calibration, dict) else None,
+        calibration=_calibration(run_dir / CALIBRATION_FILE),
         spend=spend,
         reflections=_reflections(run_dir),
-        simulated=simulated or model == "sim",
+        simulated=simulated or is_simulated(model or None),
         outer_events=_outer_events(run_dir),
     )
 
@@ -137,21 +146,29 @@ def _outer_events(run_dir: Path) -> tuple[Event, ...]:
         return ()  # a page without this timeline still tells the run; the file is kept
 
 
-def _json(path: Path) -> Any:
+def _calibration(path: Path) -> Calibration | str | None:
+    """calibration.json as a Calibration; its error as text when it cannot be read (the page
+    says so); None when there is none."""
     if not path.is_file():
         return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        return {"unreadable": f"{path.name}: {exc}"}
+        return Calibration.model_validate_json(path.read_bytes())
+    except ValidationError as exc:
+        return f"{path.name}: {exc.errors()[0]['msg']}"
 
 
-def _reflections(run_dir: Path) -> dict[int, Any]:
-    out: dict[int, Any] = {}
+def _reflections(run_dir: Path) -> dict[int, dict[str, Any]]:
+    """Each reflection_gen{N}.json, validated as a ReflectionReport (an unreadable one is shown
+    as its error)."""
+    out: dict[int, dict[str, Any]] = {}
     for path in run_dir.glob("reflection_gen*.json"):
         match = _REFLECTION.search(path.name)
-        if match:
-            out[int(match.group(1))] = _json(path)
+        if not match:
+            continue
+        try:
+            out[int(match.group(1))] = load_reflection(path).model_dump(mode="json")
+        except ConfigError as exc:
+            out[int(match.group(1))] = {"unreadable": f"{path.name}: {exc}"}
     return dict(sorted(out.items()))
 
 

@@ -17,7 +17,7 @@ from loopwright.report._graph import (
 from loopwright.report._html import Section, details, esc, figure, fmt, table
 from loopwright.report._reflection import payoff_table, reflection_html, suggestion_text
 from loopwright.report._svg import n, score_color, svg_open, text_on
-from loopwright.search import Checkpoint, Individual
+from loopwright.search import Checkpoint, Individual, ReflectionSkipped
 from loopwright.workflow import to_mermaid
 
 __all__ = ["graphs_section", "lineage_of", "lineage_section", "reflection_section"]
@@ -181,11 +181,7 @@ def _chain_svg(chain: list[Individual]) -> str:
 
 
 def reflection_section(data: EvolveData, cp: Checkpoint) -> Section:
-    skipped = {
-        e.get("generation"): str(e.get("reason", ""))
-        for e in data.progress
-        if e.get("event") == "reflection_skipped"
-    }
+    skipped = {e.generation: e.reason for e in data.progress if isinstance(e, ReflectionSkipped)}
     blocks = []
     for s in cp.summaries:
         g = s.generation

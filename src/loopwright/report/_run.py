@@ -32,9 +32,7 @@ __all__ = ["run_page", "run_stamp"]
 def run_page(data: RunData) -> str:
     """The whole run report as HTML. Deterministic for a given run directory."""
     banners = (
-        [banner("sim", sim_text(data.meta.get("settings", {}).get("model")))]
-        if data.simulated
-        else []
+        [banner("sim", sim_text(data.meta.model if data.meta else None))] if data.simulated else []
     )
     reasons = data.partial_reasons
     if reasons:
@@ -56,22 +54,20 @@ def run_page(data: RunData) -> str:
 
 def run_stamp(data: RunData) -> Stamp:
     """The stamp from config.yaml, with the model's own name from the first run's events."""
-    meta = data.meta
-    settings = meta.get("settings", {})
-    bench = meta.get("benchmark", {})
-    model = settings.get("model")
+    meta, inputs = data.meta, data.inputs
+    model = meta.model if meta else None
     names = sorted({r.record.model for r in data.runs if r.record is not None})
     if names and model is not None and names != [model]:
         model = f"{model} ({', '.join(names)})"
     return Stamp(
-        loopwright_version=meta.get("loopwright_version"),
-        git_commit=meta.get("git_commit"),
+        loopwright_version=meta.loopwright_version if meta else None,
+        git_commit=meta.git_commit if meta else None,
         model=model,
         simulated=data.simulated,
-        benchmark=bench.get("name"),
-        benchmark_digest=bench.get("digest"),
-        seed=settings.get("seed"),
-        extra=(("repetitions", str(settings.get("repetitions", "?"))),),
+        benchmark=meta.benchmark if meta else None,
+        benchmark_digest=meta.benchmark_digest if meta else None,
+        seed=meta.seed if meta else None,
+        extra=(("repetitions", str(inputs.settings.repetitions if inputs else "?")),),
     )
 
 

@@ -4,14 +4,15 @@ wrote one), grade and diff. Reads only."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from pydantic import ValidationError
 
 from loopwright.errors import ConfigError
+from loopwright.evaluation import SUMMARY_FILE, RunInputs, RunSummary
 from loopwright.records import CycleAnalyzer, CycleRecord, Event, load_record, read_events
-from loopwright.report._kind import read_meta
+from loopwright.store import RunDir, RunMeta
 
 __all__ = ["RunData", "TaskRun", "load_run"]
 
@@ -41,8 +42,9 @@ class RunData:
     """Everything the run page shows."""
 
     run_dir: Path
-    meta: dict[str, Any]
-    summary: dict[str, Any] | None
+    meta: RunMeta | None
+    inputs: RunInputs | None
+    summary: RunSummary | None
     workflows: tuple[str, ...]
     tasks: tuple[str, ...]
     levels: dict[str, int]
@@ -51,8 +53,9 @@ class RunData:
 
     @property
     def expected_runs(self) -> int | None:
-        reps = self.meta.get("settings", {}).get("repetitions")
-        return len(self.workflows) * len(self.tasks) * reps if isinstance(reps, int) else None
+        if self.inputs is None:
+            return None
+        return len(self.workflows) * len(self.tasks) * self.inputs.settings.repetitions
 
     @property
     def partial_reasons(self) -> list[str]:
@@ -71,10 +74,11 @@ class RunData:
 
 def load_run(run_dir: Path) -> RunData:
     """Read a run directory written by `loopwright run` (docs/runs.md)."""
-    meta = read_meta(run_dir)
-    workflows = [str(w["name"]) for w in meta.get("workflows", []) if isinstance(w, dict)]
+    meta = RunDir(run_dir).meta()
+    inputs = _inputs(meta)
+    workflows = [w.name for w in inputs.workflows] if inputs else []
     workflows = workflows or sorted(p.parent.name for p in run_dir.glob("*/workflow.yaml"))
-    tasks = [str(t) for t in meta.get("tasks", [])]
+    tasks = list(inputs.tasks) if inputs else []
     summary = _summary(run_dir)
     runs = []
     for wf in workflows:
@@ -91,18 +95,19 @@ def load_run(run_dir: Path) -> RunData:
             r.repetition,
         )
     )
-    simulated = bool(summary and summary.get("simulated")) or any(
+    simulated = bool(summary and summary.simulated) or any(
         r.record is not None and r.record.simulated for r in runs
     )
     return RunData(
         run_dir=run_dir,
         meta=meta,
+        inputs=inputs,
         summary=summary,
         workflows=tuple(workflows),
         tasks=tuple(tasks),
         levels=_levels(summary),
         runs=tuple(runs),
-        simulated=simulated or meta.get("settings", {}).get("model") == "sim",
+        simulated=simulated or bool(meta and meta.simulated),
     )
 
 
@@ -111,23 +116,32 @@ def _rep_key(path: Path) -> tuple[str, int]:
     return path.parent.name, int(tail) if tail.isdigit() else 0
 
 
-def _summary(run_dir: Path) -> dict[str, Any] | None:
-    path = run_dir / "summary.json"
+def _inputs(meta: RunMeta | None) -> RunInputs | None:
+    """What the run was asked to do (config.yaml's config); None when it is not recorded."""
+    if meta is None:
+        return None
+    try:
+        return RunInputs.model_validate(meta.config)
+    except ValidationError as exc:
+        raise ConfigError(
+            "config.yaml of this run is malformed", got=str(exc.errors()[0])[:300]
+        ) from None
+
+
+def _summary(run_dir: Path) -> RunSummary | None:
+    path = run_dir / SUMMARY_FILE
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
+        return RunSummary.model_validate_json(path.read_bytes())
+    except ValidationError:
         return None  # written last, so a cut-off file means the run did not finish
-    return data if isinstance(data, dict) else None
 
 
-def _levels(summary: dict[str, Any] | None) -> dict[str, int]:
-    levels: dict[str, int] = {}
-    for wf in (summary or {}).get("workflows", []):
-        for row in wf.get("tasks", []):
-            levels[str(row["task"])] = int(row["level"])
-    return levels
+def _levels(summary: RunSummary | None) -> dict[str, int]:
+    if summary is None:
+        return {}
+    return {row.task: row.level for wf in summary.workflows for row in wf.tasks}
 
 
 def _task_run(run_dir: Path, workflow: str, rep: Path) -> TaskRun:

@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from dataclasses import dataclass
-from pathlib import Path
 
 from loopwright.report._html import esc
+from loopwright.store import source_commit
 
 __all__ = ["Stamp", "sim_text", "source_commit", "stamp_html"]
 
@@ -64,43 +62,3 @@ def stamp_html(stamp: Stamp) -> str:
         for key, value in items
     )
     return f'<div class="stamp" id="stamp">{spans}</div>'
-
-
-def source_commit() -> str | None:
-    """The git commit of the loopwright source in use: 40 hex digits, with `+dirty` when
-    tracked files differ from it. None when loopwright is not run from a git checkout or git
-    is not installed. Runs `git` twice (read-only); for stamping run directories."""
-    git = shutil.which("git")
-    root = _checkout_root(Path(__file__).resolve())
-    if git is None or root is None:
-        return None
-    try:
-        head = subprocess.run(
-            [git, "-C", str(root), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-        if head.returncode != 0:
-            return None
-        status = subprocess.run(
-            [git, "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            timeout=20,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None  # a stamp without the commit still says so; never worth failing a run
-    sha = head.stdout.strip()
-    return sha + ("+dirty" if status.returncode == 0 and status.stdout.strip() else "")
-
-
-def _checkout_root(start: Path) -> Path | None:
-    for parent in start.parents:
-        if (parent / ".git").exists():
-            return parent
-        if (parent / "site-packages").exists() or parent.name == "site-packages":
-            return None  # an installed wheel: not a checkout
-    return None

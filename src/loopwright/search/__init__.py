@@ -6,8 +6,18 @@ See docs/evolve.md (the engine and the CLI), docs/mutations.md and docs/archive.
 
 from __future__ import annotations
 
+from loopwright.search._api import (
+    Execution,
+    check_inputs,
+    evolve,
+    executor_for,
+    open_run,
+    resume,
+    start,
+)
 from loopwright.search._archive import (
     AddOutcome,
+    ArchiveSnapshot,
     Descriptor,
     MapElitesArchive,
     default_descriptors,
@@ -20,6 +30,7 @@ from loopwright.search._config import (
     CalibrationSettings,
     EvolveConfig,
     ReflectionSettings,
+    parse_config,
 )
 from loopwright.search._credit import CreditRow, CreditTable, credit_table
 from loopwright.search._designer import DESIGN_KINDS, design
@@ -32,7 +43,25 @@ from loopwright.search._mutations import MUTATIONS, RandomStrategy, mutate, muta
 from loopwright.search._novelty import NoveltyFilter
 from loopwright.search._outer_workflow import OUTER_LOOP_WORKFLOW, OuterLoop, write_result
 from loopwright.search._overfit import OverfitDetector, OverfitSignal
-from loopwright.search._progress import GenerationSummary, HyperparameterRecord, read_progress
+from loopwright.search._progress import (
+    PROGRESS_EVENTS,
+    CalibrationFinished,
+    CalibrationRunFinished,
+    ChildCreated,
+    EvaluationFinished,
+    GenerationFinished,
+    GenerationStarted,
+    GenerationSummary,
+    HyperparameterRecord,
+    MutationRejected,
+    ProgressEvent,
+    ReflectionFinished,
+    ReflectionSkipped,
+    RunFinished,
+    RunResumed,
+    RunStarted,
+    read_progress,
+)
 from loopwright.search._protocols import (
     MutationContext,
     MutationOperator,
@@ -41,6 +70,7 @@ from loopwright.search._protocols import (
     NoveltyVerdict,
 )
 from loopwright.search._reflect_step import reflect_generation
+from loopwright.search._report import EvolveResult, evolve_result
 from loopwright.search._roles import ROLES, make_role
 from loopwright.search._selection import tournament
 from loopwright.search._stats import BootstrapCI, paired_bootstrap
@@ -49,19 +79,29 @@ __all__ = [
     "DESIGN_KINDS",
     "MUTATIONS",
     "OUTER_LOOP_WORKFLOW",
+    "PROGRESS_EVENTS",
     "ROLES",
     "AddOutcome",
+    "ArchiveSnapshot",
     "BootstrapCI",
     "Budgets",
     "Calibration",
+    "CalibrationFinished",
+    "CalibrationRunFinished",
     "CalibrationSettings",
     "Checkpoint",
+    "ChildCreated",
     "CreditRow",
     "CreditTable",
     "Descriptor",
     "EphemeralModeRegistry",
+    "EvaluationFinished",
     "EvolutionEngine",
     "EvolveConfig",
+    "EvolveResult",
+    "Execution",
+    "GenerationFinished",
+    "GenerationStarted",
     "GenerationSummary",
     "Guidance",
     "GuidedStrategy",
@@ -71,6 +111,7 @@ __all__ = [
     "MapElitesArchive",
     "MutationContext",
     "MutationOperator",
+    "MutationRejected",
     "MutationResult",
     "MutationStrategy",
     "NoveltyFilter",
@@ -78,25 +119,39 @@ __all__ = [
     "OuterLoop",
     "OverfitDetector",
     "OverfitSignal",
+    "ProgressEvent",
     "RandomStrategy",
+    "ReflectionFinished",
     "ReflectionSettings",
+    "ReflectionSkipped",
+    "RunFinished",
     "RunLock",
+    "RunResumed",
+    "RunStarted",
     "TaskResult",
     "calibrate",
+    "check_inputs",
     "credit_table",
     "default_descriptors",
     "descriptors_by_name",
     "design",
+    "evolve",
+    "evolve_result",
+    "executor_for",
     "guided_mutate",
     "load_checkpoint",
     "make_role",
     "mode_name",
     "mutate",
     "mutation",
+    "open_run",
     "paired_bootstrap",
+    "parse_config",
     "read_progress",
     "reflect_generation",
+    "resume",
     "split_tasks",
+    "start",
     "tournament",
     "workflow_distance",
     "write_checkpoint",

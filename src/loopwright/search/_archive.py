@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from loopwright.errors import ConfigError
 from loopwright.search._individual import Individual
@@ -18,6 +19,7 @@ from loopwright.workflow import AgentNode, GateNode
 __all__ = [
     "ARCHIVE_SCHEMA_VERSION",
     "AddOutcome",
+    "ArchiveSnapshot",
     "Descriptor",
     "MapElitesArchive",
     "default_descriptors",
@@ -214,15 +216,8 @@ class MapElitesArchive:
     ) -> MapElitesArchive:
         """Rebuild an archive from `to_json` output. Built-in descriptors are found by name;
         pass `descriptors` for custom ones (their names must match). ConfigError otherwise."""
-        data: dict[str, Any] = json.loads(text)
-        version = data.get("schema_version")
-        if version != ARCHIVE_SCHEMA_VERSION:
-            raise ConfigError(
-                "archive checkpoint has an unknown schema_version",
-                got=repr(version),
-                fix=f"use a checkpoint written by this version (schema {ARCHIVE_SCHEMA_VERSION})",
-            )
-        names = [str(n) for n in data["descriptors"]]
+        snapshot = ArchiveSnapshot.parse(text)
+        names = list(snapshot.descriptors)
         descs = list(descriptors) if descriptors is not None else descriptors_by_name(names)
         if [d.name for d in descs] != names:
             raise ConfigError(
@@ -231,11 +226,42 @@ class MapElitesArchive:
                 fix=f"pass descriptors named {', '.join(names)}",
             )
         archive = cls(descs)
-        for row in data["cells"]:
-            archive._cells[tuple(int(i) for i in row["cell"])] = Individual.model_validate(
-                row["individual"]
-            )
+        for row in snapshot.cells:
+            archive._cells[row.cell] = row.individual
         return archive
 
     def _names(self) -> list[str]:
         return [d.name for d in self.descriptors]
+
+
+class ArchiveCell(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    cell: tuple[int, ...]
+    individual: Individual
+
+
+class ArchiveSnapshot(BaseModel):
+    """An archive as `MapElitesArchive.to_json` wrote it (the checkpoint's `archive_json`),
+    readable without its descriptors (a report of a run with custom ones)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: int
+    descriptors: tuple[str, ...]
+    cells: tuple[ArchiveCell, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> ArchiveSnapshot:
+        """ConfigError when `text` is not an archive of this schema version."""
+        try:
+            snapshot = cls.model_validate_json(text)
+        except ValidationError as exc:
+            raise ConfigError("archive checkpoint is malformed", got=str(exc.errors()[0])) from None
+        if snapshot.schema_version != ARCHIVE_SCHEMA_VERSION:
+            raise ConfigError(
+                "archive checkpoint has an unknown schema_version",
+                got=repr(snapshot.schema_version),
+                fix=f"use a checkpoint written by this version (schema {ARCHIVE_SCHEMA_VERSION})",
+            )
+        return snapshot

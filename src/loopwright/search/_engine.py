@@ -16,12 +16,10 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from collections.abc import Callable
 from contextlib import closing
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
 from loopwright.evaluation import (
     EvalJob,
@@ -48,7 +46,7 @@ from loopwright.search._config import EvolveConfig
 from loopwright.search._credit import CreditTable, credit_table
 from loopwright.search._engine_records import (
     Split,
-    child_fields,
+    child_created,
     evaluation_rows,
     generation_row,
     individual_row,
@@ -60,9 +58,18 @@ from loopwright.search._individual import Individual, Lineage, TaskResult
 from loopwright.search._modes import EphemeralModeRegistry
 from loopwright.search._overfit import OverfitDetector
 from loopwright.search._progress import (
+    EvaluationFinished,
+    GenerationFinished,
+    GenerationStarted,
     GenerationSummary,
     HyperparameterRecord,
+    Listener,
+    MutationRejected,
+    ProgressEvent,
     ProgressLog,
+    ReflectionSkipped,
+    RunFinished,
+    RunStarted,
     Spent,
 )
 from loopwright.search._protocols import MutationContext
@@ -88,7 +95,7 @@ class EvolutionEngine:
         tasks: dict[str, Task],
         run_dir: Path,
         components: SearchComponents,
-        listener: Callable[[str, dict[str, Any]], None] | None = None,
+        listener: Listener | None = None,
     ) -> None:
         self.config = checkpoint.config
         self.evaluator = evaluator
@@ -130,7 +137,7 @@ class EvolutionEngine:
         tasks: dict[str, Task],
         run_dir: Path,
         components: SearchComponents,
-        listener: Callable[[str, dict[str, Any]], None] | None = None,
+        listener: Listener | None = None,
     ) -> EvolutionEngine:
         """A fresh run: build generation 0, register its modes and write the first checkpoint.
         Draws from `random.Random(config.seed)`.
@@ -160,7 +167,7 @@ class EvolutionEngine:
             summaries=(),
         )
         engine = cls(blank, evaluator, tasks, run_dir, components, listener)
-        engine.log.emit("run_started", config=config.model_dump(mode="json"), seed_id=seed_ind.id)
+        engine.log.emit(RunStarted(config=config.model_dump(mode="json"), seed_id=seed_ind.id))
         population = [seed_ind, *engine._designs(seed_ind)]
         if not engine.reflects_first:
             population += engine._offspring([seed_ind], config.population - len(population), 0)
@@ -200,7 +207,7 @@ class EvolutionEngine:
 
         Stops the run (and returns None) when a spending budget runs out first."""
         gen = self.state.generation
-        self.log.emit("generation_started", generation=gen, population=list(self.state.population))
+        self.log.emit(GenerationStarted(generation=gen, population=list(self.state.population)))
         reason = self._evaluate_split("train", list(self.state.population))
         if reason is None:
             reason = self._evaluate_holdout()
@@ -209,7 +216,7 @@ class EvolutionEngine:
             update={"summaries": (*self.state.summaries, summary), "phase": "breed"}
         )
         self._checkpoint()
-        self.log.emit("generation_finished", **summary.model_dump(mode="json"))
+        self.log.emit(GenerationFinished(**summary.model_dump()))
         if reason is not None:
             self._finish(reason)
         return summary
@@ -224,7 +231,7 @@ class EvolutionEngine:
         gen = self.state.generation
         reflector = self.parts.reflector
         if reflector is None:
-            self.log.emit("reflection_skipped", generation=gen, reason="no reflector configured")
+            self.log.emit(ReflectionSkipped(generation=gen, reason="no reflector configured"))
             return
         if gen in self.state.reflected and reflection_path(self.run_dir, gen).is_file():
             return
@@ -234,8 +241,7 @@ class EvolutionEngine:
         reflected = (*(g for g in self.state.reflected if g != gen), gen)
         self.state = self.state.model_copy(update={"reflected": reflected})
         self._checkpoint()
-        event, fields = reflection_event(report, path.name, unreadable)
-        self.log.emit(event, **fields)
+        self.log.emit(reflection_event(report, path.name, unreadable))
 
     def advance(self) -> StopReason | None:
         """After a summary: stop if converged, else select, mutate and move to the next
@@ -344,19 +350,20 @@ class EvolutionEngine:
         self._index_evaluation(ind_id, done, split, rel)  # first: a resume rewrites the row
         self._checkpoint()
         self.log.emit(
-            "evaluation_finished",
-            generation=self.state.generation,
-            individual_id=ind_id,
-            task_id=result.task_id,
-            repetition=result.repetition,
-            split=split,
-            score=result.score,
-            resolved=result.resolved,
-            invalid=result.invalid,
-            cost_usd=result.cost_usd,
-            status=done.status,
-            attempts=done.attempts,
-            cached=done.cached,
+            EvaluationFinished(
+                generation=self.state.generation,
+                individual_id=ind_id,
+                task_id=result.task_id,
+                repetition=result.repetition,
+                split=split,
+                score=result.score,
+                resolved=result.resolved,
+                invalid=result.invalid,
+                cost_usd=result.cost_usd,
+                status=done.status,
+                attempts=done.attempts,
+                cached=done.cached,
+            )
         )
 
     def _result_order(self, r: TaskResult) -> tuple[int, int, str, int]:
@@ -375,13 +382,13 @@ class EvolutionEngine:
         )  # fmt: skip
         self.index.add_evaluation(row, done.record, failed)
 
-    def _to_index(self, event: str, fields: dict[str, Any]) -> None:
+    def _to_index(self, event: ProgressEvent) -> None:
         """Progress events that the run index mirrors: the population evaluated in each
         generation, and each generation's summary."""
         run_id = self.run_dir.name
-        if event == "generation_started":
+        if isinstance(event, GenerationStarted):
             self.index.add_individuals(individual_row(run_id, i) for i in self._population())
-        elif event == "generation_finished" and self.state.summaries:
+        elif isinstance(event, GenerationFinished) and self.state.summaries:
             self.index.add_generation(generation_row(run_id, self.state.summaries[-1]))
 
     # -- breeding -----------------------------------------------------------------------------
@@ -392,8 +399,8 @@ class EvolutionEngine:
             workflow = self.parts.design(kind, seed.workflow)
             verdict = self.novelty.check(workflow)
             if not verdict.accepted:
-                self.log.emit("mutation_rejected", generation=0, operator=f"design:{kind}",
-                              stage="novelty", reason=verdict.reason)  # fmt: skip
+                self.log.emit(MutationRejected(generation=0, operator=f"design:{kind}",
+                                               stage="novelty", reason=verdict.reason))  # fmt: skip
                 continue
             ind = Individual(
                 id=_individual_id(self.config.seed, 0, slot, workflow),
@@ -433,12 +440,13 @@ class EvolutionEngine:
             verdict = None if result.child is None else self.novelty.check(result.child)
             if result.child is None or verdict is None or not verdict.accepted:
                 self.log.emit(
-                    "mutation_rejected",
-                    generation=gen,
-                    parent_id=parent.id,
-                    operator=result.operator,
-                    stage="mutation" if result.child is None else "novelty",
-                    reason=result.reason if verdict is None else verdict.reason,
+                    MutationRejected(
+                        generation=gen,
+                        parent_id=parent.id,
+                        operator=result.operator,
+                        stage="mutation" if result.child is None else "novelty",
+                        reason=result.reason if verdict is None else verdict.reason,
+                    )
                 )
                 continue
             child = Individual(
@@ -455,7 +463,7 @@ class EvolutionEngine:
             )
             self.novelty.remember(child)
             children.append(child)
-            self.log.emit("child_created", **child_fields(child))
+            self.log.emit(child_created(child))
         return children
 
     def _set_population(self, population: list[Individual], *, generation: int) -> None:
@@ -522,18 +530,15 @@ class EvolutionEngine:
         self.modes.cleanup(keep=[self.individuals[winner.id]])
         self.state = self.state.model_copy(update={"stop_reason": reason, "winner_id": winner.id})
         self._checkpoint()
-        self.log.emit("run_finished", stop_reason=reason, winner_id=winner.id,
-                      generations=len(self.state.summaries))  # fmt: skip
+        self.log.emit(RunFinished(stop_reason=reason, winner_id=winner.id,
+                                  generations=len(self.state.summaries)))  # fmt: skip
 
 
-def _tee(
-    first: Callable[[str, dict[str, Any]], None] | None,
-    second: Callable[[str, dict[str, Any]], None],
-) -> Callable[[str, dict[str, Any]], None]:
-    def both(event: str, fields: dict[str, Any]) -> None:
-        second(event, fields)
+def _tee(first: Listener | None, second: Listener) -> Listener:
+    def both(event: ProgressEvent) -> None:
+        second(event)
         if first is not None:
-            first(event, fields)
+            first(event)
 
     return both
 

@@ -6,18 +6,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from loopwright.evaluation import JobResult
 from loopwright.records import CycleRecord
 from loopwright.reflection import ReflectionReport
 from loopwright.search._individual import Individual, TaskResult
-from loopwright.search._progress import GenerationSummary
+from loopwright.search._progress import (
+    ChildCreated,
+    GenerationSummary,
+    ReflectionFinished,
+    ReflectionSkipped,
+)
 from loopwright.store import EvaluationRow, FailedAttemptRow, GenerationRow, IndividualRow
 
 __all__ = [
     "Split",
-    "child_fields",
+    "child_created",
     "evaluation_rows",
     "generation_row",
     "individual_row",
@@ -70,38 +75,36 @@ def generation_row(run_id: str, s: GenerationSummary) -> GenerationRow:
     )  # fmt: skip
 
 
-def child_fields(child: Individual) -> dict[str, Any]:
+def child_created(child: Individual) -> ChildCreated:
     lineage = child.lineage
     guidance = lineage.guidance
-    return {
-        "generation": child.generation,
-        "individual_id": child.id,
-        "parents": list(lineage.parents),
-        "operator": lineage.operator,
-        "target": lineage.target,
-        "guidance": None if guidance is None else guidance.model_dump(mode="json"),
-        "reason": lineage.reason,
-    }
+    return ChildCreated(
+        generation=child.generation,
+        individual_id=child.id,
+        parents=list(lineage.parents),
+        operator=lineage.operator,
+        target=lineage.target,
+        guidance=None if guidance is None else guidance.model_dump(mode="json"),
+        reason=lineage.reason,
+    )
 
 
 def reflection_event(
     report: ReflectionReport, file_name: str, unreadable: int
-) -> tuple[str, dict[str, Any]]:
+) -> ReflectionSkipped | ReflectionFinished:
     if report.source == "empty":
-        return "reflection_skipped", {
-            "generation": report.generation, "reason": report.note, "path": file_name,
-        }  # fmt: skip
-    return "reflection_finished", {
-        "generation": report.generation,
-        "source": report.source,
-        "path": file_name,
-        "failure_patterns": len(report.failure_patterns),
-        "success_patterns": len(report.success_patterns),
-        "suggestions": len(report.mutation_suggestions),
-        "dropped": len(report.dropped),
-        "attempts": len(report.attempts),
-        "unreadable_records": unreadable,
-    }
+        return ReflectionSkipped(generation=report.generation, reason=report.note, path=file_name)
+    return ReflectionFinished(
+        generation=report.generation,
+        source=report.source,
+        path=file_name,
+        failure_patterns=len(report.failure_patterns),
+        success_patterns=len(report.success_patterns),
+        suggestions=len(report.mutation_suggestions),
+        dropped=len(report.dropped),
+        attempts=len(report.attempts),
+        unreadable_records=unreadable,
+    )
 
 
 def task_result(record: CycleRecord, split: Split, rel: Path) -> TaskResult:

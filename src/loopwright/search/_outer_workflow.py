@@ -14,7 +14,6 @@ reflector is configured, reads its exhaust (the reflection issue). The gate's `m
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from loopwright.runtime import Registries, Runner, StepResult, ToolContext, defa
 from loopwright.sandbox import LocalSandbox
 from loopwright.search._engine import EvolutionEngine
 from loopwright.search._report import EvolveResult, evolve_result
+from loopwright.store import RunDir, is_simulated
 from loopwright.tasks import Task, TaskSpec, Timeouts
 from loopwright.workflow import ArgValue, builtin_workflow
 
@@ -35,7 +35,7 @@ __all__ = ["OUTER_LOOP_DIR", "OUTER_LOOP_WORKFLOW", "RESULT_FILE", "OuterLoop", 
 OUTER_LOOP_WORKFLOW = "outer-loop"
 OUTER_LOOP_DIR = "outer_loop"
 RESULT_FILE = "result.json"
-RESULT_SCHEMA_VERSION = 1
+RESULT_SCHEMA_VERSION = 2
 
 # Fn nodes run in-process and cannot be cut off; the engine's own wall-clock budget governs.
 _NO_DEADLINE_S = 10 * 365 * 24 * 3600.0
@@ -173,16 +173,20 @@ class OuterLoop:
 
     def _finalize(self) -> StepResult:
         engine = self._live()
-        path = write_result(engine.run_dir, evolve_result(engine.state))
+        path = write_result(engine.run_dir, evolve_result(engine.state), engine.config.model)
         return StepResult(True, f"result written to {path.name}")
 
 
-def write_result(run_dir: Path, result: EvolveResult) -> Path:
-    """Write `<run>/result.json` (schema in docs/evolve.md) atomically; return its path."""
+def write_result(run_dir: Path, result: EvolveResult, model: str) -> Path:
+    """Write `<run>/result.json` (schema in docs/evolve.md) atomically; return its path.
+    `model` is the run's agent model: the file says which model made its figures and whether
+    it was simulated."""
     gain = result.gain
     data: dict[str, Any] = {
         "schema_version": RESULT_SCHEMA_VERSION,
         "loopwright_version": __version__,
+        "model": model,
+        "simulated": is_simulated(model),
         "stop_reason": result.stop_reason,
         "generations": len(result.summaries),
         "winner": {
@@ -212,11 +216,7 @@ def write_result(run_dir: Path, result: EvolveResult) -> Path:
         },
         "spent": result.spent.model_dump(mode="json"),
     }
-    path = run_dir / RESULT_FILE
-    tmp = run_dir / f".{RESULT_FILE}.tmp"
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return RunDir(run_dir).write_json(RESULT_FILE, data)
 
 
 _INSTRUCTION = """\

@@ -2,25 +2,42 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from loopwright.search._calibrate import Calibration
 from loopwright.search._overfit import OverfitSignal
+from loopwright.store import EventLog
 
 __all__ = [
+    "PROGRESS_EVENTS",
     "PROGRESS_FILE",
+    "CalibrationFinished",
+    "CalibrationRunFinished",
+    "ChildCreated",
+    "EvaluationFinished",
+    "GenerationFinished",
+    "GenerationStarted",
     "GenerationSummary",
     "HyperparameterRecord",
+    "Listener",
+    "MutationRejected",
+    "ProgressEvent",
     "ProgressLog",
+    "ReflectionFinished",
+    "ReflectionSkipped",
+    "RunFinished",
+    "RunResumed",
+    "RunStarted",
     "Spent",
     "read_progress",
 ]
 
 PROGRESS_FILE = "progress.jsonl"
+PROGRESS_VERSION = 1
 
 
 class _Frozen(BaseModel):
@@ -72,40 +89,155 @@ class GenerationSummary(_Frozen):
     hyperparameters: HyperparameterRecord
 
 
-Listener = Callable[[str, dict[str, Any]], None]
+class _Event(_Frozen):
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class ProgressLog:
-    """Appends one JSON object per line to `<run>/progress.jsonl`, each with an `event` field.
+class CalibrationRunFinished(_Event):
+    """One calibration run of the seed finished (`done` of `total`)."""
 
-    A line is written with one `write` call and flushed, so a killed process leaves at most a
-    truncated last line (`read_progress` skips it). `listener`, when given, sees every event
-    (the CLI's progress display).
-    """
+    event: Literal["calibration_run_finished"] = "calibration_run_finished"
+    task_id: str
+    done: int
+    total: int
+    score: float | None
+
+
+class CalibrationFinished(_Event):
+    """Calibration chose the split (the table is also `calibration.json`)."""
+
+    event: Literal["calibration_finished"] = "calibration_finished"
+    calibration: Calibration
+
+
+class RunStarted(_Event):
+    """A fresh run: its configuration and the seed individual."""
+
+    event: Literal["run_started"] = "run_started"
+    config: dict[str, Any]
+    seed_id: str
+
+
+class RunResumed(_Event):
+    """A run continued from its checkpoint, in `generation`, with its agent `model`."""
+
+    event: Literal["run_resumed"] = "run_resumed"
+    generation: int
+    model: str | None = None
+
+
+class GenerationStarted(_Event):
+    """A generation's evaluation begins; `population` lists its individual ids."""
+
+    event: Literal["generation_started"] = "generation_started"
+    generation: int
+    population: list[str]
+
+
+class EvaluationFinished(_Event):
+    """One (individual, task, repetition) run committed to the checkpoint."""
+
+    event: Literal["evaluation_finished"] = "evaluation_finished"
+    generation: int
+    individual_id: str
+    task_id: str
+    repetition: int
+    split: str
+    score: float | None
+    resolved: bool
+    invalid: bool
+    cost_usd: float | None
+    status: str
+    attempts: int
+    cached: bool
+
+
+class GenerationFinished(GenerationSummary):
+    """A generation's summary (the GenerationSummary fields at the top level)."""
+
+    event: Literal["generation_finished"] = "generation_finished"
+
+    def summary(self) -> GenerationSummary:
+        return GenerationSummary.model_validate(self.model_dump(exclude={"event"}))
+
+
+class ReflectionSkipped(_Event):
+    event: Literal["reflection_skipped"] = "reflection_skipped"
+    generation: int
+    reason: str
+    path: str | None = None
+
+
+class ReflectionFinished(_Event):
+    """A reflection report written (`path`, relative to the run) and what it holds."""
+
+    event: Literal["reflection_finished"] = "reflection_finished"
+    generation: int
+    source: str
+    path: str
+    failure_patterns: int
+    success_patterns: int
+    suggestions: int
+    dropped: int
+    attempts: int
+    unreadable_records: int
+
+
+class MutationRejected(_Event):
+    """A mutation that made no child (`stage` mutation) or a child the novelty filter
+    turned away (`stage` novelty)."""
+
+    event: Literal["mutation_rejected"] = "mutation_rejected"
+    generation: int
+    parent_id: str | None = None
+    operator: str
+    stage: str
+    reason: str | None = None
+
+
+class ChildCreated(_Event):
+    event: Literal["child_created"] = "child_created"
+    generation: int
+    individual_id: str
+    parents: list[str]
+    operator: str
+    target: str | None = None
+    guidance: dict[str, Any] | None = None
+    reason: str | None = None
+
+
+class RunFinished(_Event):
+    event: Literal["run_finished"] = "run_finished"
+    stop_reason: str
+    winner_id: str
+    generations: int
+
+
+ProgressEvent = Annotated[
+    CalibrationRunFinished | CalibrationFinished | RunStarted | RunResumed | GenerationStarted | EvaluationFinished | GenerationFinished
+    | ReflectionSkipped | ReflectionFinished | MutationRejected | ChildCreated | RunFinished,
+    Field(discriminator="event"),
+]  # fmt: skip
+"""What an evolve run reports as it goes: `progress.jsonl`, one per line, and the events an
+`on_event` callback of `loopwright.evolve` receives."""
+
+PROGRESS_EVENTS: TypeAdapter[ProgressEvent] = TypeAdapter(ProgressEvent)
+
+Listener = Callable[[ProgressEvent], None]
+
+
+class ProgressLog(EventLog[ProgressEvent]):
+    """`<run>/progress.jsonl`: typed, versioned progress events (store.EventLog): a line cut
+    off by a kill is ended before the next append and skipped on read. `listener`, when given,
+    sees every event (the CLI's progress display, the run index)."""
 
     def __init__(self, run_dir: Path, listener: Listener | None = None) -> None:
-        self.path = run_dir / PROGRESS_FILE
-        self.listener = listener
+        super().__init__(run_dir / PROGRESS_FILE, PROGRESS_EVENTS, PROGRESS_VERSION, listener)
 
-    def emit(self, event: str, **fields: Any) -> None:
-        line = json.dumps({"event": event, **fields}, sort_keys=False)
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-        if self.listener is not None:
-            self.listener(event, fields)
+    def emit(self, event: ProgressEvent) -> None:
+        self.append(event)
 
 
-def read_progress(run_dir: Path) -> list[dict[str, Any]]:
+def read_progress(run_dir: Path) -> list[ProgressEvent]:
     """Every well-formed event of `<run>/progress.jsonl`, in order ([] when there is none)."""
-    path = run_dir / PROGRESS_FILE
-    if not path.is_file():
-        return []
-    events = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut off by a kill
-        if isinstance(obj, dict) and "event" in obj:
-            events.append(obj)
-    return events
+    return ProgressLog(run_dir).read()

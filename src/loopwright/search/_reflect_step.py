@@ -13,7 +13,7 @@ from pathlib import Path
 from loopwright.errors import UsageError
 from loopwright.reflection import reflection_path, write_reflection
 from loopwright.search._engine import EvolutionEngine
-from loopwright.search._progress import read_progress
+from loopwright.search._progress import GenerationStarted, read_progress
 from loopwright.search._reflect import reflection_candidates
 
 __all__ = ["reflect_generation"]
@@ -44,13 +44,13 @@ def reflect_generation(engine: EvolutionEngine, generation: int | None = None) -
     if path.is_file():
         return path
     started = [e for e in read_progress(engine.run_dir)
-               if e["event"] == "generation_started" and e.get("generation") == gen]  # fmt: skip
+               if isinstance(e, GenerationStarted) and e.generation == gen]  # fmt: skip
     if not started:
         raise UsageError(
             f"progress.jsonl has no start of generation {gen}",
             fix=f"choose a generation from 0 to {current}",
         )
-    ids = [i for i in started[-1]["population"] if i in engine.individuals]
+    ids = [i for i in started[-1].population if i in engine.individuals]
     candidates, _ = reflection_candidates([engine.individuals[i] for i in ids], engine.run_dir)
     report = engine.parts.reflector.reflect(gen, candidates)
     return write_reflection(engine.run_dir, report)

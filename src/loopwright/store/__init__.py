@@ -1,4 +1,4 @@
-"""The run index: a SQLite file (`runs.db`, WAL) holding individuals, evaluations, per-test
+"""The run directory seam (`RunDir`, `RunMeta`, typed `EventLog`s) and the run index: a SQLite file (`runs.db`, WAL) holding individuals, evaluations, per-test
 outcomes, failed executor attempts, generation summaries, the cost ledger and the fitness cache,
 written as results arrive so that status commands and reports query instead of rescanning
 run directories. See docs/store.md for the schema and its version."""
@@ -20,24 +20,46 @@ from loopwright.store._rows import (
     ledger_rows,
     utc_now,
 )
+from loopwright.store._rundir import (
+    META_FILE,
+    RUN_META_VERSION,
+    EventLog,
+    RunDir,
+    RunKind,
+    RunMeta,
+    default_run_path,
+    is_simulated,
+    read_yaml_mapping,
+    source_commit,
+)
 from loopwright.store._schema import INDEX_FILE, INDEX_SCHEMA_VERSION, connect
 
 __all__ = [
     "INDEX_FILE",
     "INDEX_SCHEMA_VERSION",
+    "META_FILE",
+    "RUN_META_VERSION",
     "CacheEntry",
     "CacheTable",
     "DirLock",
     "EvaluationRow",
+    "EventLog",
     "FailedAttemptRow",
     "FailureRow",
     "GenerationRow",
     "IndividualRow",
     "LedgerRow",
+    "RunDir",
     "RunIndex",
+    "RunKind",
+    "RunMeta",
     "Spend",
     "TestOutcomeRow",
     "connect",
+    "default_run_path",
+    "is_simulated",
     "ledger_rows",
+    "read_yaml_mapping",
+    "source_commit",
     "utc_now",
 ]

@@ -1,0 +1,288 @@
+"""`loopwright.run`: run workflows on a benchmark's tasks, grade every run, write the run
+directory (config.yaml, per-workflow evaluations, summary.json, models.yaml, ledger.jsonl) and
+return the results. The `loopwright run` command is options and printing over it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+from loopwright.errors import UsageError
+from loopwright.evaluation._aggregate import Aggregate, aggregate
+from loopwright.evaluation._evaluator import Evaluation, Evaluator
+from loopwright.evaluation._settings import EvalSettings
+from loopwright.models import (
+    DEFAULT_PRICES,
+    LEDGER_FILE,
+    CostLedger,
+    ModelsConfig,
+    label_scope,
+    resolve_model,
+    routed_factory,
+)
+from loopwright.records import CycleRecord
+from loopwright.runtime import EngineSettings, load_engine_settings
+from loopwright.sandbox import default_sandbox
+from loopwright.store import RunDir, RunMeta
+from loopwright.tasks import Benchmark, Task, load_benchmark
+from loopwright.workflow import Workflow, resolve_task_workflow, workflow_hash, workflow_to_yaml
+
+__all__ = [
+    "RUN_SCHEMA_VERSION",
+    "SUMMARY_FILE",
+    "RunInputs",
+    "RunPlan",
+    "RunResult",
+    "RunSummary",
+    "TaskRow",
+    "WorkflowRef",
+    "WorkflowResult",
+    "run",
+    "select_tasks",
+]
+
+RUN_SCHEMA_VERSION = 2
+SUMMARY_FILE = "summary.json"
+
+OnRecord = Callable[[str, CycleRecord], None]
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What a run is about to do, once its inputs are checked and its directory exists."""
+
+    run_dir: Path
+    total_runs: int
+    simulated: bool
+
+
+class TaskRow(BaseModel):
+    """One task's results for one workflow, over its repetitions (a table row, a JSON object)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task: str
+    level: int
+    runs: int
+    mean_score: float | None
+    resolved: int
+    invalid: int
+    failure_category: str | None
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    mean_duration_s: float | None
+
+
+class WorkflowResult(BaseModel):
+    """One workflow's results: the aggregate, the mean score per level, one row per task."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    workflow: str
+    hash: str
+    aggregate: Aggregate
+    by_level: dict[str, float | None]
+    tasks: list[TaskRow]
+
+
+class WorkflowRef(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    hash: str
+
+
+class RunInputs(BaseModel):
+    """What a `run` was asked to do: `config` of its config.yaml (RunMeta, kind run)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    settings: EvalSettings
+    tasks: list[str]
+    workflows: list[WorkflowRef]
+
+
+class RunSummary(BaseModel):
+    """`summary.json` (schema_version 2; version 1 had no `model`): the agent model, whether it
+    was simulated, each workflow's results."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: int = RUN_SCHEMA_VERSION
+    model: str | None = None
+    simulated: bool
+    workflows: list[WorkflowResult]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What `run` measured: the run directory, the summary (as in summary.json) and each
+    workflow's Evaluation (every CycleRecord)."""
+
+    run_dir: Path
+    summary: RunSummary
+    evaluations: list[Evaluation] = field(repr=False)
+    tasks: list[Task] = field(repr=False)
+
+    @property
+    def simulated(self) -> bool:
+        return self.summary.simulated
+
+
+def run(
+    workflows: Sequence[str | Workflow],
+    bench: str | Path | Benchmark,
+    *,
+    run_dir: Path | None = None,
+    model: str | None = None,
+    reps: int = 1,
+    tasks: Sequence[str] | None = None,
+    level: int | None = None,
+    seed: int = 0,
+    sandbox: str = "auto",
+    models: ModelsConfig | None = None,
+    api_base: str | None = None,
+    engine: EngineSettings | None = None,
+    on_start: Callable[[RunPlan], None] | None = None,
+    on_record: OnRecord | None = None,
+) -> RunResult:
+    """Run each workflow (a built-in name, a file, or a Workflow) on the benchmark's tasks
+    (all, or the ids in `tasks`, or those of `level`) `reps` times, grade every run, and write
+    the new run directory `run_dir` (default `runs/<stamp>-<first workflow>`).
+
+    `model`: a model spec (`sim`, `scripted:FILE`, a LiteLLM name; default: `models`' agent
+    role, else sim). `engine`: each agent loop's settings (default: the user's settings file,
+    written by `loopwright ab apply`). `on_record(workflow_name, record)` is called as each run
+    finishes; `on_start(plan)` once before the first run. Bad input raises UsageError/ConfigError before anything is written."""
+    benchmark = bench if isinstance(bench, Benchmark) else load_benchmark(str(bench))
+    chosen = select_tasks(benchmark, tasks, level)
+    resolved = [w if isinstance(w, Workflow) else resolve_task_workflow(w) for w in workflows]
+    models = models or ModelsConfig()
+    model = model or resolve_model("agent", models, default="sim")
+    settings = EvalSettings(
+        model=model, sandbox=sandbox, seed=seed, repetitions=reps,
+        engine=engine or load_engine_settings(),
+    )  # fmt: skip
+    ledger = CostLedger()  # mirrored to RUN_DIR/ledger.jsonl once the directory exists
+    make_model = routed_factory(
+        model, models, benchmark=benchmark, api_base=api_base, ledger=ledger
+    )
+    evaluator = Evaluator(make_model, default_sandbox(sandbox), DEFAULT_PRICES, settings)
+    root = RunDir.create(run_dir, label=resolved[0].name)  # once every input is known good
+    _write_inputs(root, settings, benchmark, chosen, resolved)
+    root.write("models.yaml", yaml.safe_dump(models.model_dump(mode="json"), sort_keys=False))
+    ledger.write_to(root.file(LEDGER_FILE))  # every gateway call, labelled (docs/models.md)
+    ledger.touch()
+    if on_start is not None:
+        total = len(resolved) * len(chosen) * reps
+        on_start(RunPlan(root.path, total, make_model(0).simulated))
+    evaluations = [_evaluate(evaluator, wf, chosen, root.path, on_record) for wf in resolved]
+    summary = RunSummary(
+        model=model,
+        simulated=any(e.summary.simulated for e in evaluations),
+        workflows=[_workflow_result(e, chosen) for e in evaluations],
+    )
+    root.write_json(SUMMARY_FILE, summary)
+    return RunResult(root.path, summary, evaluations, chosen)
+
+
+def select_tasks(benchmark: Benchmark, ids: Sequence[str] | None, level: int | None) -> list[Task]:
+    """The benchmark's tasks with the given ids (all when None), of `level` when given.
+    UsageError naming the known ids for an unknown one, or when nothing is left."""
+    chosen = list(benchmark.tasks)
+    if ids:
+        known = {t.id for t in chosen}
+        unknown = [i for i in ids if i not in known]
+        if unknown:
+            raise UsageError(
+                f"unknown task id(s) in --tasks: {', '.join(unknown)}",
+                fix=f"choose from: {', '.join(sorted(known))}",
+            )
+        chosen = [t for t in chosen if t.id in ids]
+    if level is not None:
+        chosen = [t for t in chosen if t.level == level]
+    if not chosen:
+        raise UsageError("no task left to run after --tasks/--level", fix="widen the selection")
+    return chosen
+
+
+def _write_inputs(
+    root: RunDir, settings: EvalSettings, bench: Benchmark, tasks: list[Task], wfs: list[Workflow]
+) -> None:
+    """config.yaml (RunMeta, kind run) and each workflow's YAML."""
+    inputs = RunInputs(
+        settings=settings,
+        tasks=[t.id for t in tasks],
+        workflows=[WorkflowRef(name=w.name, hash=workflow_hash(w)) for w in wfs],
+    )
+    root.write_meta(
+        RunMeta.new(
+            "run", model=settings.model, benchmark=bench.name, benchmark_digest=bench.digest,
+            seed=settings.seed, config=inputs.model_dump(mode="json"),
+        )
+    )  # fmt: skip
+    for wf in wfs:
+        root.write(Path(wf.name) / "workflow.yaml", workflow_to_yaml(wf))
+
+
+def _evaluate(
+    evaluator: Evaluator, wf: Workflow, tasks: list[Task], root: Path, on_record: OnRecord | None
+) -> Evaluation:
+    def seen(record: CycleRecord) -> None:
+        if on_record is not None:
+            on_record(wf.name, record)
+
+    # Every gateway call is labelled with the run and the candidate (the Runner adds the node
+    # and its role) in RUN_DIR/ledger.jsonl.
+    with label_scope(run=root.name, candidate=wf.name):
+        return evaluator.evaluate(wf, tasks, root / wf.name, run_id=root.name, on_record=seen)
+
+
+def _workflow_result(evaluation: Evaluation, tasks: list[Task]) -> WorkflowResult:
+    return WorkflowResult(
+        workflow=evaluation.workflow.name,
+        hash=workflow_hash(evaluation.workflow),
+        aggregate=evaluation.summary,
+        by_level=_by_level(evaluation, tasks),
+        tasks=_task_rows(evaluation, tasks),
+    )
+
+
+def _task_rows(evaluation: Evaluation, tasks: list[Task]) -> list[TaskRow]:
+    by_task = evaluation.by_task()
+    rows = []
+    for task in tasks:
+        records = by_task.get(task.id, [])
+        summary = aggregate(records)
+        categories = Counter(str(r.failure_category) for r in records)
+        rows.append(
+            TaskRow(
+                task=task.id,
+                level=task.level,
+                runs=len(records),
+                mean_score=summary.mean_score,
+                resolved=sum(1 for r in records if r.resolved),
+                invalid=summary.invalid_runs,
+                failure_category=categories.most_common(1)[0][0] if categories else None,
+                input_tokens=summary.input_tokens,
+                output_tokens=summary.output_tokens,
+                cost_usd=summary.cost_usd,
+                mean_duration_s=summary.mean_duration_s,
+            )
+        )
+    return rows
+
+
+def _by_level(evaluation: Evaluation, tasks: list[Task]) -> dict[str, float | None]:
+    level_of = {t.id: t.level for t in tasks}
+    out: dict[str, float | None] = {}
+    for level in sorted(set(level_of.values())):
+        records = [r for r in evaluation.records if level_of.get(r.task_id) == level]
+        out[str(level)] = aggregate(records).mean_score
+    return out
