@@ -14,7 +14,6 @@ from rich.table import Table
 
 from loopwright.cli._app import app, progress_bar
 from loopwright.cli.report import report_at_end
-from loopwright.report import source_commit
 from loopwright.research import (
     Caps,
     InitOptions,
@@ -94,7 +93,6 @@ def init(
         seed=seed, cons_file=cons_file, constraints=constraints,
         caps=Caps(workers=workers, max_specs_per_iter=max_specs, submission_workers=workers),
         reflect=ReflectSettings(heartbeat_every=heartbeat, axis_window=axis_window),
-        git_commit=source_commit(),
     )  # fmt: skip
     wd = init_workdir(opts)
     config = wd.load_config()

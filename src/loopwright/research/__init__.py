@@ -7,7 +7,12 @@ files, committed atomically; REFLECT maps the intervention space and redirects T
 
 from __future__ import annotations
 
+import sys
+import types
+from typing import Any
+
 from loopwright.research._allocate import Allocation, WaveSubmission, allocate_workers, makespan
+from loopwright.research._api import research
 from loopwright.research._axes import AXES, Axis
 from loopwright.research._bootstrap import InitOptions, init_workdir
 from loopwright.research._config import (
@@ -84,5 +89,18 @@ __all__ = [
     "meta_model",
     "open_loop",
     "parse_goal",
+    "research",
     "research_status",
 ]
+
+
+class _CallableModule(types.ModuleType):
+    """`loopwright.research` is both this package and the API function: once the package is
+    imported, Python binds the name `research` on `loopwright` to the package, so the package
+    itself calls the function (`loopwright.research(dir, ...)` works either way)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> RunOutcome:
+        return research(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

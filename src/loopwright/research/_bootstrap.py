@@ -23,6 +23,7 @@ from loopwright.research._reflect import render_search_space
 from loopwright.research._state import RunState, write_run_state
 from loopwright.research._workspace import Workspace, WorkspaceState
 from loopwright.runtime import runtime_catalog
+from loopwright.store import source_commit
 from loopwright.tasks import load_benchmark
 from loopwright.workflow import resolve_workflow, workflow_hash
 
@@ -51,7 +52,7 @@ class InitOptions(BaseModel):
     caps: Caps = Field(default_factory=Caps)
     reflect: ReflectSettings = Field(default_factory=ReflectSettings)
     run_timeout_s: float | None = Field(default=None, gt=0)
-    git_commit: str | None = None  # the loopwright source commit, stamped into config.yaml
+    git_commit: str | None = None  # the loopwright source commit (default: found at init)
 
 
 def _goal_text(opts: InitOptions) -> str:
@@ -119,7 +120,7 @@ def init_workdir(opts: InitOptions) -> WorkDir:
         workflow=opts.workflow, meta_model=opts.model, seed=opts.seed,
         eval=EvalConfig(bench=opts.bench, tasks=tasks, smoke_task=tasks[0], model=opts.eval_model,
                         sandbox=opts.sandbox, seed=opts.seed, run_timeout_s=opts.run_timeout_s),
-        caps=opts.caps, reflect=opts.reflect, git_commit=opts.git_commit,
+        caps=opts.caps, reflect=opts.reflect, git_commit=opts.git_commit or source_commit(),
         benchmark_digest=bench.digest,
     )  # fmt: skip
     wd = WorkDir(opts.dir)

@@ -1,0 +1,39 @@
+"""`loopwright.research`: create (when asked) and run the research loop on a working directory
+from Python. The `loopwright research` commands are options and printing over the same parts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from loopwright.errors import UsageError
+from loopwright.research._bootstrap import InitOptions, init_workdir
+from loopwright.research._factory import open_loop
+from loopwright.research._loop import RunOutcome
+from loopwright.research._scope import Listener
+
+__all__ = ["research"]
+
+
+def research(
+    dir: Path,
+    *,
+    init: InitOptions | None = None,
+    model: str | None = None,
+    iterations: int | None = None,
+    on_event: Listener | None = None,
+) -> RunOutcome:
+    """Run (or resume) the research loop in `dir` for up to `iterations` iterations (None:
+    until goal.md stops it) and return the outcome.
+
+    With `init`, the working directory is created first from those options (`init.dir` must
+    be `dir`). `model` overrides the config's meta model for this
+    call; `on_event` sees each LoopEvent (phases, commits, REFLECT, stops) as it happens."""
+    if init is not None:
+        if init.dir != dir:
+            raise UsageError(
+                "research(dir, init=...) names two directories",
+                got=f"{dir} and init.dir {init.dir}",
+                fix="pass the same directory in both",
+            )
+        init_workdir(init)
+    return open_loop(dir, model=model, listener=on_event).run(iterations)
