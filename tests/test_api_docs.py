@@ -28,7 +28,7 @@ def test_the_api_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {}
     for block in _blocks():
-        exec(compile(block, str(DOC), "exec"), namespace)  # noqa: S102 - our own docs
+        exec(compile(block, str(DOC), "exec"), namespace)  # our own docs
     events = read_progress(tmp_path / "runs" / "evolve")
     kinds = [e.event for e in events]
     assert kinds[0] == "run_started" and "generation_finished" in kinds

@@ -112,7 +112,7 @@ def test_tiny_run_logs_a_summary_with_holdout_every_generation(tmp_path: Path) -
     assert [s.generation for s in cp.summaries] == [0, 1]
     assert all(s.holdout_best is not None for s in cp.summaries)
     assert all(s.hyperparameters.population == 3 for s in cp.summaries)
-    events = [e["event"] for e in read_progress(tmp_path / "run")]
+    events = [e.event for e in read_progress(tmp_path / "run")]
     assert events[0] == "run_started" and events[-1] == "run_finished"
     assert events.count("generation_finished") == 2
     # the seed and the best are scored on holdout; every result is per task and repetition
@@ -179,8 +179,8 @@ def test_every_budget_stop_names_its_reason(
     assert engine.run() == reason
     cp = load_checkpoint(tmp_path / "run")
     assert cp.stop_reason == reason
-    finished = [e for e in read_progress(tmp_path / "run") if e["event"] == "run_finished"]
-    assert finished[-1]["stop_reason"] == reason
+    finished = [e for e in read_progress(tmp_path / "run") if e.event == "run_finished"]
+    assert finished[-1].stop_reason == reason
     if reason == "max_evaluations":
         assert cp.spent.evaluations == 4
 
@@ -208,9 +208,9 @@ def test_resume_after_a_stop_mid_generation_equals_an_uninterrupted_run(tmp_path
     resumed.run()
     assert scores(tmp_path / "cut") == scores(tmp_path / "full")
     done = [
-        (e["individual_id"], e["task_id"], e["repetition"], e["split"])
+        (e.individual_id, e.task_id, e.repetition, e.split)
         for e in read_progress(tmp_path / "cut")
-        if e["event"] == "evaluation_finished"
+        if e.event == "evaluation_finished"
     ]
     assert len(done) == len(set(done))
 

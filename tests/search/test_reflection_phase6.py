@@ -137,7 +137,7 @@ def test_the_reflection_report_has_patterns_that_cite_evidence(generation0: Path
     # the RELOOP gate fixed what the seed got wrong; the study node did not help on slugify
     operators = {s.operator for s in report.mutation_suggestions}
     assert "gate_add" in operators
-    events = [e["event"] for e in read_progress(generation0)]
+    events = [e.event for e in read_progress(generation0)]
     assert "reflection_finished" in events
 
 
@@ -202,8 +202,8 @@ def test_an_unevaluated_generation_is_recorded_without_a_reflection(tmp_path: Pa
     engine.reflect()
     report = load_reflection(reflection_path(run_dir, 0))
     assert report.source == "empty" and not report.mutation_suggestions
-    skipped = [e for e in read_progress(run_dir) if e["event"] == "reflection_skipped"]
-    assert skipped and "nothing to reflect on" in skipped[-1]["reason"]
+    skipped = [e for e in read_progress(run_dir) if e.event == "reflection_skipped"]
+    assert skipped and "nothing to reflect on" in skipped[-1].reason
 
 
 def test_a_checkpoint_from_before_reflection_still_loads_as_random(
