@@ -187,3 +187,14 @@ def test_an_identical_workflow_is_not_smoke_run_twice(run: Any) -> None:
     assert attempt["passed"] and attempt["reused"] == "iter_1/s1" and attempt["run_dir"] is None
     assert not (wd.iter_dir(2) / "active_workspace_s1" / "smoke").exists()
     assert second["specs"][0]["experiment"]["runs"] == 1
+
+
+def test_knowledge_experience_and_hypotheses_name_their_model(run: Any) -> None:
+    wd, name = run[0], run[1].model.name
+    bullets = [b for b in wd.knowledge.read_text().splitlines() if "iter 1, think" in b]
+    assert bullets and all(f"model {name}" in b for b in bullets)
+    added = [json.loads(line) for line in wd.hypotheses.read_text().splitlines()]
+    assert added and all(h["meta_model"] == name for h in added)
+    lines = [json.loads(line) for line in wd.experience.read_text().splitlines()]
+    assert lines and all(e["meta_model"] == name and e["eval_model"] == "sim" for e in lines)
+    assert all(e["simulated"] is True for e in lines)  # the agents ran on the sim coder

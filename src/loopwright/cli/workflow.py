@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from loopwright._fs import atomic_write
 from loopwright.cli._app import EXIT_USER_ERROR, app
 from loopwright.errors import ConfigError
 from loopwright.workflow import (
@@ -156,7 +157,7 @@ def render(
         typer.echo(text, nl=not text.endswith("\n"))
         return
     try:
-        output.write_text(text, encoding="utf-8")
+        atomic_write(output, text)
     except OSError as exc:
         raise ConfigError(f"cannot write {output}", got=str(exc)) from None
     typer.echo(f"wrote {output} ({fmt.value})")
@@ -175,7 +176,7 @@ def export_skill(
         typer.echo(text, nl=False)
         return
     try:
-        output.write_text(text, encoding="utf-8")
+        atomic_write(output, text)
     except OSError as exc:
         raise ConfigError(f"cannot write {output}", got=str(exc)) from None
     typer.echo(f"wrote {output} (SKILL.md)")

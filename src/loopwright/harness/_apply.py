@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from loopwright._fs import atomic_write
 from loopwright.errors import ConfigError, UsageError
 from loopwright.harness._provenance import Provenance, staleness
 from loopwright.harness._scoreboard import Scoreboard
@@ -69,9 +70,7 @@ def apply_promotion(
     )
     body = yaml.safe_dump(updated.model_dump(mode="json"), sort_keys=False)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(header + body, encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, header + body)
     return path, engine
 
 

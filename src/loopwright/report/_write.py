@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from loopwright._fs import atomic_write
 from loopwright.report._ab import ab_page, load_ab
 from loopwright.report._evolve import evolve_page
 from loopwright.report._evolve_data import load_evolve
@@ -76,9 +77,7 @@ def write_report(run_dir: Path, output: Path | None = None) -> ReportResult:
     path = output if output is not None else run_dir / REPORT_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     data = report.html.encode("utf-8")
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    atomic_write(path, data)
     return ReportResult(
         path=path,
         kind=report.kind,

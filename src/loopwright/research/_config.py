@@ -7,7 +7,6 @@ written into config.yaml so tools can read the layout), and `ResearchConfig` is 
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Literal
@@ -16,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from loopwright import __version__
+from loopwright._fs import atomic_write
 from loopwright.errors import ConfigError
 
 __all__ = [
@@ -137,16 +137,6 @@ class ResearchConfig(_Frozen):
     caps: Caps = Field(default_factory=Caps)
     reflect: ReflectSettings = Field(default_factory=ReflectSettings)
     manifest: tuple[ManifestEntry, ...] = MANIFEST
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write `path` through a temp file and os.replace: readers see the old or the new text."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
 
 
 class WorkDir:

@@ -184,13 +184,20 @@ def _experience(
         score=o.score, baseline=o.baseline, delta=o.delta,
         runs=exp.blocks[o.spec.spec_id].runs, lesson=block.lesson,
         confirms=f"iter_{ref.iter}/{ref.spec_id}" if ref else None,
+        meta_model=scope.meta_model, eval_model=scope.config.eval.model,
+        simulated=scope.simulated,
     )  # fmt: skip
 
 
 def _apply(scope: Scope, reply: Distillation) -> tuple[list[str], list[str], list[str]]:
     book = Knowledge(scope.wd.knowledge)
     knowledge = [
-        book.append(k.text, origin=f"iter {scope.n}, distill", supersedes=k.supersedes).id
+        book.append(
+            k.text,
+            origin=f"iter {scope.n}, distill",
+            supersedes=k.supersedes,
+            by=scope.provenance(),
+        ).id
         for k in reply.knowledge_add
     ]
     added = []
@@ -200,7 +207,15 @@ def _apply(scope: Scope, reply: Distillation) -> tuple[list[str], list[str], lis
         append_line(
             scope.wd.hypotheses,
             HypothesisEvent(
-                op="add", id=hid, iter=scope.n, by="distill", text=h.text, axis=h.axis, spec=spec
+                op="add",
+                id=hid,
+                iter=scope.n,
+                by="distill",
+                text=h.text,
+                axis=h.axis,
+                spec=spec,
+                meta_model=scope.meta_model,
+                simulated=scope.simulated,
             ),
         )
         added.append(hid)
@@ -208,7 +223,15 @@ def _apply(scope: Scope, reply: Distillation) -> tuple[list[str], list[str], lis
     for r in reply.hypotheses_remove:
         append_line(
             scope.wd.hypotheses,
-            HypothesisEvent(op="remove", id=r.id, iter=scope.n, by="distill", reason=r.reason),
+            HypothesisEvent(
+                op="remove",
+                id=r.id,
+                iter=scope.n,
+                by="distill",
+                reason=r.reason,
+                meta_model=scope.meta_model,
+                simulated=scope.simulated,
+            ),
         )
         removed.append(r.id)
     return knowledge, added, removed

@@ -15,6 +15,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from loopwright._fs import atomic_write
 from loopwright.errors import ConfigError
 
 __all__ = [
@@ -58,7 +59,9 @@ class _Line(BaseModel):
 class Experience(_Line):
     """What one spec's experiment showed. `pattern` is the patch's change signature
     (`loopwright.research._patch.pattern_of`); `delta` = score - baseline on the same pairs;
-    `confirms` is "iter_N/SPEC" for a perf re-measurement of that probe."""
+    `confirms` is "iter_N/SPEC" for a perf re-measurement of that probe. `meta_model` wrote the
+    lesson, the agents ran on `eval_model`; `simulated` is true when either is an offline model
+    (None: a line from before these fields)."""
 
     schema_version: int = JOURNAL_SCHEMA_VERSION
     iter: int
@@ -78,10 +81,14 @@ class Experience(_Line):
     runs: int
     lesson: str
     confirms: str | None = None
+    meta_model: str | None = None
+    eval_model: str | None = None
+    simulated: bool | None = None
 
 
 class HypothesisEvent(_Line):
-    """`add` a hypothesis (THINK or DISTILL) or `remove` one (DISTILL) with the reason."""
+    """`add` a hypothesis (THINK or DISTILL) or `remove` one (DISTILL) with the reason;
+    `meta_model` made it, `simulated` when that is an offline model (None: older lines)."""
 
     schema_version: int = JOURNAL_SCHEMA_VERSION
     op: Literal["add", "remove"]
@@ -92,6 +99,8 @@ class HypothesisEvent(_Line):
     axis: str | None = None
     spec: str | None = None
     reason: str = ""
+    meta_model: str | None = None
+    simulated: bool | None = None
 
 
 class OpenHypothesis(_Line):
@@ -156,7 +165,7 @@ def next_hypothesis_id(path: Path) -> str:
 def drop_iterations_from(paths: Sequence[Path], iteration: int) -> int:
     """Remove every line whose `iter` is `iteration` or later; return how many were dropped.
 
-    Rewrites each file atomically (temp file, os.replace)."""
+    Rewrites each file atomically (`atomic_write`)."""
     dropped = 0
     for path in paths:
         if not path.is_file():
@@ -167,7 +176,5 @@ def drop_iterations_from(paths: Sequence[Path], iteration: int) -> int:
                 dropped += 1
             elif raw.strip():
                 keep.append(raw)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text("".join(f"{k}\n" for k in keep), encoding="utf-8")
-        tmp.replace(path)
+        atomic_write(path, "".join(f"{k}\n" for k in keep))
     return dropped

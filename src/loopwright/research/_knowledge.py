@@ -96,8 +96,11 @@ class Knowledge:
         dead = {s for b in all_bullets for s in b.supersedes}
         return [b for b in all_bullets if b.id not in dead]
 
-    def append(self, text: str, *, origin: str, supersedes: tuple[str, ...] = ()) -> Bullet:
-        """Append one bullet and return it. ConfigError for empty or multi-line text, or a
+    def append(
+        self, text: str, *, origin: str, supersedes: tuple[str, ...] = (), by: str | None = None
+    ) -> Bullet:
+        """Append one bullet and return it; `by` names the model that made it (`model NAME`,
+        with `, SIMULATED` for an offline one). ConfigError for empty or multi-line text, or a
         `supersedes` id that no bullet has."""
         body = " ".join(text.split())
         if not body:
@@ -113,6 +116,7 @@ class Knowledge:
             )
         number = max((int(b.id[1:]) for b in existing), default=0) + 1
         meta = origin + (f"; supersedes {', '.join(supersedes)}" if supersedes else "")
+        meta += f"; {by}" if by else ""
         bullet = Bullet(f"K{number}", origin, supersedes, body)
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write(f"- {bullet.id} ({meta}) {body}\n")

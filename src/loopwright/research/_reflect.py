@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Literal
 
+from loopwright._fs import atomic_write
 from loopwright.research._axes import Axis
-from loopwright.research._config import atomic_write
 from loopwright.research._context import AxisView, ReflectContext
 from loopwright.research._memory import Memory
 from loopwright.research._record import ReflectBlock, write_json

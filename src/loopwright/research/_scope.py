@@ -13,6 +13,7 @@ from loopwright.research._goal import Goal
 from loopwright.research._memory import Memory
 from loopwright.research._meta import MetaClient
 from loopwright.research._workspace import WorkspaceState
+from loopwright.store import is_simulated
 from loopwright.workflow import Workflow
 
 __all__ = ["EventKind", "Listener", "LoopEvent", "Scope"]
@@ -63,6 +64,19 @@ class Scope:
     base_hash: str
     state: WorkspaceState
     emit: Listener
+
+    @property
+    def meta_model(self) -> str:
+        return self.meta.model.name
+
+    @property
+    def simulated(self) -> bool:
+        """Whether this iteration's results come from an offline model (meta or agents)."""
+        return self.meta.model.simulated or is_simulated(self.config.eval.model)
+
+    def provenance(self) -> str:
+        """How a knowledge bullet names its maker: `model NAME` (`, SIMULATED` if so)."""
+        return f"model {self.meta_model}" + (", SIMULATED" if self.simulated else "")
 
     def phase(self, message: str) -> None:
         self.emit(LoopEvent("phase", self.n, message))

@@ -17,7 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from loopwright.research._config import WorkDir, atomic_write
+from loopwright._fs import atomic_write
+from loopwright.research._config import WorkDir
 from loopwright.research._journal import drop_iterations_from
 from loopwright.research._knowledge import Knowledge
 from loopwright.research._record import ReflectBlock, load_iter_record

@@ -169,13 +169,23 @@ def write_eager(scope: Scope, env: Envelope, outcome: ThinkOutcome) -> None:
         append_line(
             scope.wd.hypotheses,
             HypothesisEvent(
-                op="add", id=hid, iter=scope.n, by="think", text=h.text, axis=h.axis, spec=spec
+                op="add",
+                id=hid,
+                iter=scope.n,
+                by="think",
+                text=h.text,
+                axis=h.axis,
+                spec=spec,
+                meta_model=scope.meta_model,
+                simulated=scope.simulated,
             ),
         )
         outcome.hypotheses_added.append(hid)
     book = Knowledge(scope.wd.knowledge)
     for k in env.knowledge_add:
-        bullet = book.append(k.text, origin=f"iter {scope.n}, think", supersedes=k.supersedes)
+        bullet = book.append(
+            k.text, origin=f"iter {scope.n}, think", supersedes=k.supersedes, by=scope.provenance()
+        )
         outcome.knowledge_added.append(bullet.id)
     if env.experiment_design:
         with scope.wd.experiment_design.open("a", encoding="utf-8") as fh:

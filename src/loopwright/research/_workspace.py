@@ -19,9 +19,9 @@ from statistics import fmean
 
 from pydantic import BaseModel, ConfigDict
 
+from loopwright._fs import atomic_write
 from loopwright.errors import ConfigError
 from loopwright.records import CycleRecord, FailureCategory
-from loopwright.research._config import atomic_write
 from loopwright.runtime import runtime_catalog
 from loopwright.workflow import Workflow, load_workflow, workflow_to_yaml
 

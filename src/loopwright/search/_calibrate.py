@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from loopwright._fs import atomic_write
 from loopwright.errors import UsageError
 from loopwright.evaluation import Evaluator
 from loopwright.records import CycleRecord
@@ -93,7 +94,7 @@ def calibrate(
         repetitions=reps,
         rows=tuple(rows),
     )
-    (run_dir / CALIBRATION_FILE).write_text(result.model_dump_json(indent=2), encoding="utf-8")
+    atomic_write(run_dir / CALIBRATION_FILE, result.model_dump_json(indent=2))
     _require_split(result)
     return result
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 from pathlib import Path
 from typing import Any, Literal
@@ -11,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from loopwright import __version__
+from loopwright._fs import atomic_write
 from loopwright.errors import ConfigError
 from loopwright.search._config import EvolveConfig
 from loopwright.search._individual import Individual
@@ -80,14 +80,9 @@ def rng_from_state(state: list[Any]) -> random.Random:
 
 
 def write_checkpoint(run_dir: Path, checkpoint: Checkpoint) -> Path:
-    """Write `<run>/checkpoint.json` atomically (temp file, fsync, os.replace)."""
+    """Write `<run>/checkpoint.json` atomically (`atomic_write`: temp file, fsync, rename)."""
     path = run_dir / CHECKPOINT_FILE
-    tmp = run_dir / f".{CHECKPOINT_FILE}.tmp"
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(checkpoint.model_dump_json())
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)  # atomic on POSIX: readers see the old or the new file
+    atomic_write(path, checkpoint.model_dump_json())  # readers see the old or the new file
     return path
 
 

@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from loopwright._fs import atomic_write
 from loopwright.errors import UsageError
 from loopwright.search._individual import Individual
 from loopwright.workflow import Workflow, load_workflow, workflow_to_yaml
@@ -48,9 +49,7 @@ class EphemeralModeRegistry:
             "hash": individual.hash,
             "workflow": json.loads(individual.workflow.model_dump_json()),
         }
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        atomic_write(path, json.dumps(payload, indent=2) + "\n")
         return path
 
     def names(self) -> list[str]:
@@ -93,6 +92,6 @@ class EphemeralModeRegistry:
                 fix="choose another name, or pass --force to overwrite it",
             )
         library.mkdir(parents=True, exist_ok=True)
-        target.write_text(workflow_to_yaml(workflow), encoding="utf-8")
+        atomic_write(target, workflow_to_yaml(workflow))
         load_workflow(target)  # the promoted file must read back as a valid workflow
         return target

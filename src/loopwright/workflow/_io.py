@@ -10,6 +10,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import ValidationError
 
+from loopwright._fs import atomic_write
 from loopwright.errors import ConfigError
 from loopwright.workflow._catalog import Catalog
 from loopwright.workflow._model import Workflow
@@ -105,7 +106,7 @@ def dump_workflow(wf: Workflow, path: str | Path) -> None:
     """Write `wf` to `path` as YAML or JSON, chosen by the suffix. Overwrites the file."""
     fmt = workflow_format(path)
     text = workflow_to_yaml(wf) if fmt == "yaml" else workflow_to_json(wf)
-    Path(path).write_text(text, encoding="utf-8")
+    atomic_write(Path(path), text)
 
 
 def workflow_to_yaml(wf: Workflow) -> str:
