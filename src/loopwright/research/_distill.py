@@ -21,7 +21,6 @@ from loopwright.research._journal import (
     Experience,
     HypothesisEvent,
     append_line,
-    next_hypothesis_id,
 )
 from loopwright.research._knowledge import Knowledge
 from loopwright.research._patch import patch_summary
@@ -202,22 +201,7 @@ def _apply(scope: Scope, reply: Distillation) -> tuple[list[str], list[str], lis
     ]
     added = []
     for h in reply.hypotheses_add:
-        hid = next_hypothesis_id(scope.wd.hypotheses)
-        spec = f"iter_{scope.n}/{h.spec_id}" if h.spec_id else None
-        append_line(
-            scope.wd.hypotheses,
-            HypothesisEvent(
-                op="add",
-                id=hid,
-                iter=scope.n,
-                by="distill",
-                text=h.text,
-                axis=h.axis,
-                spec=spec,
-                meta_model=scope.meta_model,
-                simulated=scope.simulated,
-            ),
-        )
+        hid = scope.add_hypothesis(h, "distill")
         added.append(hid)
     removed = []
     for r in reply.hypotheses_remove:

@@ -10,8 +10,10 @@ from typing import Literal
 from loopwright.research._config import ResearchConfig, WorkDir
 from loopwright.research._context import Rules
 from loopwright.research._goal import Goal
+from loopwright.research._journal import HypothesisEvent, append_line, next_hypothesis_id
 from loopwright.research._memory import Memory
 from loopwright.research._meta import MetaClient
+from loopwright.research._schemas import HypothesisAdd
 from loopwright.research._workspace import WorkspaceState
 from loopwright.store import is_simulated
 from loopwright.workflow import Workflow
@@ -77,6 +79,18 @@ class Scope:
     def provenance(self) -> str:
         """How a knowledge bullet names its maker: `model NAME` (`, SIMULATED` if so)."""
         return f"model {self.meta_model}" + (", SIMULATED" if self.simulated else "")
+
+    def add_hypothesis(self, h: HypothesisAdd, by: Literal["think", "distill"]) -> str:
+        """Append an `add` line to hypotheses.jsonl (the next id, this iteration, this
+        phase, the model that made it); return the new id."""
+        hid = next_hypothesis_id(self.wd.hypotheses)
+        spec = f"iter_{self.n}/{h.spec_id}" if h.spec_id else None
+        event = HypothesisEvent(
+            op="add", id=hid, iter=self.n, by=by, text=h.text, axis=h.axis, spec=spec,
+            meta_model=self.meta_model, simulated=self.simulated,
+        )  # fmt: skip
+        append_line(self.wd.hypotheses, event)
+        return hid
 
     def phase(self, message: str) -> None:
         self.emit(LoopEvent("phase", self.n, message))

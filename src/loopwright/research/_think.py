@@ -18,7 +18,6 @@ from typing import Literal
 
 from loopwright.research._axes import axis_of_operator
 from loopwright.research._context import Revision, ThinkContext
-from loopwright.research._journal import HypothesisEvent, append_line, next_hypothesis_id
 from loopwright.research._knowledge import Knowledge
 from loopwright.research._record import ReflectBlock, write_json
 from loopwright.research._reflect import run_reflect
@@ -164,22 +163,7 @@ def run_think(scope: Scope) -> ThinkOutcome:
 def write_eager(scope: Scope, env: Envelope, outcome: ThinkOutcome) -> None:
     """Apply THINK's eager writes: hypotheses, knowledge, experiment design, tools."""
     for h in env.hypotheses_add:
-        hid = next_hypothesis_id(scope.wd.hypotheses)
-        spec = f"iter_{scope.n}/{h.spec_id}" if h.spec_id else None
-        append_line(
-            scope.wd.hypotheses,
-            HypothesisEvent(
-                op="add",
-                id=hid,
-                iter=scope.n,
-                by="think",
-                text=h.text,
-                axis=h.axis,
-                spec=spec,
-                meta_model=scope.meta_model,
-                simulated=scope.simulated,
-            ),
-        )
+        hid = scope.add_hypothesis(h, "think")
         outcome.hypotheses_added.append(hid)
     book = Knowledge(scope.wd.knowledge)
     for k in env.knowledge_add:

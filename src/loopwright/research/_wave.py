@@ -114,26 +114,10 @@ class ThreadWave:
                     failures.append(exc)
                     return
 
-        threads = [
-            threading.Thread(target=lane, args=(job,), name=f"wave-{job.key}", daemon=True)
-            for job in jobs
-            for _ in range(allocation.workers[job.key])
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        if failures:
-            raise failures[0]
-        return [
-            WaveResult(
-                job,
-                tuple(r for r in slots[job.key] if r is not None),
-                allocation.workers[job.key],
-                (max(spans[job.key]) - min(spans[job.key])) if spans[job.key] else 0.0,
-            )
-            for job in jobs
-        ]
+        lanes = [job for job in jobs for _ in range(allocation.workers[job.key])]
+        _run_threads(lane, lanes, failures)
+        walls = {k: (max(v) - min(v)) if v else 0.0 for k, v in spans.items()}
+        return _results(jobs, slots, allocation, walls)
 
 
 class ExecutorWave:
@@ -169,25 +153,8 @@ class ExecutorWave:
             except BaseException as exc:  # noqa: BLE001  re-raised in the caller's thread
                 failures.append(exc)
 
-        threads = [
-            threading.Thread(target=submission, args=(job,), name=f"wave-{job.key}", daemon=True)
-            for job in jobs
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        if failures:
-            raise failures[0]
-        return [
-            WaveResult(
-                job,
-                tuple(r for r in slots[job.key] if r is not None),
-                allocation.workers[job.key],
-                walls.get(job.key, 0.0),
-            )
-            for job in jobs
-        ]
+        _run_threads(submission, list(jobs), failures)
+        return _results(jobs, slots, allocation, walls)
 
     def _stream(
         self,
@@ -213,3 +180,37 @@ class ExecutorWave:
                         return  # another submission failed: closing cancels what still runs
         finally:
             executor.close()
+
+
+def _run_threads(
+    target: Callable[[WaveJob], None], jobs: list[WaveJob], failures: list[BaseException]
+) -> None:
+    """One thread per entry of `jobs` running `target(job)`; joined; the first failure a
+    thread recorded in `failures` is raised here, in the caller's thread."""
+    threads = [
+        threading.Thread(target=target, args=(job,), name=f"wave-{job.key}", daemon=True)
+        for job in jobs
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if failures:
+        raise failures[0]
+
+
+def _results(
+    jobs: Sequence[WaveJob],
+    slots: dict[str, list[CycleRecord | None]],
+    allocation: Allocation,
+    walls: dict[str, float],
+) -> list[WaveResult]:
+    return [
+        WaveResult(
+            job,
+            tuple(r for r in slots[job.key] if r is not None),
+            allocation.workers[job.key],
+            walls.get(job.key, 0.0),
+        )
+        for job in jobs
+    ]
