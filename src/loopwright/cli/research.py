@@ -1,4 +1,4 @@
-"""`loopwright research init|run|status`: the knowledge-distillation research loop (seed 003)."""
+"""`loopwright research init|run|status`: the knowledge-distillation research loop."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The Evaluator: one workflow on a list of tasks x repetitions, and the InnerLoop of seed 000."""
+"""The Evaluator: one workflow on a list of tasks x repetitions, and the InnerLoop (a workflow
+on one task as a model-like object: each step runs it once more)."""
 
 from __future__ import annotations
 
@@ -154,7 +155,7 @@ class Evaluator:
 
 
 class InnerLoop:
-    """The model-like wrapper of seed 000: each `step()` runs the workflow once more on the task.
+    """A workflow on one task as a model-like object: each `step()` runs the workflow once more on the task.
 
     `history()` keeps every CycleRecord; `score_trajectory()` their scores; `mutable_nodes()`
     the node ids the outer loop may change (all but the workflow's frozen ones). Directives

@@ -1,4 +1,4 @@
-"""The CycleRecord (seed 000): what one run of a workflow on a task did, as one versioned model.
+"""The CycleRecord: what one run of a workflow on a task did, as one versioned model.
 
 Nested models (AgentStep, NodeTrace, ...) only ever appear on disk inside a record.json, so the
 record's `schema_version` versions all of them. `write_record` / `load_record` own record.json.

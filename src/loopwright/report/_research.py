@@ -407,7 +407,7 @@ def contracts_section(data: ResearchData) -> Section:
     ]
     body = (
         f"<p><b>{held} of {len(contracts)}</b> hard contracts hold over the committed "
-        "iterations (seed 003; docs/research.md).</p>"
+        "iterations (docs/research.md).</p>"
         + table(["#", "contract", "result", "detail"], rows, numeric=(0,))
     )
     return Section("contracts", "Hard contracts", body)

@@ -1,4 +1,4 @@
-"""The research loop (seed 003): improve a workflow by sharpening understanding against a goal.
+"""The research loop: improve a workflow by sharpening understanding against a goal.
 
 Each iteration is THINK -> CRITIC -> EXPERIMENT -> DISTILL over a working directory of eleven
 files, committed atomically; REFLECT maps the intervention space and redirects THINK. With the

@@ -82,7 +82,7 @@ MANIFEST: tuple[ManifestEntry, ...] = (
                   written_by=("think", "critic", "experiment", "distill"),
                   purpose="the iteration in progress; moved to iteration/iter_N at commit"),
 )  # fmt: skip
-"""Every file of the working directory (the eleven of seed 003 plus run_state and staging)."""
+"""Every file of the working directory (the eleven working files plus run_state and staging)."""
 
 
 class Caps(_Frozen):

@@ -1,4 +1,4 @@
-"""The six hard contracts of seed 003, checked over a working directory's committed records.
+"""The six hard contracts of the research loop (docs/research.md), checked over a working directory's committed records.
 
 `research status` prints the result; the tests assert it. Each check reads only what is on
 disk, so it also audits a directory written by another process or version.

@@ -1,4 +1,4 @@
-"""Calibration (fix 4): run the bare seed, keep tasks it passes sometimes, split train/holdout.
+"""Calibration: run the bare seed, keep tasks it passes sometimes, split train/holdout.
 
 The band is on the RESOLVED rate (the pass rate of the post-mortem: 0.3-0.7), not on partial
 credit: with the sim model a bare builder keeps ~0.8 mean partial credit on the mini tasks

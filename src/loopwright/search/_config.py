@@ -52,7 +52,7 @@ class Budgets(_Frozen):
 
 
 class CalibrationSettings(_Frozen):
-    """How training and holdout tasks are chosen from the bare seed's pass rate (fix 4).
+    """How training and holdout tasks are chosen from the bare seed's pass rate.
 
     The band is on the RESOLVED rate (pass rate), not on partial credit: the sim keeps much
     partial credit on flawed attempts, so a partial-credit band would leave nothing in it.

@@ -1,4 +1,4 @@
-"""Initial designs for the population (fix 5): structurally different, never functionally dead.
+"""Initial designs for the population: structurally different, never functionally dead.
 
 Every designed agent prompt carries the benchmark-essential content: it names
 `{instruction_file}`, `{workspace}` and `{rules}`, states the no-internet, never-touch-the-tests

@@ -1,4 +1,4 @@
-"""The evolution engine: the same generation lifecycle every generation (fix 8), resumable.
+"""The evolution engine: the same generation lifecycle every generation, resumable.
 
 Per generation: evaluate every unevaluated individual on the training tasks; evaluate the best
 on holdout (reported, never selected on); update the archive; log a GenerationSummary; check
@@ -86,7 +86,7 @@ __all__ = ["EvolutionEngine"]
 
 class EvolutionEngine:
     """Runs (or resumes) one evolutionary run in `run_dir`. Not thread-safe; one per process
-    (the CLI holds a `RunLock`). Build with `start` (fresh) or `from_checkpoint` (resume)."""
+    (the CLI holds a `RunLock`). Build with `start` (fresh) or the constructor on a loaded checkpoint (resume)."""
 
     def __init__(
         self,

@@ -1,4 +1,4 @@
-"""The guided mutation strategy: reflection as a prior for the search (seed 000's advice).
+"""The guided mutation strategy: reflection as a prior for the search (use the exhaust to choose what to change).
 
 Per child, with a report on the parent's generation:
 

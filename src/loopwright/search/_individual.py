@@ -106,5 +106,5 @@ class Individual(_Frozen):
 
 
 def mode_name(generation: int, individual_id: str) -> str:
-    """The ephemeral mode name of seed 000: `evolve-gen{N}-{id[:8]}`."""
+    """The ephemeral mode name of an individual: `evolve-gen{N}-{id[:8]}`."""
     return f"evolve-gen{generation}-{individual_id[:8]}"

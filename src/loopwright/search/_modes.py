@@ -1,4 +1,4 @@
-"""Ephemeral modes (seed 000): each individual registered under its run, never globally.
+"""Ephemeral modes: each individual registered under its run, never globally.
 
 A mode is `<run>/modes/evolve-gen{N}-{id8}.json`. They live only inside the run directory, so
 a dead experiment never shows up in `loopwright workflow list`; only `promote` writes a

@@ -1,4 +1,4 @@
-"""The outer loop as a workflow (seed 000, phase 5), run by the same Runner as any workflow.
+"""The outer loop as a workflow, run by the same Runner as any workflow.
 
 The built-in `outer-loop` workflow is `seed -> evaluate -> reflect -> evolve -> gate_converge
 (RELOOP to evaluate | PROCEED) -> finalize`. Its nodes are function nodes, one per engine step

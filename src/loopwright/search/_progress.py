@@ -67,7 +67,7 @@ class HyperparameterRecord(_Frozen):
 
 
 class GenerationSummary(_Frozen):
-    """One generation, logged once its population is evaluated (fix 8).
+    """One generation, logged once its population is evaluated.
 
     `train_*` are training fitness (mean partial credit); `holdout_best` is the best's holdout
     score, reported only and never used for selection. `diversity` counts distinct workflow

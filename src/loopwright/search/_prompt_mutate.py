@@ -1,4 +1,4 @@
-"""prompt_mutate: rewrite one agent's prompt, with the meta model or offline (fix 6).
+"""prompt_mutate: rewrite one agent's prompt, with the meta model or offline.
 
 With `ctx.meta_model` set, the model is asked (with `META_PROMPT`: the task kind, the node's
 role and current prompt, that node's failures, and the rule that every placeholder it had must

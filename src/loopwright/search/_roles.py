@@ -1,4 +1,4 @@
-"""The role library: functional agents that `node_insert` may add to a workflow (fix 6).
+"""The role library: functional agents that `node_insert` may add to a workflow.
 
 Every role's prompt is a real, specific job description in the style of the built-in
 workflows: it names `{instruction_file}` and `{workspace}`, states the working rules (work only
