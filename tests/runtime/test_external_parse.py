@@ -8,11 +8,11 @@ import json
 import pytest
 
 from loopwright.models import Usage
-from loopwright.runtime._external_claude import parse_claude_stream
-from loopwright.runtime._external_codex import parse_codex_jsonl
-from loopwright.runtime._external_mini import parse_mini_trajectory
-from loopwright.runtime._external_openhands import parse_openhands_events
-from loopwright.runtime._external_parse import anthropic_usage, bare_model, marked_objects
+from loopwright.runtime.external._claude import parse_claude_stream
+from loopwright.runtime.external._codex import parse_codex_jsonl
+from loopwright.runtime.external._mini import parse_mini_trajectory
+from loopwright.runtime.external._openhands import parse_openhands_events
+from loopwright.runtime.external._parse import anthropic_usage, bare_model, marked_objects
 
 # The sample of `codex exec --json` in Codex's docs/exec.md ("JSON output mode").
 CODEX_DOC_SAMPLE = """\

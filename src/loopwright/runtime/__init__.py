@@ -19,22 +19,6 @@ from loopwright.runtime._context import (
     ToolContext,
     ToolError,
 )
-from loopwright.runtime._external import (
-    EXTERNAL_AGENTS,
-    ExternalSettings,
-    executable_env_name,
-    external_agent,
-    external_loop,
-    resolve_executable,
-)
-from loopwright.runtime._external_types import (
-    AgentTurn,
-    ExternalAdapter,
-    ExternalRequest,
-    Invocation,
-    ToolUse,
-    Transcript,
-)
 from loopwright.runtime._gates import parse_verdict
 from loopwright.runtime._loops import (
     LOOPS,
@@ -75,6 +59,22 @@ from loopwright.runtime._user_settings import (
     load_engine_settings,
     load_user_settings,
     user_settings_path,
+)
+from loopwright.runtime.external._loop import (
+    EXTERNAL_AGENTS,
+    ExternalSettings,
+    executable_env_name,
+    external_agent,
+    external_loop,
+    resolve_executable,
+)
+from loopwright.runtime.external._types import (
+    AgentTurn,
+    ExternalAdapter,
+    ExternalRequest,
+    Invocation,
+    ToolUse,
+    Transcript,
 )
 
 __all__ = [

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 from loopwright.runtime import (  # noqa: F401  (registers the built-ins)
     _builtin_tools,
-    _external_agents,
     _loops_plan,
     _steps,
 )
@@ -14,6 +13,7 @@ from loopwright.runtime._loops import LOOPS, AgentLoop
 from loopwright.runtime._registry import Registry
 from loopwright.runtime._steps import CHECKS, FUNCTIONS, Check, Fn
 from loopwright.runtime._tools import FINISH, TOOLS, Tool
+from loopwright.runtime.external import _agents  # noqa: F401  (registers the adapters)
 from loopwright.workflow import Catalog, default_catalog
 
 __all__ = ["Registries", "default_registries", "runtime_catalog"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loopwright.models import Usage
-from loopwright.runtime._external_types import ToolUse
+from loopwright.runtime.external._types import ToolUse
 
 __all__ = [
     "ToolBuilder",

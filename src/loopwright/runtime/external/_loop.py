@@ -27,15 +27,15 @@ from loopwright.errors import SandboxError
 from loopwright.models import CostLedger, LiteLLMGateway, redact
 from loopwright.records import ErrorEvent
 from loopwright.runtime._context import ToolContext, ToolError
-from loopwright.runtime._external_events import emit_transcript
-from loopwright.runtime._external_types import (
+from loopwright.runtime._loops import LOOPS, AgentLoop, AgentResult, LoopContext
+from loopwright.runtime._registry import Registry
+from loopwright.runtime.external._events import emit_transcript
+from loopwright.runtime.external._types import (
     ExternalAdapter,
     ExternalRequest,
     Invocation,
     Transcript,
 )
-from loopwright.runtime._loops import LOOPS, AgentLoop, AgentResult, LoopContext
-from loopwright.runtime._registry import Registry
 from loopwright.sandbox import CommandResult
 from loopwright.workflow import EXTERNAL_LOOP_PREFIX, AgentNode
 

@@ -22,8 +22,8 @@ from loopwright.models import (
     redact,
 )
 from loopwright.records import ModelCall, ToolCallEvent
-from loopwright.runtime._external_types import AgentTurn, Transcript
 from loopwright.runtime._loops import LoopContext
+from loopwright.runtime.external._types import AgentTurn, Transcript
 
 __all__ = ["REPORTED_PRICES_PREFIX", "emit_transcript"]
 

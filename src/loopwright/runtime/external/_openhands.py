@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loopwright.models import Usage, provider_of
-from loopwright.runtime._external_parse import (
+from loopwright.runtime.external._parse import (
     ToolBuilder,
     count,
     dumps,
@@ -30,7 +30,7 @@ from loopwright.runtime._external_parse import (
     marked_objects,
     text_of,
 )
-from loopwright.runtime._external_types import (
+from loopwright.runtime.external._types import (
     AgentTurn,
     ExternalRequest,
     Invocation,

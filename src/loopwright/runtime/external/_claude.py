@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from loopwright.runtime._external_parse import (
+from loopwright.runtime.external._parse import (
     ToolBuilder,
     anthropic_usage,
     bare_model,
@@ -26,7 +26,7 @@ from loopwright.runtime._external_parse import (
     json_objects,
     text_of,
 )
-from loopwright.runtime._external_types import (
+from loopwright.runtime.external._types import (
     AgentOutcome,
     AgentTurn,
     ExternalRequest,

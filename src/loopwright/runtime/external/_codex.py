@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loopwright.models import Usage
-from loopwright.runtime._external_parse import ToolBuilder, bare_model, count, dumps, json_objects
-from loopwright.runtime._external_types import (
+from loopwright.runtime.external._parse import ToolBuilder, bare_model, count, dumps, json_objects
+from loopwright.runtime.external._types import (
     AgentTurn,
     ExternalRequest,
     Invocation,

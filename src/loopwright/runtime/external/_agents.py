@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from loopwright.runtime._external import external_agent
-from loopwright.runtime._external_claude import ClaudeCode
-from loopwright.runtime._external_codex import Codex
-from loopwright.runtime._external_mini import MiniSweAgent
-from loopwright.runtime._external_openhands import OpenHands
+from loopwright.runtime.external._claude import ClaudeCode
+from loopwright.runtime.external._codex import Codex
+from loopwright.runtime.external._loop import external_agent
+from loopwright.runtime.external._mini import MiniSweAgent
+from loopwright.runtime.external._openhands import OpenHands
 
 __all__ = ["CLAUDE_CODE", "CODEX", "MINI_SWE_AGENT", "OPENHANDS"]
 

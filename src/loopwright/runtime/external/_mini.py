@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from loopwright.models import provider_of
-from loopwright.runtime._external_parse import ToolBuilder, dumps, openai_usage, text_of
-from loopwright.runtime._external_types import (
+from loopwright.runtime.external._parse import ToolBuilder, dumps, openai_usage, text_of
+from loopwright.runtime.external._types import (
     AgentOutcome,
     AgentTurn,
     ExternalRequest,
