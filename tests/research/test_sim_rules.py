@@ -21,8 +21,8 @@ from loopwright.research._goal import Escalation
 from loopwright.research._journal import Experience
 from loopwright.research._prompts import render
 from loopwright.research._schemas import Envelope, MutationOp, Reflection, Spec, SpecRef
-from loopwright.research._sim_distill import sim_distill
-from loopwright.research._sim_meta import critic, reflect, think
+from loopwright.research.offline._distill import sim_distill
+from loopwright.research.offline._researcher import critic, reflect, think
 from loopwright.workflow import builtin_workflow, workflow_hash, workflow_to_json
 
 BASE = builtin_workflow("builder-only")

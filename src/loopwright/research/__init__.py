@@ -32,7 +32,6 @@ from loopwright.research._loop import ResearchLoop, RunOutcome
 from loopwright.research._record import IterRecord, load_iter_record
 from loopwright.research._schemas import Critique, Distillation, Envelope, Reflection, Repair, Spec
 from loopwright.research._scope import LoopEvent
-from loopwright.research._sim_meta import SIM_RESEARCHER_NAME, SimResearcher
 from loopwright.research._status import StatusReport, research_status
 from loopwright.research._wave import (
     ExecutorWave,
@@ -41,6 +40,7 @@ from loopwright.research._wave import (
     WaveJob,
     WaveResult,
 )
+from loopwright.research.offline._researcher import SIM_RESEARCHER_NAME, SimResearcher
 
 __all__ = [
     "AXES",

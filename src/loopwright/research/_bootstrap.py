@@ -19,9 +19,9 @@ from loopwright.research._factory import meta_model, select_tasks
 from loopwright.research._goal import bootstrap_goal, parse_goal
 from loopwright.research._knowledge import initial_knowledge
 from loopwright.research._memory import Memory
-from loopwright.research._reflect import render_search_space
 from loopwright.research._state import RunState, write_run_state
 from loopwright.research._workspace import Workspace, WorkspaceState
+from loopwright.research.phases._reflect import render_search_space
 from loopwright.runtime import runtime_catalog
 from loopwright.store import source_commit
 from loopwright.tasks import load_benchmark

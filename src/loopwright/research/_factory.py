@@ -12,13 +12,13 @@ from pathlib import Path
 from loopwright.errors import ConfigError
 from loopwright.evaluation import EvalSettings, Evaluator
 from loopwright.models import DEFAULT_PRICES, ChatModel, load_script_file, model_factory
-from loopwright.research._candidates import derive_seed
 from loopwright.research._config import ResearchConfig, WorkDir
-from loopwright.research._experiment import EvalBench
 from loopwright.research._loop import ResearchLoop
 from loopwright.research._scope import Listener
-from loopwright.research._sim_meta import SimResearcher
 from loopwright.research._wave import ExecutorWave, WaveExecutor
+from loopwright.research.offline._candidates import derive_seed
+from loopwright.research.offline._researcher import SimResearcher
+from loopwright.research.phases._experiment import EvalBench
 from loopwright.sandbox import default_sandbox
 from loopwright.tasks import Benchmark, load_benchmark
 

@@ -19,9 +19,6 @@ from loopwright.models import ChatModel
 from loopwright.research._config import WorkDir
 from loopwright.research._constraints import parse_directives
 from loopwright.research._context import Rules
-from loopwright.research._critic import Vetted, run_critic
-from loopwright.research._distill import DistillResult, run_distill
-from loopwright.research._experiment import EvalBench, ExperimentOutcome, run_experiment
 from loopwright.research._goal import load_goal, termination_hit
 from loopwright.research._knowledge import Knowledge, check_append_only
 from loopwright.research._memory import Memory
@@ -34,7 +31,6 @@ from loopwright.research._record import (
     ThinkBlock,
     commit,
 )
-from loopwright.research._reflect import reflect_trigger, run_reflect
 from loopwright.research._scope import Listener, LoopEvent, Scope
 from loopwright.research._state import (
     RunLock,
@@ -44,8 +40,12 @@ from loopwright.research._state import (
     recover,
     write_run_state,
 )
-from loopwright.research._think import ThinkOutcome, run_think
 from loopwright.research._workspace import Workspace, WorkspaceState, failures_from
+from loopwright.research.phases._critic import Vetted, run_critic
+from loopwright.research.phases._distill import DistillResult, run_distill
+from loopwright.research.phases._experiment import EvalBench, ExperimentOutcome, run_experiment
+from loopwright.research.phases._reflect import reflect_trigger, run_reflect
+from loopwright.research.phases._think import ThinkOutcome, run_think
 from loopwright.workflow import workflow_hash
 
 __all__ = ["ResearchLoop", "RunOutcome"]

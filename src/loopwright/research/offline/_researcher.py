@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from loopwright.models import Message, ModelError, ModelResponse, ToolSpec, response_usage
-from loopwright.research._candidates import Candidate, candidates, derive_seed
 from loopwright.research._context import (
     AxisView,
     CriticContext,
@@ -49,7 +48,8 @@ from loopwright.research._schemas import (
     Spec,
     SpecRef,
 )
-from loopwright.research._sim_distill import sim_distill
+from loopwright.research.offline._candidates import Candidate, candidates, derive_seed
+from loopwright.research.offline._distill import sim_distill
 from loopwright.workflow import Workflow
 
 __all__ = ["SIM_RESEARCHER_NAME", "SimResearcher"]

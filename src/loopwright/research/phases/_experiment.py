@@ -24,7 +24,6 @@ from loopwright.evaluation import Evaluator, aggregate
 from loopwright.records import CycleRecord, FailureCategory
 from loopwright.research._allocate import WaveSubmission, allocate_workers
 from loopwright.research._context import RepairContext
-from loopwright.research._critic import Vetted
 from loopwright.research._patch import patch_summary, realise
 from loopwright.research._record import (
     EvalMetadata,
@@ -39,6 +38,7 @@ from loopwright.research._schemas import PatchOp, Repair, Spec
 from loopwright.research._scope import LoopEvent, Scope
 from loopwright.research._wave import WaveExecutor, WaveJob, WaveResult
 from loopwright.research._workspace import PairScore, pair_of, paired_delta
+from loopwright.research.phases._critic import Vetted
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow, workflow_hash, workflow_to_json, workflow_to_yaml
 

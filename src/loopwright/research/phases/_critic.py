@@ -18,7 +18,7 @@ from loopwright.research._patch import pattern_of, realise
 from loopwright.research._record import CriticRound, CritiqueFile, write_json
 from loopwright.research._schemas import Critique, Envelope, Spec
 from loopwright.research._scope import Scope
-from loopwright.research._think import ThinkOutcome, revise_spec
+from loopwright.research.phases._think import ThinkOutcome, revise_spec
 from loopwright.workflow import workflow_hash
 
 __all__ = ["Vetted", "run_critic"]

@@ -20,9 +20,9 @@ from loopwright.research._axes import axis_of_operator
 from loopwright.research._context import Revision, ThinkContext
 from loopwright.research._knowledge import Knowledge
 from loopwright.research._record import ReflectBlock, write_json
-from loopwright.research._reflect import run_reflect
 from loopwright.research._schemas import Critique, Envelope, MutationOp, Spec
 from loopwright.research._scope import Scope
+from loopwright.research.phases._reflect import run_reflect
 from loopwright.search import MUTATIONS
 from loopwright.workflow import workflow_to_json
 

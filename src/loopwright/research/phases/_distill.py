@@ -15,8 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from loopwright.research._context import DistillContext, SpecOutcome
-from loopwright.research._critic import Vetted
-from loopwright.research._experiment import ExperimentOutcome
 from loopwright.research._journal import (
     Experience,
     HypothesisEvent,
@@ -28,6 +26,8 @@ from loopwright.research._record import DistillBlock, DistillFile, DistillSummar
 from loopwright.research._schemas import Distillation, SpecVerdict
 from loopwright.research._scope import Scope
 from loopwright.research._workspace import PairScore
+from loopwright.research.phases._critic import Vetted
+from loopwright.research.phases._experiment import ExperimentOutcome
 
 __all__ = ["DistillResult", "run_distill"]
 
