@@ -6,9 +6,9 @@ import shutil
 
 import pytest
 
-from loopwright.report._graph import draw_workflow, workflow_changes
-from loopwright.report._heat import HeatCell, HeatGrid, heat_grid
-from loopwright.report._svg import Point, Series, line_chart, nice_ticks, score_color
+from loopwright.report.charts._graph import draw_workflow, workflow_changes
+from loopwright.report.charts._heat import HeatCell, HeatGrid, heat_grid
+from loopwright.report.charts._svg import Point, Series, line_chart, nice_ticks, score_color
 from loopwright.workflow import AgentNode, builtin_workflow
 from tests.report.probe import marks
 

@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from loopwright.report import render_report, write_report
-from loopwright.report._evolve import holdout_interval
-from loopwright.report._evolve_lineage import graphs_section, lineage_of, lineage_section
+from loopwright.report.pages._evolve import holdout_interval
+from loopwright.report.pages._evolve_lineage import graphs_section, lineage_of, lineage_section
 from loopwright.search import Lineage, load_checkpoint
 from loopwright.tasks import load_benchmark
 from tests.report.conftest import CliRun

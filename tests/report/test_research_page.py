@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from loopwright.report import detect_kind, render_report
-from loopwright.report._research import knowledge_section
-from loopwright.report._research_charts import trajectory_chart
-from loopwright.report._research_data import read_knowledge
-from loopwright.report._research_iter import iteration_block
+from loopwright.report.pages._research import knowledge_section
+from loopwright.report.pages._research_charts import trajectory_chart
+from loopwright.report.pages._research_data import read_knowledge
+from loopwright.report.pages._research_iter import iteration_block
 from loopwright.research import Knowledge, WorkDir, load_iter_record
 from tests.report.conftest import RESEARCH_GOAL, RESEARCH_INIT, CliRun, kill_when, run_cli
 from tests.report.probe import charts, marks, meta, section, table_rows, text_of

@@ -19,8 +19,8 @@ from loopwright.records import (
     read_events,
 )
 from loopwright.report import detect_kind, render_report, write_report
-from loopwright.report._run import run_page
-from loopwright.report._run_data import load_run
+from loopwright.report.pages._run import run_page
+from loopwright.report.pages._run_data import load_run
 from tests.report.conftest import CliRun, run_cli
 from tests.report.probe import charts, marks, meta, section, table_rows, text_of
 

@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loopwright._fs import atomic_write
-from loopwright.report._ab import ab_page, load_ab
-from loopwright.report._evolve import evolve_page
-from loopwright.report._evolve_data import load_evolve
 from loopwright.report._kind import RunKind, detect_kind
-from loopwright.report._research import research_page
-from loopwright.report._research_data import load_research
-from loopwright.report._run import run_page
-from loopwright.report._run_data import load_run
+from loopwright.report.pages._ab import ab_page, load_ab
+from loopwright.report.pages._evolve import evolve_page
+from loopwright.report.pages._evolve_data import load_evolve
+from loopwright.report.pages._research import research_page
+from loopwright.report.pages._research_data import load_research
+from loopwright.report.pages._run import run_page
+from loopwright.report.pages._run_data import load_run
 
 __all__ = ["REPORT_FILE", "Report", "ReportResult", "render_report", "write_report"]
 

@@ -9,7 +9,6 @@ import re
 from collections.abc import Iterable
 
 from loopwright.errors import ConfigError
-from loopwright.report._graph import draw_workflow
 from loopwright.report._html import (
     Raw,
     Section,
@@ -22,15 +21,16 @@ from loopwright.report._html import (
     page,
     table,
 )
-from loopwright.report._research_charts import (
+from loopwright.report._stamp import Stamp, stamp_html
+from loopwright.report.charts._graph import draw_workflow
+from loopwright.report.pages._research_charts import (
     coverage_chart,
     delta_chart,
     seed_score,
     trajectory_chart,
 )
-from loopwright.report._research_data import FINISHED, KnowledgeLine, ResearchData
-from loopwright.report._research_iter import iteration_block, verdict_pill
-from loopwright.report._stamp import Stamp, stamp_html
+from loopwright.report.pages._research_data import FINISHED, KnowledgeLine, ResearchData
+from loopwright.report.pages._research_iter import iteration_block, verdict_pill
 from loopwright.workflow import load_workflow
 
 __all__ = ["research_page", "research_stamp", "sim_research_text"]

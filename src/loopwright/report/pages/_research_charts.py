@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from loopwright.report._html import esc, fmt
-from loopwright.report._svg import (
+from loopwright.report.charts._svg import (
     AXIS,
     GRID,
     Bar,

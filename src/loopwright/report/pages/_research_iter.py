@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from loopwright.report._html import Raw, details, esc, fmt, fmt_tokens, fmt_usd, table
-from loopwright.report._research_charts import verdict_color
-from loopwright.report._research_data import MetaCalls
+from loopwright.report.pages._research_charts import verdict_color
+from loopwright.report.pages._research_data import MetaCalls
 from loopwright.research import IterRecord, Spec
 
 __all__ = ["iteration_block", "patch_text", "reflect_line", "verdict_pill"]

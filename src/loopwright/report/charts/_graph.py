@@ -13,7 +13,7 @@ from typing import Literal
 
 from loopwright.errors import ConfigError
 from loopwright.report._html import esc
-from loopwright.report._svg import n
+from loopwright.report.charts._svg import n
 from loopwright.workflow import GateNode, Node, Workflow, node_label_lines, to_dot
 from loopwright.workflow import predecessors as wf_predecessors
 from loopwright.workflow import topological_order as wf_topological_order

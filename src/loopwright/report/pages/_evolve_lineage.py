@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from loopwright.report._evolve_data import EvolveData, winner_of
-from loopwright.report._graph import (
+from loopwright.report._html import Section, details, esc, figure, fmt, table
+from loopwright.report.charts._graph import (
     ADDED,
     CHANGED,
     REMOVED,
@@ -14,9 +14,9 @@ from loopwright.report._graph import (
     draw_workflow,
     workflow_changes,
 )
-from loopwright.report._html import Section, details, esc, figure, fmt, table
-from loopwright.report._reflection import payoff_table, reflection_html, suggestion_text
-from loopwright.report._svg import n, score_color, svg_open, text_on
+from loopwright.report.charts._svg import n, score_color, svg_open, text_on
+from loopwright.report.pages._evolve_data import EvolveData, winner_of
+from loopwright.report.pages._reflection import payoff_table, reflection_html, suggestion_text
 from loopwright.search import Checkpoint, Individual, ReflectionSkipped
 from loopwright.workflow import to_mermaid
 

@@ -8,10 +8,10 @@ from collections import defaultdict
 from statistics import fmean
 
 from loopwright.errors import ConfigError
-from loopwright.report._evolve_data import EvolveData, Usage, winner_of
-from loopwright.report._heat import HeatCell, HeatGrid, heat_grid
 from loopwright.report._html import Section, figure, fmt, fmt_tokens, fmt_usd, table
-from loopwright.report._svg import Bar, Segment, bar_chart, hbar_chart
+from loopwright.report.charts._heat import HeatCell, HeatGrid, heat_grid
+from loopwright.report.charts._svg import Bar, Segment, bar_chart, hbar_chart
+from loopwright.report.pages._evolve_data import EvolveData, Usage, winner_of
 from loopwright.search import ArchiveSnapshot, Checkpoint, Individual, descriptors_by_name
 
 __all__ = ["archive_section", "matrix_section", "spend_section"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from loopwright.report._html import esc
-from loopwright.report._svg import AXIS, n, score_color, svg_open, text_on
+from loopwright.report.charts._svg import AXIS, n, score_color, svg_open, text_on
 
 __all__ = ["HeatCell", "HeatGrid", "heat_grid"]
 

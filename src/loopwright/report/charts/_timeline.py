@@ -20,7 +20,7 @@ from loopwright.records import (
     ToolCallEvent,
 )
 from loopwright.report._html import esc, fmt_tokens, fmt_usd
-from loopwright.report._svg import AXIS, GRID, n, nice_ticks, svg_open
+from loopwright.report.charts._svg import AXIS, GRID, n, nice_ticks, svg_open
 
 __all__ = ["STATUS_COLOURS", "Span", "spans_of", "timeline_svg"]
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loopwright.report._heat import HeatCell, HeatGrid, heat_grid
 from loopwright.report._html import Section, banner, esc, figure, fmt, fmt_usd, page, table
 from loopwright.report._stamp import Stamp, stamp_html
-from loopwright.report._svg import Bar, Interval, Segment, hbar_chart, interval_chart
+from loopwright.report.charts._heat import HeatCell, HeatGrid, heat_grid
+from loopwright.report.charts._svg import Bar, Interval, Segment, hbar_chart, interval_chart
 
 __all__ = ["AbData", "ab_page", "load_ab"]
 

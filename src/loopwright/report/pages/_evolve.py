@@ -6,9 +6,6 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 
-from loopwright.report._evolve_charts import archive_section, matrix_section, spend_section
-from loopwright.report._evolve_data import EvolveData, winner_of
-from loopwright.report._evolve_lineage import graphs_section, lineage_section, reflection_section
 from loopwright.report._html import (
     Section,
     banner,
@@ -21,8 +18,15 @@ from loopwright.report._html import (
     table,
 )
 from loopwright.report._stamp import Stamp, sim_text, stamp_html
-from loopwright.report._svg import Flag, Point, Series, line_chart
-from loopwright.report._timeline import timeline_svg
+from loopwright.report.charts._svg import Flag, Point, Series, line_chart
+from loopwright.report.charts._timeline import timeline_svg
+from loopwright.report.pages._evolve_charts import archive_section, matrix_section, spend_section
+from loopwright.report.pages._evolve_data import EvolveData, winner_of
+from loopwright.report.pages._evolve_lineage import (
+    graphs_section,
+    lineage_section,
+    reflection_section,
+)
 from loopwright.search import (
     Calibration,
     Checkpoint,

@@ -8,7 +8,6 @@ from collections import Counter
 from statistics import fmean
 
 from loopwright.records import CycleRecord, GateDecision, ModelCall, ToolCallEvent
-from loopwright.report._heat import HeatCell, HeatGrid, heat_grid
 from loopwright.report._html import (
     Raw,
     Section,
@@ -22,9 +21,10 @@ from loopwright.report._html import (
     page,
     table,
 )
-from loopwright.report._run_data import RunData, TaskRun
 from loopwright.report._stamp import Stamp, sim_text, stamp_html
-from loopwright.report._timeline import timeline_svg
+from loopwright.report.charts._heat import HeatCell, HeatGrid, heat_grid
+from loopwright.report.charts._timeline import timeline_svg
+from loopwright.report.pages._run_data import RunData, TaskRun
 
 __all__ = ["run_page", "run_stamp"]
 
