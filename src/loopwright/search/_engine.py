@@ -77,6 +77,7 @@ from loopwright.search._reflect import reflection_candidates
 from loopwright.search._report import best_of, failures_of, rank, train_view
 from loopwright.store import (
     RunIndex,
+    is_simulated,
 )
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow, workflow_hash
@@ -167,7 +168,12 @@ class EvolutionEngine:
             summaries=(),
         )
         engine = cls(blank, evaluator, tasks, run_dir, components, listener)
-        engine.log.emit(RunStarted(config=config.model_dump(mode="json"), seed_id=seed_ind.id))
+        engine.log.emit(
+            RunStarted(
+                config=config.model_dump(mode="json"), seed_id=seed_ind.id, model=config.model,
+                simulated=is_simulated(config.model),
+            )
+        )  # fmt: skip
         population = [seed_ind, *engine._designs(seed_ind)]
         if not engine.reflects_first:
             population += engine._offspring([seed_ind], config.population - len(population), 0)

@@ -111,11 +111,14 @@ class CalibrationFinished(_Event):
 
 
 class RunStarted(_Event):
-    """A fresh run: its configuration and the seed individual."""
+    """A fresh run: its configuration, the seed individual, and the agent model with whether it
+    is simulated (every figure after this line comes from it)."""
 
     event: Literal["run_started"] = "run_started"
     config: dict[str, Any]
     seed_id: str
+    model: str | None = None
+    simulated: bool | None = None
 
 
 class RunResumed(_Event):
