@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from loopwright.errors import ConfigError, UsageError
+from loopwright.errors import UsageError
+from loopwright.store import META_FILE, read_yaml_mapping
 
-__all__ = ["KNOWN_KINDS", "RunKind", "detect_kind", "is_ab_dir", "read_meta"]
+__all__ = ["KNOWN_KINDS", "RunKind", "detect_kind", "is_ab_dir", "read_kind"]
 
 RunKind = Literal["evolve", "run", "ab", "research"]
 KNOWN_KINDS: tuple[RunKind, ...] = ("evolve", "run", "ab", "research")
@@ -18,22 +18,21 @@ KNOWN_KINDS: tuple[RunKind, ...] = ("evolve", "run", "ab", "research")
 AB_RECORD_KIND = "loop-ab-record"
 AB_SCOREBOARD_KIND = "loop-ab-scoreboard"
 
-CONFIG_FILE = "config.yaml"
+
+def read_kind(run_dir: Path) -> str | None:
+    """`kind` of `<run>/config.yaml` (every layout has it at the top); None when there is no
+    config.yaml. ConfigError when it is not YAML or not a mapping."""
+    data = read_yaml_mapping(run_dir / META_FILE)
+    kind = None if data is None else data.get("kind")
+    return None if kind is None else str(kind)
 
 
-def read_meta(run_dir: Path) -> dict[str, Any]:
-    """`<run>/config.yaml` as a mapping; {} when there is none. ConfigError when it is not YAML
-    or not a mapping."""
-    path = run_dir / CONFIG_FILE
-    if not path.is_file():
-        return {}
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path} is not valid YAML", got=str(exc)[:300]) from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path} is not a mapping", got=type(data).__name__)
-    return data
+class _Kinded(BaseModel):
+    """The one field an A/B file is recognised by (the rest is read by its page)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: str
 
 
 def is_ab_dir(run_dir: Path) -> bool:
@@ -43,11 +42,10 @@ def is_ab_dir(run_dir: Path) -> bool:
         if not path.is_file():
             continue
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
+            if _Kinded.model_validate_json(path.read_bytes()).kind == kind:
+                return True
+        except (OSError, ValidationError):
             continue
-        if isinstance(data, dict) and data.get("kind") == kind:
-            return True
     return False
 
 
@@ -65,7 +63,7 @@ def detect_kind(run_dir: Path) -> RunKind:
             f"no run directory at {run_dir}",
             fix="pass the directory a loopwright run or evolve wrote (its --run-dir)",
         )
-    kind = read_meta(run_dir).get("kind")
+    kind = read_kind(run_dir)
     if kind is None and is_ab_dir(run_dir):
         return "ab"
     if kind == "evolve":

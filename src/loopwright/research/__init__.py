@@ -27,11 +27,14 @@ from loopwright.research._config import (
 from loopwright.research._contracts import CONTRACTS, ContractResult, check_contracts
 from loopwright.research._factory import build_bench, meta_model, open_loop
 from loopwright.research._goal import Escalation, Goal, bootstrap_goal, load_goal, parse_goal
+from loopwright.research._journal import Experience, HypothesisEvent
 from loopwright.research._knowledge import Knowledge
 from loopwright.research._loop import ResearchLoop, RunOutcome
+from loopwright.research._meta import MetaCall
 from loopwright.research._record import IterRecord, load_iter_record
 from loopwright.research._schemas import Critique, Distillation, Envelope, Reflection, Repair, Spec
 from loopwright.research._scope import LoopEvent
+from loopwright.research._state import RunState, read_run_state
 from loopwright.research._status import StatusReport, research_status
 from loopwright.research._wave import (
     ExecutorWave,
@@ -57,18 +60,22 @@ __all__ = [
     "Escalation",
     "EvalConfig",
     "ExecutorWave",
+    "Experience",
     "Goal",
+    "HypothesisEvent",
     "InitOptions",
     "IterRecord",
     "Knowledge",
     "LoopEvent",
     "ManifestEntry",
+    "MetaCall",
     "ReflectSettings",
     "Reflection",
     "Repair",
     "ResearchConfig",
     "ResearchLoop",
     "RunOutcome",
+    "RunState",
     "SimResearcher",
     "Spec",
     "StatusReport",
@@ -89,6 +96,7 @@ __all__ = [
     "meta_model",
     "open_loop",
     "parse_goal",
+    "read_run_state",
     "research",
     "research_status",
 ]

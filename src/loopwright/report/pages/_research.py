@@ -99,22 +99,21 @@ def research_page(data: ResearchData) -> str:
 
 def research_stamp(data: ResearchData) -> Stamp:
     """The stamp from config.yaml; the meta model's own name from the last record. A research
-    config records no commit or benchmark digest (yet): the stamp says `not recorded`."""
+    directory made before the commit and digest were stamped says `not recorded`."""
     cfg = data.config
     own = data.records[-1].meta_model if data.records else None
     meta_model = cfg.meta_model + (f" ({own})" if own and own != cfg.meta_model else "")
-    digest = data.meta.get("benchmark_digest")
-    commit = data.meta.get("git_commit")
+    digest, commit = cfg.benchmark_digest, cfg.git_commit
     extra = [("workflow", cfg.workflow), ("tasks", ", ".join(cfg.eval.tasks))]
     if cfg.eval.seed != cfg.seed:
         extra.append(("eval seed", str(cfg.eval.seed)))
     return Stamp(
         loopwright_version=cfg.loopwright_version,
-        git_commit=commit if isinstance(commit, str) else None,
+        git_commit=commit,
         model=f"meta {meta_model}, agents {cfg.eval.model}",
         simulated=data.simulated,
         benchmark=cfg.eval.bench,
-        benchmark_digest=digest if isinstance(digest, str) else None,
+        benchmark_digest=digest,
         seed=cfg.seed,
         extra=tuple(extra),
     )

@@ -6,23 +6,27 @@ page does not depend on the loop's private models."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from loopwright.errors import ConfigError
-from loopwright.report._kind import read_meta
 from loopwright.research import (
     Goal,
+    HypothesisEvent,
     IterRecord,
     Knowledge,
+    MetaCall,
     ResearchConfig,
+    RunState,
     StatusReport,
     WorkDir,
     load_goal,
     load_iter_record,
+    read_run_state,
     research_status,
 )
 
@@ -36,6 +40,8 @@ __all__ = [
     "load_research",
     "read_knowledge",
 ]
+
+M = TypeVar("M", bound=BaseModel)
 
 FINISHED = ("terminated", "saturated")
 """run_state statuses after which `research run` has nothing left to do by itself."""
@@ -104,10 +110,9 @@ class ResearchData:
 
     run_dir: Path
     config: ResearchConfig
-    meta: dict[str, Any]
     status: StatusReport
     goal: Goal
-    run_state: dict[str, Any]
+    run_state: RunState
     records: tuple[IterRecord, ...]
     knowledge: tuple[KnowledgeLine, ...]
     knowledge_header: str
@@ -135,7 +140,7 @@ class ResearchData:
             )
         elif status == "running":
             reasons.append(
-                f"iteration {state.get('iteration', '?')} (attempt {state.get('attempt', 1)}) "
+                f"iteration {state.iteration} (attempt {state.attempt}) "
                 "was running when this page was made: it still is, or it was interrupted "
                 "(the next `loopwright research run` resumes it)"
             )
@@ -154,18 +159,17 @@ class ResearchData:
         return reasons
 
 
-def _json_lines(path: Path) -> list[dict[str, Any]]:
-    """The JSON objects of a JSONL file; a torn last line (a run killed mid-write) is skipped."""
+def _lines(path: Path, model: type[M]) -> list[M]:
+    """The lines of a JSONL file as `model`; a line that is not one (a torn last line of a run
+    killed mid-write) is skipped: the page shows what was committed."""
     if not path.is_file():
         return []
     out = []
     for raw in path.read_text(encoding="utf-8").splitlines():
         try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
+            out.append(model.model_validate_json(raw))
+        except ValidationError:
             continue
-        if isinstance(value, dict):
-            out.append(value)
     return out
 
 
@@ -191,44 +195,40 @@ def read_knowledge(path: Path) -> tuple[tuple[KnowledgeLine, ...], str]:
 
 
 def _hypotheses(path: Path) -> tuple[Hypothesis, ...]:
-    added: dict[str, dict[str, Any]] = {}
-    removed: dict[str, dict[str, Any]] = {}
-    for e in _json_lines(path):
-        key = str(e.get("id"))
-        if e.get("op") == "add":
-            added.setdefault(key, e)
-        elif e.get("op") == "remove":
-            removed.setdefault(key, e)
+    added: dict[str, HypothesisEvent] = {}
+    removed: dict[str, HypothesisEvent] = {}
+    for e in _lines(path, HypothesisEvent):
+        (added if e.op == "add" else removed).setdefault(e.id, e)
     out = []
     for key, e in added.items():
-        gone = removed.get(key, {})
+        gone = removed.get(key)
         out.append(
             Hypothesis(
                 id=key,
-                iter=int(e.get("iter", 0)),
-                by=str(e.get("by", "")),
-                text=str(e.get("text", "")),
-                axis=e.get("axis"),
-                spec=e.get("spec"),
-                removed_iter=gone.get("iter"),
-                removed_by=gone.get("by"),
-                reason=str(gone.get("reason", "")),
+                iter=e.iter,
+                by=e.by,
+                text=e.text,
+                axis=e.axis,
+                spec=e.spec,
+                removed_iter=gone.iter if gone else None,
+                removed_by=gone.by if gone else None,
+                reason=gone.reason if gone else "",
             )
         )
     return tuple(out)
 
 
 def _meta_calls(path: Path) -> tuple[MetaCalls, ...]:
-    by_phase: dict[str, list[dict[str, Any]]] = {}
-    for line in _json_lines(path):
-        by_phase.setdefault(str(line.get("phase")), []).append(line)
+    by_phase: dict[str, list[MetaCall]] = {}
+    for line in _lines(path, MetaCall):
+        by_phase.setdefault(line.phase, []).append(line)
     return tuple(
         MetaCalls(
             phase=phase,
             calls=len(lines),
-            failed=sum(1 for x in lines if not x.get("ok")),
-            input_tokens=sum(int(x.get("input_tokens") or 0) for x in lines),
-            output_tokens=sum(int(x.get("output_tokens") or 0) for x in lines),
+            failed=sum(1 for x in lines if not x.ok),
+            input_tokens=sum(x.input_tokens for x in lines),
+            output_tokens=sum(x.output_tokens for x in lines),
         )
         for phase, lines in by_phase.items()
     )
@@ -250,14 +250,11 @@ def _staging(wd: WorkDir) -> tuple[Staging, ...]:
     return tuple(sorted(out, key=lambda s: s.iteration))
 
 
-def _run_state(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
+def _run_state(wd: WorkDir) -> RunState:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path} is not valid JSON", got=str(exc)) from None
-    return value if isinstance(value, dict) else {}
+        return read_run_state(wd)
+    except ValidationError as exc:
+        raise ConfigError(f"{wd.run_state} is malformed", got=str(exc.errors()[0])[:300]) from None
 
 
 def load_research(run_dir: Path) -> ResearchData:
@@ -271,10 +268,9 @@ def load_research(run_dir: Path) -> ResearchData:
     return ResearchData(
         run_dir=run_dir,
         config=config,
-        meta=read_meta(run_dir),
         status=status,
         goal=load_goal(wd.goal),
-        run_state=_run_state(wd.run_state),
+        run_state=_run_state(wd),
         records=records,
         knowledge=knowledge,
         knowledge_header=header,
