@@ -201,7 +201,7 @@ def _add_lesson(prompt: str, sentence: str) -> str:
     return f"{prompt[: match.start()]}{section}\n{prompt[match.start() :]}"
 
 
-@mutation("prompt_mutate")
+@mutation("prompt_mutate", axis="prompt")
 class PromptMutate(Operator):
     """Rewrite one non-frozen agent's prompt (an agent with failures recorded is preferred):
     by the meta model when there is one and its reply is acceptable, else offline."""
