@@ -392,3 +392,15 @@ def test_mutate_rejects_bad_configuration() -> None:
         mutate(individual(SEED), RandomStrategy(), ctx(), max_tries=0)
     with pytest.raises(ConfigError, match="teleport"):
         mutate(individual(SEED), RandomStrategy(), ctx(), operators=["teleport"])
+
+
+def test_an_operator_added_without_the_decorator_is_on_the_empty_axis() -> None:
+    class Bare:
+        name = "bare"
+
+        def apply(self, parent: Workflow, ctx: MutationContext) -> MutationResult:
+            return MutationResult("bare", None, "never applies")
+
+    registry = MutationRegistry()
+    registry.add("bare", Bare())  # type: ignore[arg-type]  # a protocol object without an axis
+    assert registry.axes() == (("", ("bare",)),)

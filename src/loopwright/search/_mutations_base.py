@@ -211,10 +211,11 @@ class MutationRegistry(Registry[MutationOperator]):
 
     def axes(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """(axis, its operators) pairs, axes in the order their first operator was registered,
-        operators in registration order."""
+        operators in registration order. An operator added without an axis (not through
+        `@mutation`) is listed under the empty axis ""."""
         on: dict[str, list[str]] = {}
         for name, op in self.items():
-            on.setdefault(op.axis, []).append(name)
+            on.setdefault(getattr(op, "axis", ""), []).append(name)
         return tuple((axis, tuple(names)) for axis, names in on.items())
 
 
