@@ -2,10 +2,11 @@
 
 `ModelReflector` asks the meta model (through `models.ask_structured`) with the package's prompt
 template (`prompts/reflect.md`) holding the capped digest; a reply that fails validation is sent
-back with the error (`prompts/retry.md`) up to `max_retries` times, then the report is built from the digest by the
-offline rules and recorded as `digest_fallback` with every attempt. `OfflineReflector` applies
-the offline rules directly (the `sim` path: there is no meta model to ask). Both return an
-`empty` report, without any call, when the generation has no training records.
+back with the error (`prompts/retry.md`) up to `max_retries` times, then the report is built
+from the digest by the offline rules and recorded as `digest_fallback` with every attempt.
+`OfflineReflector` applies the offline rules directly (the `sim` path: there is no meta model
+to ask). Both return an `empty` report, without any call, when the generation has no training
+records.
 """
 
 from __future__ import annotations

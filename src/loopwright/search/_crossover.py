@@ -1,10 +1,11 @@
 """Crossover: a child synthesised from two parents and what reflection found.
 
 With a meta model (`ctx.meta_model`), the model is asked once (`models.ask_structured`, no
-retry) with `CROSSOVER_PROMPT`: both parents as JSON, the report's success patterns and suggestions, and the rules (parent A is the base; keep
-A's frozen nodes and frozen list; every prompt keeps `{instruction_file}`; reply with the child
-as JSON). Its reply is taken when it parses as a workflow and passes the operator contract
-(valid, frozen nodes untouched, differs from A) and differs from B too.
+retry) with `CROSSOVER_PROMPT`: both parents as JSON, the report's success patterns and
+suggestions, and the rules (parent A is the base; keep A's frozen nodes and frozen list; every
+prompt keeps `{instruction_file}`; reply with the child as JSON; a code fence or prose around
+it is tolerated). Its reply is taken when it parses as a workflow and passes the operator
+contract (valid, frozen nodes untouched, differs from A) and differs from B too.
 
 Offline (no meta model, or a rejected reply), a documented graft onto parent A, at the target
 agent (the suggestion's, else A's first builder):
