@@ -140,5 +140,13 @@ def test_public_names_are_pinned() -> None:
         "ModelRouter",
         "routed_factory",
         "current_labels",
+        # the one structured ask (issue 20)
+        "Answer",
+        "AskAttempt",
+        "ReplyError",
+        "ask_structured",
+        "extract_json",
+        "parse_structured",
+        "strip_fence",
     }
     assert all(hasattr(models, name) for name in models.__all__)

@@ -104,8 +104,32 @@ def test_mutation_decorator_registers_instance_name() -> None:
         registry["x"]
     # the module-level decorator fills MUTATIONS; a taken name is refused
     with pytest.raises(UsageError, match="already registered"):
-        mutation("node_insert")(LoopTypeChange)
+        mutation("node_insert", axis="topology")(LoopTypeChange)
     assert MUTATIONS["loop_type_change"].name == "loop_type_change"
+
+
+def test_every_operator_is_registered_on_an_axis() -> None:
+    assert dict(MUTATIONS.axes()) == {
+        "topology": ("node_insert", "node_remove", "edge_rewire", "parallelize"),
+        "verification": ("gate_add", "gate_remove"),
+        "agent_loop": ("loop_type_change",),
+        "model_tier": ("model_tier_change",),
+        "prompt": ("prompt_mutate",),
+    }
+    assert MUTATIONS["gate_add"].axis == "verification"
+
+
+def test_the_mutation_decorator_carries_the_axis_and_refuses_none() -> None:
+    registry = MutationRegistry()
+    mutation("a", axis="topology", registry=registry)(LoopTypeChange())
+    mutation("b", axis="memory", registry=registry)(LoopTypeChange())
+    mutation("c", axis="topology", registry=registry)(LoopTypeChange())
+    assert registry.names() == ("a", "b", "c")  # registration order: the random draw's order
+    assert registry.axes() == (("topology", ("a", "c")), ("memory", ("b",)))
+    assert "memory" not in dict(MUTATIONS.axes())  # a registry of its own leaves MUTATIONS be
+    with pytest.raises(UsageError, match="names no axis") as info:
+        mutation("d", axis=" ", registry=registry)
+    assert "axis=" in (info.value.fix or "")
 
 
 @pytest.mark.parametrize("name", sorted(WORKS_ON))
@@ -368,3 +392,15 @@ def test_mutate_rejects_bad_configuration() -> None:
         mutate(individual(SEED), RandomStrategy(), ctx(), max_tries=0)
     with pytest.raises(ConfigError, match="teleport"):
         mutate(individual(SEED), RandomStrategy(), ctx(), operators=["teleport"])
+
+
+def test_an_operator_added_without_the_decorator_is_on_the_empty_axis() -> None:
+    class Bare:
+        name = "bare"
+
+        def apply(self, parent: Workflow, ctx: MutationContext) -> MutationResult:
+            return MutationResult("bare", None, "never applies")
+
+    registry = MutationRegistry()
+    registry.add("bare", Bare())  # type: ignore[arg-type]  # a protocol object without an axis
+    assert registry.axes() == (("", ("bare",)),)

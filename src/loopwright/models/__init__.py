@@ -1,6 +1,6 @@
-"""The model gateway interface, the LiteLLM gateway for real providers, the offline models
-(ScriptedModel, sim), prices, the cost ledger, tiers and roles (and the ModelRouter that applies
-them in a run), redaction and model specs."""
+"""The model gateway interface, the one structured ask (`ask_structured`), the LiteLLM gateway
+for real providers, the offline models (ScriptedModel, sim), prices, the cost ledger, tiers and
+roles (and the ModelRouter that applies them in a run), redaction and model specs."""
 
 from __future__ import annotations
 
@@ -33,6 +33,15 @@ from loopwright.models._script_file import ScriptFile, load_script_file
 from loopwright.models._scripted import Reply, ScriptedModel, ScriptFn
 from loopwright.models._sim import SIM_MODEL_NAME, SimDecision, SimModel
 from loopwright.models._sim_policy import GUIDANCE_KEYWORDS, SimParams
+from loopwright.models._structured import (
+    Answer,
+    AskAttempt,
+    ReplyError,
+    ask_structured,
+    extract_json,
+    parse_structured,
+    strip_fence,
+)
 from loopwright.models._tiers import (
     ROLES,
     TIERS,
@@ -62,6 +71,8 @@ __all__ = [
     "ROLES",
     "SIM_MODEL_NAME",
     "TIERS",
+    "Answer",
+    "AskAttempt",
     "CallLabels",
     "ChatModel",
     "CompletionFn",
@@ -82,6 +93,7 @@ __all__ = [
     "PriceTable",
     "ProviderLimits",
     "Reply",
+    "ReplyError",
     "ScriptExhaustedError",
     "ScriptFile",
     "ScriptFn",
@@ -93,14 +105,17 @@ __all__ = [
     "ToolCallError",
     "ToolSpec",
     "Usage",
+    "ask_structured",
     "cost_usd",
     "count_tokens",
     "current_labels",
+    "extract_json",
     "import_litellm",
     "label_scope",
     "load_models_config",
     "load_script_file",
     "model_factory",
+    "parse_structured",
     "parse_tier_override",
     "provider_of",
     "read_ledger",
@@ -109,4 +124,5 @@ __all__ = [
     "response_usage",
     "routed_factory",
     "secret_env_names",
+    "strip_fence",
 ]

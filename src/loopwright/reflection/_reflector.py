@@ -1,11 +1,12 @@
 """Reflectors: a generation's (candidate, CycleRecords) pairs in, a validated ReflectionReport out.
 
-`ModelReflector` asks the meta model with the package's prompt template (`prompts/reflect.md`)
-holding the capped digest; a reply that fails validation is sent back with the error
-(`prompts/retry.md`) up to `max_retries` times, then the report is built from the digest by the
-offline rules and recorded as `digest_fallback` with every attempt. `OfflineReflector` applies
-the offline rules directly (the `sim` path: there is no meta model to ask). Both return an
-`empty` report, without any call, when the generation has no training records.
+`ModelReflector` asks the meta model (through `models.ask_structured`) with the package's prompt
+template (`prompts/reflect.md`) holding the capped digest; a reply that fails validation is sent
+back with the error (`prompts/retry.md`) up to `max_retries` times, then the report is built
+from the digest by the offline rules and recorded as `digest_fallback` with every attempt.
+`OfflineReflector` applies the offline rules directly (the `sim` path: there is no meta model
+to ask). Both return an `empty` report, without any call, when the generation has no training
+records.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from importlib import resources
 from string import Template
 from typing import Protocol
 
-from loopwright.models import ChatModel, Message, ModelError
+from loopwright.models import ChatModel, ask_structured
 from loopwright.reflection._cap import digest_chars, fit_digest
 from loopwright.reflection._digest import Candidate, ExhaustDigest, build_digest
 from loopwright.reflection._report import (
@@ -26,7 +27,7 @@ from loopwright.reflection._report import (
     ReflectionSource,
 )
 from loopwright.reflection._rules import offline_body
-from loopwright.reflection._validate import ReplyError, Vocabulary, check_body, parse_reply
+from loopwright.reflection._validate import ReplyError, Vocabulary, check_body
 
 __all__ = [
     "DEFAULT_DIGEST_CHARS",
@@ -97,6 +98,17 @@ def _report(
     )
 
 
+def _malformed(
+    body: ReflectionBody, candidates: Sequence[Candidate], vocab: Vocabulary
+) -> str | None:
+    """Why `body` is malformed for this generation (sent back on retry), or None."""
+    try:
+        check_body(body, candidates, vocab)
+    except ReplyError as exc:
+        return str(exc)
+    return None
+
+
 class OfflineReflector:
     """Derives the report from the digest by the documented rules (docs/reflection.md).
     Deterministic: the same records give the same report."""
@@ -143,35 +155,25 @@ class ModelReflector:
             return empty_report(generation, candidates)
         full = build_digest(generation, candidates)
         digest = fit_digest(full, self.digest_max_chars)
-        messages = [Message(role="user", content=render_prompt(digest, self.vocab))]
-        attempts: list[Attempt] = []
-        for number in range(1, self.max_retries + 2):
-            try:
-                reply = self.model.chat(messages, []).text
-            except ModelError as exc:
-                attempts.append(Attempt(attempt=number, ok=False, error=f"the call failed: {exc}"))
-                continue
-            try:
-                body, dropped = check_body(parse_reply(reply), candidates, self.vocab)
-            except ReplyError as exc:
-                attempts.append(Attempt(attempt=number, ok=False, error=str(exc)[:1000]))
-                retry = prompt_template("retry.md").substitute(error=str(exc))
-                messages += [
-                    Message(role="assistant", content=reply),
-                    Message(role="user", content=retry),
-                ]
-                continue
-            attempts.append(Attempt(attempt=number, ok=True))
-            return _report(
-                "model",
-                body,
-                digest,
-                candidates,
-                model=self.model.name,
-                dropped=dropped,
-                attempts=attempts,
-            )
-        return self._fallback(full, digest, candidates, attempts)
+        answer = ask_structured(
+            self.model,
+            render_prompt(digest, self.vocab),
+            ReflectionBody,
+            self.max_retries,
+            check=lambda body: _malformed(body, candidates, self.vocab),
+            retry_prompt=lambda error: prompt_template("retry.md").substitute(error=error),
+        )
+        attempts = [
+            Attempt(attempt=a.number, ok=a.ok, error=a.error and a.error[:1000])
+            for a in answer.attempts
+        ]
+        if answer.value is None:
+            return self._fallback(full, digest, candidates, attempts)
+        body, dropped = check_body(answer.value, candidates, self.vocab)
+        return _report(
+            "model", body, digest, candidates,
+            model=self.model.name, dropped=dropped, attempts=attempts,
+        )  # fmt: skip
 
     def _fallback(
         self,

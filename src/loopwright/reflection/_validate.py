@@ -12,14 +12,14 @@ Two kinds of problem, handled differently:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
+from loopwright.models import ReplyError, parse_structured
 from loopwright.reflection._digest import Candidate
 from loopwright.reflection._report import (
     Dropped,
@@ -50,8 +50,6 @@ DERIVED_CONFIDENCE = 0.5
 
 _T = TypeVar("_T", bound=BaseModel)
 
-_FENCE = re.compile(r"^```[A-Za-z]*\s*\n(.*)\n```\s*$", re.DOTALL)
-
 
 @dataclass(frozen=True)
 class Vocabulary:
@@ -61,32 +59,10 @@ class Vocabulary:
     roles: tuple[str, ...]
 
 
-class ReplyError(ValueError):
-    """The meta model's reply is malformed; the message says what to fix (sent back on retry)."""
-
-
 def parse_reply(text: str) -> ReflectionBody:
-    """The reply as a ReflectionBody: a JSON object, optionally in a code fence or with text
-    around it (from the first `{` to the last `}`). Raises ReplyError saying what is wrong."""
-    body = text.strip()
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1).strip()
-    start, end = body.find("{"), body.rfind("}")
-    if start < 0 or end <= start:
-        raise ReplyError("the reply holds no JSON object; reply with one JSON object only")
-    try:
-        data = json.loads(body[start : end + 1])
-    except json.JSONDecodeError as exc:
-        raise ReplyError(f"the reply is not valid JSON: {exc}") from None
-    try:
-        return ReflectionBody.model_validate(data)
-    except ValidationError as exc:
-        problems = [
-            f"{'.'.join(str(p) for p in e['loc']) or '(top level)'}: {e['msg']}"
-            for e in exc.errors()[:6]
-        ]
-        raise ReplyError("the JSON does not match the schema: " + "; ".join(problems)) from None
+    """The reply as a ReflectionBody, read as `models.ask_structured` reads every reply (a code
+    fence or text around the JSON object is tolerated). Raises ReplyError saying what is wrong."""
+    return parse_structured(text, ReflectionBody)
 
 
 def slug(text: str) -> str:

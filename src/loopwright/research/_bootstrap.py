@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from loopwright.errors import ConfigError, UsageError
 from loopwright.models import model_factory
-from loopwright.research._axes import AXES, axis_names
+from loopwright.research._axes import axis_names, library_axes
 from loopwright.research._config import Caps, EvalConfig, ReflectSettings, ResearchConfig, WorkDir
 from loopwright.research._constraints import merge_constraints, parse_directives
 from loopwright.research._factory import meta_model, select_tasks
@@ -105,11 +105,12 @@ def init_workdir(opts: InitOptions) -> WorkDir:
     meta_model(opts.model, opts.seed)
     model_factory(opts.eval_model, benchmark=bench)
     constraints = merge_constraints(workflow.name, opts.cons_file, opts.constraints)
-    unknown = [a for a in parse_directives(constraints).forbid_axes if a not in axis_names(AXES)]
+    axes = axis_names(library_axes())
+    unknown = [a for a in parse_directives(constraints).forbid_axes if a not in axes]
     if unknown:
         raise ConfigError(
             f"constraints forbid unknown axes: {', '.join(unknown)}",
-            fix=f"axes are: {', '.join(axis_names(AXES))}",
+            fix=f"axes are: {', '.join(axes)}",
         )
     if opts.dir.exists() and any(opts.dir.iterdir()):
         raise UsageError(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from loopwright.research._axes import AXES, Axis, taxonomy_with
+from loopwright.research._axes import Axis, taxonomy_with
 from loopwright.research._config import WorkDir
 from loopwright.research._context import AxisView, KnowledgeView, Promising, Rules
 from loopwright.research._goal import Standing
@@ -66,7 +66,7 @@ class Memory:
 
     def taxonomy(self) -> tuple[Axis, ...]:
         added = [(a.axis, a.description) for _, b in self.all_reflects() for a in b.taxonomy_add]
-        return taxonomy_with(added, AXES)
+        return taxonomy_with(added)
 
     def last_adoption(self) -> int:
         return max((r.iter for r in self.records if r.summary.adopted), default=0)

@@ -1,23 +1,22 @@
-"""Calling the meta model: render, send through the ChatModel protocol, parse, validate, retry.
+"""Calling the meta model: render the phase prompt and ask it through `models.ask_structured`.
 
 A reply must be one JSON object (a code fence around it, or prose before or after it, is
 tolerated) that validates against the phase's model and the phase's rules. When it does not,
-or the call raises a ModelError, the model is asked once more with the problem stated; when the
-second reply fails too, `ask` returns None and the phase falls back to its documented rule
-(docs/research.md, "Malformed replies"). Every attempt is logged as a MetaCall.
+the model is asked once more with the problem stated (after a ModelError, the same prompt is
+sent again); when the second attempt fails too, `ask` returns None and the phase falls back to
+its documented rule (docs/research.md, "Malformed replies"). Every attempt is logged as a
+MetaCall.
 """
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from loopwright.models import ChatModel, Message, ModelError
+from loopwright.models import ChatModel, ask_structured, extract_json
 from loopwright.research._prompts import render
 
 __all__ = ["MetaCall", "MetaClient", "extract_json"]
@@ -47,18 +46,6 @@ class MetaCall(BaseModel):
     latency_s: float
 
 
-def extract_json(text: str) -> object:
-    """The first JSON object in `text`. ValueError when there is none."""
-    start = text.find("{")
-    if start < 0:
-        raise ValueError("the reply holds no JSON object")
-    try:
-        value, _ = json.JSONDecoder().raw_decode(text[start:])
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"the reply's JSON does not parse: {exc}") from None
-    return value
-
-
 class MetaClient:
     """Sends phase prompts to one ChatModel and keeps the log of every attempt."""
 
@@ -77,38 +64,19 @@ class MetaClient:
     ) -> R | None:
         """The validated reply, or None after ATTEMPTS failed attempts. Never raises for a bad
         reply or a failed call: those are logged and retried."""
-        messages = [Message(role="user", content=render(phase, context))]
-        for attempt in range(1, ATTEMPTS + 1):
-            started = time.monotonic()
-            text, problem, usage = "", None, (0, 0)
-            try:
-                response = self.model.chat(messages, [])
-                text = response.text
-                usage = (response.usage.input_tokens, response.usage.output_tokens)
-            except ModelError as exc:
-                problem = f"the call failed: {exc}"
-            parsed: R | None = None
-            if problem is None:
-                parsed, problem = _parse(text, reply_model, check)
+        answer = ask_structured(
+            self.model, render(phase, context), reply_model, ATTEMPTS - 1, check=check
+        )
+        for attempt in answer.attempts:
             self.calls.append(
                 MetaCall(
-                    phase=phase, subject=subject, attempt=attempt, ok=problem is None,
-                    error=problem, reply=text[:_EXCERPT], model=self.model.name,
-                    simulated=self.model.simulated, input_tokens=usage[0],
-                    output_tokens=usage[1], latency_s=time.monotonic() - started,
+                    phase=phase, subject=subject, attempt=attempt.number, ok=attempt.ok,
+                    error=attempt.error, reply=attempt.reply[:_EXCERPT], model=self.model.name,
+                    simulated=self.model.simulated, input_tokens=attempt.usage.input_tokens,
+                    output_tokens=attempt.usage.output_tokens, latency_s=attempt.latency_s,
                 )
             )  # fmt: skip
-            if parsed is not None:
-                return parsed
-            messages += [
-                Message(role="assistant", content=text),
-                Message(
-                    role="user",
-                    content=f"Your reply could not be used: {problem}\n"
-                    "Reply again with the JSON object only, following the format above.",
-                ),
-            ]
-        return None
+        return answer.value
 
     def write_log(self, path: Path) -> None:
         """Append every logged attempt to `path` (JSON lines) and clear the log."""
@@ -116,20 +84,3 @@ class MetaClient:
             for call in self.calls:
                 fh.write(call.model_dump_json() + "\n")
         self.calls.clear()
-
-
-def _parse(
-    text: str, reply_model: type[R], check: Callable[[R], str | None] | None
-) -> tuple[R | None, str | None]:
-    try:
-        data = extract_json(text)
-        parsed = reply_model.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or '(top)'}: {e['msg']}" for e in exc.errors()[:5]
-        )
-        return None, f"it does not match the format: {problems}"
-    except ValueError as exc:
-        return None, str(exc)
-    problem = check(parsed) if check is not None else None
-    return (None, problem) if problem else (parsed, None)

@@ -1,10 +1,11 @@
 """Crossover: a child synthesised from two parents and what reflection found.
 
-With a meta model (`ctx.meta_model`), the model is sent `CROSSOVER_PROMPT`: both parents as
-JSON, the report's success patterns and suggestions, and the rules (parent A is the base; keep
-A's frozen nodes and frozen list; every prompt keeps `{instruction_file}`; reply with the child
-as JSON). Its reply is taken when it parses as a workflow and passes the operator contract
-(valid, frozen nodes untouched, differs from A) and differs from B too.
+With a meta model (`ctx.meta_model`), the model is asked once (`models.ask_structured`, no
+retry) with `CROSSOVER_PROMPT`: both parents as JSON, the report's success patterns and
+suggestions, and the rules (parent A is the base; keep A's frozen nodes and frozen list; every
+prompt keeps `{instruction_file}`; reply with the child as JSON; a code fence or prose around
+it is tolerated). Its reply is taken when it parses as a workflow and passes the operator
+contract (valid, frozen nodes untouched, differs from A) and differs from B too.
 
 Offline (no meta model, or a rejected reply), a documented graft onto parent A, at the target
 agent (the suggestion's, else A's first builder):
@@ -22,14 +23,12 @@ offline graft draws nothing from `ctx.rng`.
 
 from __future__ import annotations
 
-import json
-import re
 from string import Template
 
 import networkx as nx
 
 from loopwright.errors import ConfigError
-from loopwright.models import ChatModel, Message, ModelError
+from loopwright.models import ChatModel, ask_structured
 from loopwright.reflection import ReflectionReport, note_takers, writers
 from loopwright.search._guided_ops import AddGate, AddLesson, InsertAgent
 from loopwright.search._mutations_base import Operator, Proposal, Skip, contract_violation
@@ -69,8 +68,6 @@ Rules for the child:
 Reply with the child workflow as one JSON object in the parents' schema, and nothing else."""
 )
 """The meta model's crossover instruction (string.Template: `$name` fields, braces literal)."""
-
-_FENCE = re.compile(r"^```[A-Za-z]*\s*\n(.*)\n```\s*$", re.DOTALL)
 
 
 def findings_text(report: ReflectionReport | None, limit: int = 12) -> str:
@@ -189,26 +186,27 @@ class Crossover(Operator):
             task_kind=task_kind, a=workflow_to_json(parent), b=workflow_to_json(self.mate),
             findings=findings_text(self.report),
         )  # fmt: skip
+        answer = ask_structured(
+            model, text, dict[str, object], 0, check=lambda data: self._refusal(parent, data)
+        )
+        if answer.value is None:
+            return None, answer.problem or "no reply"
+        return _child(parent, answer.value), ""
+
+    def _refusal(self, parent: Workflow, data: dict[str, object]) -> str | None:
+        """Why the reply `data` cannot be the child of `parent` and the mate, or None."""
         try:
-            reply = model.chat([Message(role="user", content=text)], []).text.strip()
-        except ModelError as exc:
-            return None, f"the call failed: {exc}"
-        fenced = _FENCE.match(reply)
-        reply = fenced.group(1) if fenced else reply
-        try:
-            data = json.loads(reply)
-            child = (
-                Workflow.model_validate({**data, "name": parent.name})
-                if isinstance(data, dict)
-                else None
-            )
-        except (json.JSONDecodeError, ValueError, ConfigError) as exc:
-            return None, f"not a workflow: {str(exc)[:200]}"
-        if child is None:
-            return None, "not a JSON object"
+            child = _child(parent, data)
+        except (ValueError, ConfigError) as exc:
+            return f"not a workflow: {str(exc)[:200]}"
         problem = contract_violation(parent, child, self.catalog)
         if problem is not None:
-            return None, problem
+            return problem
         if workflow_hash(child) == workflow_hash(self.mate):
-            return None, "it reproduces parent B"
-        return child, ""
+            return "it reproduces parent B"
+        return None
+
+
+def _child(parent: Workflow, data: dict[str, object]) -> Workflow:
+    """The workflow a reply describes, under the parent's name."""
+    return Workflow.model_validate({**data, "name": parent.name})

@@ -1,7 +1,7 @@
 """Mutation operators, the default random strategy, and `mutate` (docs/mutations.md).
 
-`MUTATIONS` holds the built-in operators, registered with `@mutation(name)` in the modules
-imported here: node_insert, node_remove, edge_rewire, parallelize (`_mutations_graph`),
+`MUTATIONS` holds the built-in operators, registered with `@mutation(name, axis=...)` in the
+modules imported here: node_insert, node_remove, edge_rewire, parallelize (`_mutations_graph`),
 gate_add, gate_remove, loop_type_change, model_tier_change (`_mutations_node`) and
 prompt_mutate (`_prompt_mutate`). Every child validates against the runtime catalog, leaves
 frozen nodes (and frozen gates' edges) untouched, differs from its parent and keeps its name.

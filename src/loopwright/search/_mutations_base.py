@@ -9,13 +9,14 @@ frozen gate in place. A candidate that fails any of these becomes child=None wit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 import networkx as nx
 
 from loopwright.errors import ConfigError, UsageError
+from loopwright.registry import Registry
 from loopwright.runtime import runtime_catalog
 from loopwright.search._protocols import MutationContext, MutationOperator, MutationResult
 from loopwright.workflow import (
@@ -64,11 +65,13 @@ class Operator:
     """Base of the built-in operators: `apply` = `propose` + the contract checks.
 
     `catalog` defaults to `runtime_catalog()` (read at each call, so names registered later
-    count). Subclasses set `name` (the registry does) and write `propose`, which draws only
-    from `ctx.rng`. ConfigError or ValueError raised while proposing becomes child=None.
+    count). Subclasses set `name` and `axis` (`@mutation` does) and write `propose`, which
+    draws only from `ctx.rng`. ConfigError or ValueError raised while proposing becomes
+    child=None.
     """
 
     name: str = ""
+    axis: str = ""
 
     def __init__(self, catalog: Catalog | None = None) -> None:
         self._catalog = catalog
@@ -197,60 +200,49 @@ def touches_frozen_gate(wf: Workflow, node_id: str) -> bool:
 OpT = TypeVar("OpT", bound=MutationOperator | type[Operator])
 
 
-class MutationRegistry(Mapping[str, MutationOperator]):
-    """Mutation operators by name, in registration order. Unknown name: ConfigError listing them.
-
-    Fill it with `@mutation("name")` on an `Operator` subclass (instantiated with no arguments)
-    or on an instance that has `apply`. Registering a taken name is a UsageError.
+class MutationRegistry(Registry[MutationOperator]):
+    """Mutation operators by name, in registration order (the random strategy draws from that
+    order), each on an intervention axis. Unknown name: ConfigError listing the known ones;
+    a taken name: UsageError. Fill it with `@mutation("name", axis="...")`.
     """
 
     def __init__(self) -> None:
-        self._items: dict[str, MutationOperator] = {}
+        super().__init__("mutation operator", in_registration_order=True)
 
-    def add(self, name: str, op: MutationOperator) -> MutationOperator:
-        if name in self._items:
-            raise UsageError(f"a mutation named {name!r} is already registered")
-        self._items[name] = op
-        return op
-
-    def __getitem__(self, name: str) -> MutationOperator:
-        try:
-            return self._items[name]
-        except KeyError:
-            raise ConfigError(
-                f"unknown mutation operator {name!r}",
-                got=name,
-                fix=f"use one of: {', '.join(self._items) or '(none registered)'}",
-            ) from None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._items
-
-    def names(self) -> tuple[str, ...]:
-        """The registered names in registration order."""
-        return tuple(self._items)
+    def axes(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """(axis, its operators) pairs, axes in the order their first operator was registered,
+        operators in registration order. An operator added without an axis (not through
+        `@mutation`) is listed under the empty axis ""."""
+        on: dict[str, list[str]] = {}
+        for name, op in self.items():
+            on.setdefault(getattr(op, "axis", ""), []).append(name)
+        return tuple((axis, tuple(names)) for axis, names in on.items())
 
 
 MUTATIONS = MutationRegistry()
-"""The built-in operators (filled by `@mutation` in the `_mutations_*` and `_prompt_mutate`
-modules, which `loopwright.search._mutations` imports)."""
+"""The registered operators (the built-ins are registered by `@mutation` in the `_mutations_*`
+and `_prompt_mutate` modules, which `loopwright.search._mutations` imports)."""
 
 
-def mutation(name: str) -> Callable[[OpT], OpT]:
-    """Register an operator class (instantiated without arguments) or instance under `name`;
-    the decorated object is returned unchanged, with `name` set on it."""
+def mutation(
+    name: str, *, axis: str, registry: MutationRegistry = MUTATIONS
+) -> Callable[[OpT], OpT]:
+    """Register an operator class (instantiated without arguments) or instance under `name`,
+    on the intervention axis `axis` (the research loop groups operators into its taxonomy by
+    it: "prompt", "verification", "topology", "agent_loop", "model_tier", or a new axis). The
+    decorated object is returned with `name` and `axis` set on it. UsageError when the name
+    is taken or `axis` is empty."""
+    if not axis.strip():
+        raise UsageError(
+            f"mutation operator {name!r} names no axis",
+            got=f"axis={axis!r}",
+            fix='pass the intervention axis it acts on, e.g. @mutation(name, axis="prompt")',
+        )
 
     def decorate(item: OpT) -> OpT:
-        if name in MUTATIONS:
-            raise UsageError(f"a mutation named {name!r} is already registered")
+        registry.add(name, item() if isinstance(item, type) else item)
         item.name = name
-        MUTATIONS.add(name, item() if isinstance(item, type) else item)
+        item.axis = axis
         return item
 
     return decorate

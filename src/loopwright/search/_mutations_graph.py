@@ -52,7 +52,7 @@ def with_notes_section(node: AgentNode) -> AgentNode:
     return node.model_copy(update={"prompt": node.prompt.rstrip("\n") + NOTES_SECTION})
 
 
-@mutation("node_insert")
+@mutation("node_insert", axis="topology")
 class NodeInsert(Operator):
     """Insert a functional agent from the role library before or after an agent.
 
@@ -117,7 +117,7 @@ def _readers_of_notes(wf: Workflow, new_id: str, anchor: str | None) -> Workflow
     return wf
 
 
-@mutation("node_remove")
+@mutation("node_remove", axis="topology")
 class NodeRemove(Operator):
     """Remove a non-frozen agent or fn node, wiring its predecessors to its successors.
 
@@ -177,7 +177,7 @@ def _new_reloop_target(wf: Workflow, gate: GateNode, preds: set[str]) -> str | N
     return order[0] if order else None
 
 
-@mutation("edge_rewire")
+@mutation("edge_rewire", axis="topology")
 class EdgeRewire(Operator):
     """Move one end of one forward edge to another node, keeping the graph a valid DAG.
 
@@ -212,7 +212,7 @@ class EdgeRewire(Operator):
         )
 
 
-@mutation("parallelize")
+@mutation("parallelize", axis="topology")
 class Parallelize(Operator):
     """Make two consecutive independent agents siblings of the same predecessor.
 

@@ -39,7 +39,7 @@ AGENT_LOOPS: tuple[str, ...] = ("react", "plan_execute", "hybrid")
 GATE_CHECK = "visible_tests_pass"
 
 
-@mutation("gate_add")
+@mutation("gate_add", axis="verification")
 class GateAdd(Operator):
     """Add a `visible_tests_pass` gate right after an agent that can write files.
 
@@ -94,7 +94,7 @@ def _verified(wf: Workflow, agent_id: str) -> bool:
     )
 
 
-@mutation("gate_remove")
+@mutation("gate_remove", axis="verification")
 class GateRemove(Operator):
     """Remove a non-frozen gate not joined to a frozen gate, wiring its predecessors to its
     successors (gates RELOOPing to it are retargeted or removed, as in node_remove)."""
@@ -114,7 +114,7 @@ class GateRemove(Operator):
         return Proposal(remove_cascading(parent, gate.id), gate.id, f"removed gate {gate.id!r}")
 
 
-@mutation("loop_type_change")
+@mutation("loop_type_change", axis="agent_loop")
 class LoopTypeChange(Operator):
     """Switch a non-frozen agent between react, plan_execute and hybrid.
 
@@ -146,7 +146,7 @@ class LoopTypeChange(Operator):
         return Proposal(child, agent.id, f"{agent.id!r}: loop {agent.loop} -> {loop}")
 
 
-@mutation("model_tier_change")
+@mutation("model_tier_change", axis="model_tier")
 class ModelTierChange(Operator):
     """Move a non-frozen agent to another model tier (small, medium, large); an agent naming
     a concrete model may move to any tier."""

@@ -1,8 +1,9 @@
 """prompt_mutate: rewrite one agent's prompt, with the meta model or offline.
 
-With `ctx.meta_model` set, the model is asked (with `META_PROMPT`: the task kind, the node's
-role and current prompt, that node's failures, and the rule that every placeholder it had must
-stay) for a new prompt; its reply is taken when it keeps every placeholder, adds no unknown one
+With `ctx.meta_model` set, the model is asked once (`models.ask_structured` for a text reply, a
+code fence around it removed; no retry) for a new prompt, with `META_PROMPT` (the task kind,
+the node's role and current prompt, that node's failures, and the rule that every placeholder
+it had must stay); its reply is taken when it keeps every placeholder, adds no unknown one
 and the child validates. Otherwise, or with no meta model, the offline rewrite runs:
 
 1. The node's failures (`ctx.failures[node_id]`) are matched against `FAILURE_SIGNS` to find
@@ -26,7 +27,7 @@ from string import Template
 from types import MappingProxyType
 
 from loopwright.errors import ConfigError
-from loopwright.models import ChatModel, Message, ModelError
+from loopwright.models import ChatModel, ask_structured
 from loopwright.search._mutations_base import (
     Operator,
     Proposal,
@@ -37,7 +38,7 @@ from loopwright.search._mutations_base import (
     replace_node,
 )
 from loopwright.search._protocols import MutationContext
-from loopwright.workflow import PLACEHOLDERS, AgentNode, Workflow, prompt_placeholders
+from loopwright.workflow import PLACEHOLDERS, AgentNode, Catalog, Workflow, prompt_placeholders
 
 __all__ = [
     "FAILURE_SIGNS",
@@ -137,7 +138,6 @@ Reply with the new prompt only: no commentary, no markers, no code fences."""
 )
 """The meta model's instruction (string.Template: `$name` fields, braces are literal)."""
 
-_FENCE = re.compile(r"^```[A-Za-z]*\n(.*)\n```$", re.DOTALL)
 _SECTION_START = re.compile(r"^(How to|Find out)", re.MULTILINE)
 
 
@@ -201,7 +201,7 @@ def _add_lesson(prompt: str, sentence: str) -> str:
     return f"{prompt[: match.start()]}{section}\n{prompt[match.start() :]}"
 
 
-@mutation("prompt_mutate")
+@mutation("prompt_mutate", axis="prompt")
 class PromptMutate(Operator):
     """Rewrite one non-frozen agent's prompt (an agent with failures recorded is preferred):
     by the meta model when there is one and its reply is acceptable, else offline."""
@@ -246,24 +246,26 @@ class PromptMutate(Operator):
             failures="\n".join(f"- {f}" for f in failures[-20:]) or "(none recorded)",
             placeholders=", ".join(f"{{{p}}}" for p in sorted(had)),
         )
-        try:
-            reply = model.chat([Message(role="user", content=text)], []).text.strip()
-        except ModelError as exc:
-            return None, f"the call failed: {exc}"
-        fenced = _FENCE.match(reply)
-        reply = fenced.group(1) if fenced else reply
-        try:
-            got = prompt_placeholders(reply)
-        except ConfigError:
-            return None, "its braces do not balance"
-        lost = sorted(had - got)
-        if lost:
-            return None, "it drops " + ", ".join(f"{{{p}}}" for p in lost)
-        unknown = sorted(got - set(PLACEHOLDERS))
-        if unknown:
-            return None, "it uses unknown " + ", ".join(f"{{{p}}}" for p in unknown)
-        child = replace_node(parent, node.model_copy(update={"prompt": reply}))
-        problem = contract_violation(parent, child, self.catalog)
-        if problem is not None:
-            return None, problem
-        return child, ""
+        answer = ask_structured(
+            model, text, str, 0, check=lambda reply: _refusal(parent, node, reply, self.catalog)
+        )
+        if answer.value is None:
+            return None, answer.problem or "no reply"
+        return replace_node(parent, node.model_copy(update={"prompt": answer.value})), ""
+
+
+def _refusal(parent: Workflow, node: AgentNode, reply: str, catalog: Catalog) -> str | None:
+    """Why `reply` cannot be `node`'s new prompt, or None."""
+    had = prompt_placeholders(node.prompt)
+    try:
+        got = prompt_placeholders(reply)
+    except ConfigError:
+        return "its braces do not balance"
+    lost = sorted(had - got)
+    if lost:
+        return "it drops " + ", ".join(f"{{{p}}}" for p in lost)
+    unknown = sorted(got - set(PLACEHOLDERS))
+    if unknown:
+        return "it uses unknown " + ", ".join(f"{{{p}}}" for p in unknown)
+    child = replace_node(parent, node.model_copy(update={"prompt": reply}))
+    return contract_violation(parent, child, catalog)

@@ -64,9 +64,11 @@ class MutationResult:
 
 
 class MutationOperator(Protocol):
-    """One verb: apply. Never raises for a workflow it cannot change: returns child=None."""
+    """One verb: apply. Never raises for a workflow it cannot change: returns child=None.
+    `name` and `axis` (the intervention axis it acts on) are set by `@mutation`."""
 
     name: str
+    axis: str
 
     def apply(self, parent: Workflow, ctx: MutationContext) -> MutationResult: ...
 

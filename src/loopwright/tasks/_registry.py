@@ -1,4 +1,5 @@
-"""The registry of named benchmarks: the bundled ones, and any a user or plugin registers."""
+"""The registry of named benchmarks (a `loopwright.registry.Registry`): the bundled ones, and
+any a user or plugin registers."""
 
 from __future__ import annotations
 
@@ -7,24 +8,25 @@ from importlib import resources
 from pathlib import Path
 
 from loopwright.errors import ConfigError
+from loopwright.registry import Registry
 from loopwright.tasks._loader import load_benchmark_dir
 from loopwright.tasks._model import Benchmark
 
-__all__ = ["benchmark_names", "load_benchmark", "register_benchmark"]
+__all__ = ["BENCHMARKS", "benchmark_names", "load_benchmark", "register_benchmark"]
 
-_REGISTRY: dict[str, Callable[[], Path]] = {}
+BENCHMARKS: Registry[Callable[[], Path]] = Registry("benchmark")
+"""Benchmark name -> a function returning its folder (called lazily, on load)."""
 
 
 def register_benchmark(name: str, locate: Callable[[], Path]) -> None:
-    """Register `name` as a benchmark whose folder `locate()` returns (called lazily, on load)."""
-    if name in _REGISTRY:
-        raise ConfigError(f"a benchmark named {name!r} is already registered")
-    _REGISTRY[name] = locate
+    """Register `name` as a benchmark whose folder `locate()` returns (called lazily, on load).
+    UsageError when the name is taken."""
+    BENCHMARKS.add(name, locate)
 
 
 def benchmark_names() -> list[str]:
     """The registered benchmark names, sorted."""
-    return sorted(_REGISTRY)
+    return list(BENCHMARKS.names())
 
 
 def load_benchmark(name_or_path: str | Path) -> Benchmark:
@@ -34,8 +36,8 @@ def load_benchmark(name_or_path: str | Path) -> Benchmark:
     registered names; or when a task in the folder is invalid.
     """
     key = str(name_or_path)
-    if key in _REGISTRY:
-        return load_benchmark_dir(_REGISTRY[key](), name=key)
+    if key in BENCHMARKS:
+        return load_benchmark_dir(BENCHMARKS.get(key)(), name=key)
     path = Path(name_or_path).expanduser()
     if path.exists():
         return load_benchmark_dir(path)

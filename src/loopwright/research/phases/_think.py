@@ -125,6 +125,11 @@ def _spec_problem(spec: Spec, axes: set[str], ctx: ThinkContext, refs: set[str])
             if op.operator not in MUTATIONS:
                 return f"unknown mutation operator {op.operator!r}; known: {', '.join(MUTATIONS)}"
             on = axis_of_operator(op.operator)
+            if on is None:
+                return (
+                    f"mutation operator {op.operator!r} is on no intervention axis; use an "
+                    "operator the taxonomy lists"
+                )
             if on != axis:
                 return f"operator {op.operator} is on axis {on!r}, not {axis!r}"
     if (
