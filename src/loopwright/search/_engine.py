@@ -67,7 +67,7 @@ from loopwright.search._progress import (
 )
 from loopwright.search._protocols import MutationContext
 from loopwright.search._reflect import reflection_candidates
-from loopwright.search._report import best_of, failures_of, rank, train_view
+from loopwright.search._report import contenders, failures_of, leader, rank, tied_best, train_view
 from loopwright.store import (
     RunIndex,
 )
@@ -310,7 +310,7 @@ class EvolutionEngine:
         return self.config.repetitions
 
     def _evaluate_holdout(self) -> StopReason | None:
-        ids = [best_of([train_view(i) for i in self._population()]).id]
+        ids = [self._leader().id]
         if self.state.generation == 0 and self.state.seed_id not in ids:
             ids.insert(0, self.state.seed_id)  # the baseline of the holdout gain
         return self._evaluate_split("holdout", ids)
@@ -478,12 +478,30 @@ class EvolutionEngine:
     def _population(self) -> list[Individual]:
         return [self.individuals[i] for i in self.state.population]
 
+    def _contenders(self) -> list[Individual]:
+        """Training views of the fully evaluated individuals of the population, best first."""
+        return contenders(self._population(), self.state.train_tasks, self.config.repetitions)
+
+    def _leader(self) -> Individual:
+        seed = self.individuals[self.state.seed_id]
+        return leader(self._population(), seed, self.state.train_tasks, self.config.repetitions)
+
+    def tied_best(self) -> tuple[Individual, ...]:
+        """The individuals of the current population tied at the best training fitness, best
+        first (the first is the winner): see `loopwright.search.tied_best`."""
+        return tied_best(self.state.model_copy(update={"individuals": dict(self.individuals)}))
+
     def _summarise(self) -> GenerationSummary:
+        """The generation's summary; the archive takes its fully evaluated individuals. Best
+        and mean are over fully evaluated individuals only (a budget may stop a generation
+        part-way): the best is the `leader`."""
         pop = self._population()
-        views = [train_view(i) for i in pop]
-        for view in views:
-            self.archive.add(view)
-        best = self.individuals[best_of(views).id]
+        views = self._contenders()
+        ranked_ids = {v.id for v in views}
+        for ind in pop:  # in population order: among equals the archive keeps the first
+            if ind.id in ranked_ids:
+                self.archive.add(train_view(ind))
+        best = self.individuals[self._leader().id]
         fits = [v.fitness for v in views if v.fitness is not None]
         holdout = best.mean_score("holdout")
         return GenerationSummary(
@@ -518,7 +536,9 @@ class EvolutionEngine:
         write_checkpoint(self.run_dir, self.state)
 
     def _finish(self, reason: StopReason) -> None:
-        winner = best_of([train_view(i) for i in self._population()])
+        """End the run: the winner is the `leader` (fully evaluated individuals only; the seed
+        when a budget stopped generation 0 before any individual finished training)."""
+        winner = self._leader()
         self.modes.cleanup(keep=[self.individuals[winner.id]])
         self.state = self.state.model_copy(update={"stop_reason": reason, "winner_id": winner.id})
         self._checkpoint()
