@@ -384,14 +384,12 @@ def _build(config: EvolveConfig, root: Path, executor: Executor | None = None) -
     components = default_components(config)
     if _simulated(config.model):
         err_console.print(_SIM_BANNER)
-    if config.train_tasks is not None and config.holdout_tasks is not None:
-        split = (config.train_tasks, config.holdout_tasks)
-    else:
+    split = None
+    if config.calibrated:
         result = _calibrate(config, evaluator, seed_wf, benchmark, root)
         split = (result.train, result.holdout)
-    tasks = {t.id: t for t in benchmark.tasks}
     return EvolutionEngine.start(
-        config, seed_wf, split, evaluator, tasks, root, components, _listener()
+        config, root, evaluator, split=split, components=components, listener=_listener()
     )
 
 
