@@ -41,6 +41,13 @@ from loopwright.search._protocols import (
     NoveltyVerdict,
 )
 from loopwright.search._reflect_step import reflect_generation
+from loopwright.search._report import (
+    EvolveResult,
+    evolve_result,
+    failures_in,
+    failures_of,
+    tied_best,
+)
 from loopwright.search._roles import ROLES, make_role
 from loopwright.search._selection import tournament
 from loopwright.search._stats import BootstrapCI, paired_bootstrap
@@ -62,6 +69,7 @@ __all__ = [
     "EphemeralModeRegistry",
     "EvolutionEngine",
     "EvolveConfig",
+    "EvolveResult",
     "GenerationSummary",
     "Guidance",
     "GuidedStrategy",
@@ -87,6 +95,9 @@ __all__ = [
     "default_descriptors",
     "descriptors_by_name",
     "design",
+    "evolve_result",
+    "failures_in",
+    "failures_of",
     "guided_mutate",
     "load_checkpoint",
     "make_role",
@@ -97,6 +108,7 @@ __all__ = [
     "read_progress",
     "reflect_generation",
     "split_tasks",
+    "tied_best",
     "tournament",
     "workflow_distance",
     "write_checkpoint",
