@@ -564,11 +564,12 @@ class EvolutionEngine:
         and mean are over fully evaluated individuals only (a budget may stop a generation
         part-way): the best is the `leader`."""
         pop = self._population()
-        views = self._contenders()
-        ranked_ids = {v.id for v in views}
-        for ind in pop:  # in population order: among equals the archive keeps the first
-            if ind.id in ranked_ids:
-                self.archive.add(train_view(ind))
+        complete = {v.id for v in self._contenders()}
+        # In population order: among equals the archive keeps the first, and the mean sums
+        # in a fixed order.
+        views = [train_view(i) for i in pop if i.id in complete]
+        for view in views:
+            self.archive.add(view)
         best = self.individuals[self._leader().id]
         fits = [v.fitness for v in views if v.fitness is not None]
         holdout = best.mean_score("holdout")
