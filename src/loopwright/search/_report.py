@@ -18,7 +18,6 @@ from loopwright.search._stats import BootstrapCI, paired_bootstrap
 
 __all__ = [
     "EvolveResult",
-    "best_of",
     "contenders",
     "evolve_result",
     "failures_in",
@@ -41,13 +40,6 @@ def train_view(ind: Individual) -> Individual:
 def rank(views: list[Individual]) -> list[Individual]:
     """Best first by the tournament's key (fitness, cost, gate loops, id). Deterministic."""
     return sorted(views, key=selection_key)
-
-
-def best_of(views: list[Individual]) -> Individual:
-    """The best of `views` (training views). ValueError on an empty list."""
-    if not views:
-        raise ValueError("best_of needs at least one individual")
-    return min(views, key=selection_key)
 
 
 def fully_evaluated(ind: Individual, train_tasks: Sequence[str], repetitions: int) -> bool:
