@@ -18,7 +18,7 @@ Settings worth knowing:
   mix the levels and the kinds of flaw; with 3 training tasks (this script before 2026-12-01)
   the training signal was too coarse to tell a verify gate from a one-sentence lesson, and
   ties went to the cheaper candidate.
-- The designer is off (`design` returns the seed, which the novelty filter drops): the
+- The designer is off (`designs: []` in the config): the
   `thorough` design already scores ~0.95 on mini with sim, so with it both strategies would
   reach any target in generation 0 and the comparison would measure the designer, not the
   search.
@@ -44,7 +44,7 @@ import tempfile
 import time
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from loopwright.evaluation import (
@@ -57,10 +57,8 @@ from loopwright.evaluation import (
 from loopwright.models import DEFAULT_PRICES, model_factory
 from loopwright.sandbox import default_sandbox
 from loopwright.search import EvolutionEngine, EvolveConfig, Individual, load_checkpoint
-from loopwright.search._components import default_components
 from loopwright.search._credit import CreditRow, credit_table
 from loopwright.tasks import Benchmark, load_benchmark
-from loopwright.workflow import Workflow, builtin_workflow
 
 BENCH = "mini"
 STRATEGIES = ("random", "guided")
@@ -129,14 +127,9 @@ def split(bench: Benchmark) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(train), tuple(holdout)
 
 
-def _no_design(kind: str, seed: Workflow) -> Workflow:
-    return seed  # a duplicate of the seed: the novelty filter drops it, so no designs
-
-
 def run_seed(seed: int, args: argparse.Namespace, out: Path) -> list[Outcome]:
     """Both strategies on one seed, sharing one fitness cache."""
     bench = load_benchmark(BENCH)
-    tasks = {t.id: t for t in bench.tasks}
     train, holdout = split(bench)
     folder = out / f"s{seed:03d}"
     folder.mkdir(parents=True, exist_ok=True)
@@ -157,6 +150,7 @@ def run_seed(seed: int, args: argparse.Namespace, out: Path) -> list[Outcome]:
                 "strategy": strategy,
                 "exploration": args.exploration,
                 "first_children": args.first_children,
+                "designs": [],
                 "budgets": {"max_generations": 1000, "max_evaluations": args.budget},
             }
         )
@@ -170,16 +164,7 @@ def run_seed(seed: int, args: argparse.Namespace, out: Path) -> list[Outcome]:
         )
         run_dir = folder / strategy  # same name length for both: same prompt sizes and costs
         run_dir.mkdir()
-        components = replace(default_components(config), design=_no_design)
-        engine = EvolutionEngine.start(
-            config,
-            builtin_workflow("builder-only"),
-            (train, holdout),
-            evaluator,
-            tasks,
-            run_dir,
-            components,
-        )
+        engine = EvolutionEngine.start(config, run_dir, evaluator)
         engine.run()
         results.append(outcome(seed, strategy, run_dir, executor.hits))
     return results

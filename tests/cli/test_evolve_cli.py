@@ -27,7 +27,8 @@ def test_unknown_seed_workflow_is_a_user_error(
 
 
 @pytest.mark.parametrize(
-    "flag", ["--max-evaluations", "--max-usd", "--max-wall-s", "--generations"]
+    "flag",
+    ["--max-evaluations", "--max-train-evaluations", "--max-usd", "--max-wall-s", "--generations"],
 )
 def test_a_zero_budget_is_a_config_error_with_the_fix(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str

@@ -33,7 +33,7 @@ from loopwright.search._components import default_components
 from loopwright.search._engine import EvolutionEngine
 from loopwright.store import RunIndex
 from loopwright.tasks import load_benchmark
-from loopwright.workflow import AgentNode, Workflow, builtin_workflow
+from loopwright.workflow import AgentNode, Workflow
 
 BENCH = load_benchmark("mini")
 TIMING = {"duration_s", "wall_s", "started_at", "t", "started_t", "latency_s", "run_id"}
@@ -92,11 +92,8 @@ def evolve(run_dir: Path, executor: Executor | None, cfg: EvolveConfig) -> Path:
         executor=executor,
     )
     run_dir.mkdir(parents=True)
-    split = (cfg.train_tasks or (), cfg.holdout_tasks or ())
-    tasks = {t.id: t for t in BENCH.tasks}
-    seed = builtin_workflow("builder-only")
     parts = replace(default_components(cfg), design=small_design)
-    engine = EvolutionEngine.start(cfg, seed, split, evaluator, tasks, run_dir, parts)
+    engine = EvolutionEngine.start(cfg, run_dir, evaluator, components=parts)
     engine.run()
     return run_dir
 

@@ -17,14 +17,13 @@ from loopwright.search._components import SearchComponents
 from loopwright.search._config import EvolveConfig
 from loopwright.search._designer import design
 from loopwright.search._engine import EvolutionEngine
-from loopwright.search._individual import Individual
 from loopwright.search._novelty import NoveltyFilter
 from loopwright.search._progress import read_progress
 from loopwright.search._protocols import MutationContext, MutationResult
 from loopwright.search._report import evolve_result
 from loopwright.search._selection import tournament
 from loopwright.tasks import load_benchmark
-from loopwright.workflow import AgentNode, builtin_workflow
+from loopwright.workflow import AgentNode, Workflow
 
 TRAIN = ("l1-slugify", "l1-rle-decode")
 HOLDOUT = ("l1-roman-numerals",)
@@ -37,16 +36,16 @@ HINTS = (
 )
 
 
-def fake_mutate(parent: Individual, ctx: MutationContext) -> MutationResult:
+def fake_mutate(parent: Workflow, ctx: MutationContext) -> MutationResult:
     """Appends a random hint to the first agent's prompt (draws only from ctx.rng)."""
     hint = ctx.rng.choice(HINTS)
-    nodes = list(parent.workflow.nodes)
+    nodes = list(parent.nodes)
     for i, node in enumerate(nodes):
         if isinstance(node, AgentNode):
             if hint in node.prompt:
                 return MutationResult("hint", None, "hint already there", node.id)
             nodes[i] = node.model_copy(update={"prompt": node.prompt + "\n" + hint + "\n"})
-            child = parent.workflow.model_copy(update={"nodes": tuple(nodes)})
+            child = parent.model_copy(update={"nodes": tuple(nodes)})
             return MutationResult("hint", child, f"added {hint!r}", node.id)
     return MutationResult("hint", None, "no agent node", None)
 
@@ -86,18 +85,7 @@ def make_engine(run_dir: Path, config: EvolveConfig) -> EvolutionEngine:
         DEFAULT_PRICES,
         EvalSettings(seed=config.seed, sandbox="local"),
     )
-    run_dir.mkdir(parents=True, exist_ok=True)
-    tasks = {t.id: t for t in bench.tasks}
-    split = (config.train_tasks or (), config.holdout_tasks or ())
-    return EvolutionEngine.start(
-        config,
-        builtin_workflow("builder-only"),
-        split,
-        evaluator,
-        tasks,
-        run_dir,
-        fake_components(),
-    )
+    return EvolutionEngine.start(config, run_dir, evaluator, components=fake_components())
 
 
 def scores(run_dir: Path) -> list[tuple[object, ...]]:
@@ -239,10 +227,7 @@ def test_a_guided_run_breeds_its_first_children_from_the_reflection_on_the_seed(
         EvalSettings(seed=0, sandbox="local"),
     )
     parts = replace(default_components(config), design=lambda kind, seed: seed)  # no designs
-    engine = EvolutionEngine.start(
-        config, builtin_workflow("builder-only"), (TRAIN[:1], HOLDOUT), evaluator,
-        {t.id: t for t in bench.tasks}, tmp_path, parts,
-    )  # fmt: skip
+    engine = EvolutionEngine.start(config, tmp_path, evaluator, components=parts)
     gen0 = [engine.individuals[i] for i in engine.state.population]
     if first == "blind":  # mutations of the seed, drawn before any reflection
         assert len(gen0) == 3 and all(i.lineage.guidance is None for i in gen0)

@@ -55,15 +55,15 @@ def ctx(seed: int = 0, **over: Any) -> MutationContext:
 def test_without_a_report_it_draws_what_the_random_strategy_draws() -> None:
     for seed in range(8):
         a, b = ctx(seed), ctx(seed)
-        guided = guided_mutate(ind(), GuidedStrategy(), a)
-        plain = mutate(ind(), RandomStrategy(), b)
+        guided = guided_mutate(SEED, GuidedStrategy(), a)
+        plain = mutate(SEED, RandomStrategy(), b)
         assert guided.child is not None and plain.child is not None
         assert workflow_hash(guided.child) == workflow_hash(plain.child)
         assert a.rng.getstate() == b.rng.getstate() and guided.guidance is None
 
 
 def test_each_suggestion_is_carried_out_at_its_target() -> None:
-    parent = ind()
+    parent = SEED
     gate = apply_suggestion(parent, ALL.mutation_suggestions[0], ctx(), ALL)
     assert gate.child is not None and gate.operator == "gate_add"
     (node,) = [n for n in gate.child.nodes if isinstance(n, GateNode)]
@@ -87,7 +87,7 @@ def test_each_suggestion_is_carried_out_at_its_target() -> None:
 def test_with_no_exploration_every_child_follows_a_suggestion() -> None:
     strategy = GuidedStrategy(exploration=0.0)
     for seed in range(10):
-        result = guided_mutate(ind(), strategy, ctx(seed, report=ALL))
+        result = guided_mutate(SEED, strategy, ctx(seed, report=ALL))
         assert result.child is not None and result.guidance is not None
         assert result.guidance.mode == "suggestion"
         assert result.operator in {"gate_add", "node_insert", "prompt_mutate"}
@@ -95,7 +95,7 @@ def test_with_no_exploration_every_child_follows_a_suggestion() -> None:
 
 def test_the_exploration_share_keeps_random_choices() -> None:
     always = GuidedStrategy(exploration=1.0)
-    modes = {guided_mutate(ind(), always, ctx(s, report=ALL)).guidance.mode for s in range(5)}  # type: ignore[union-attr]
+    modes = {guided_mutate(SEED, always, ctx(s, report=ALL)).guidance.mode for s in range(5)}  # type: ignore[union-attr]
     assert modes == {"exploration"}
     with pytest.raises(ConfigError, match="exploration"):
         GuidedStrategy(exploration=1.5)
@@ -105,10 +105,10 @@ def test_the_exploration_share_keeps_random_choices() -> None:
 
 def test_satisfied_and_frozen_targets_are_not_usable() -> None:
     strategy = GuidedStrategy()
-    has_both = ind(with_gate(with_study()))
+    has_both = with_gate(with_study())
     kinds = {s.kind for s in strategy.usable(has_both, ctx(report=ALL))}
     assert kinds == {"prompt_verification"}  # it already has a gate and a researcher
-    frozen = ind(SEED.model_copy(update={"frozen": ("builder",)}))
+    frozen = SEED.model_copy(update={"frozen": ("builder",)})
     assert strategy.usable(frozen, ctx(report=ALL)) == []
     refused = apply_suggestion(frozen, ALL.mutation_suggestions[2], ctx(), ALL)
     assert refused.child is None and "frozen" in refused.reason
@@ -116,9 +116,7 @@ def test_satisfied_and_frozen_targets_are_not_usable() -> None:
 
 def test_when_no_suggestion_applies_a_random_operator_is_the_fallback() -> None:
     only_gate = report(suggestion("gate_add", "add_gate", "s1"))
-    result = guided_mutate(
-        ind(with_gate()), GuidedStrategy(exploration=0.0), ctx(3, report=only_gate)
-    )
+    result = guided_mutate(with_gate(), GuidedStrategy(exploration=0.0), ctx(3, report=only_gate))
     assert result.guidance is not None and result.guidance.mode == "fallback"
     assert result.reason.startswith("fallback (no usable suggestion for this parent)")
 
@@ -127,7 +125,7 @@ def test_offline_crossover_grafts_what_the_mate_has() -> None:
     cross = report(suggestion("crossover", "crossover", "s1"))
     parent, mate = ind(with_gate(), "a"), ind(with_study(), "b")
     result = guided_mutate(
-        parent, GuidedStrategy(exploration=0.0), ctx(report=cross, mates=(parent, mate))
+        parent.workflow, GuidedStrategy(exploration=0.0), ctx(report=cross, mates=(parent, mate))
     )
     assert result.child is not None and result.operator == "crossover"
     assert result.parents == ("b",)
@@ -147,7 +145,7 @@ def test_credit_shifts_weight_toward_what_paid_off() -> None:
         CreditRow("insert_researcher", "node_insert", 10, 10, 0, -0.1),
     ))  # fmt: skip
     strategy = GuidedStrategy(exploration=0.0)
-    usable = strategy.usable(ind(), ctx(report=pair))
+    usable = strategy.usable(SEED, ctx(report=pair))
     plain = ctx(7, report=pair)
     paid = ctx(7, report=pair, credit=credit)
     assert strategy.weight(usable[0], paid) > strategy.weight(usable[0], plain)
@@ -173,7 +171,7 @@ def test_the_fallback_draws_operators_by_their_pooled_credit() -> None:
         out = []
         for seed in range(200):
             c = ctx(seed, report=only_gate, credit=credit_table)
-            result = guided_mutate(ind(with_gate()), strategy, c, operators=ops)
+            result = guided_mutate(with_gate(), strategy, c, operators=ops)
             assert result.guidance is not None and result.guidance.mode == "fallback"
             out.append(result.operator)
         return out

@@ -8,7 +8,6 @@ import pytest
 from loopwright.errors import ConfigError, UsageError
 from loopwright.models import ScriptedModel
 from loopwright.runtime import runtime_catalog
-from loopwright.search._individual import Individual, Lineage
 from loopwright.search._mutations import MUTATIONS, RandomStrategy, mutate, mutation
 from loopwright.search._mutations_base import MutationRegistry
 from loopwright.search._mutations_node import LoopTypeChange
@@ -59,10 +58,6 @@ WORKS_ON: Mapping[str, Workflow] = {
 
 def ctx(seed: int = 0, **kw: object) -> MutationContext:
     return MutationContext(rng=random.Random(seed), **kw)  # type: ignore[arg-type]  # test kwargs
-
-
-def individual(wf: Workflow) -> Individual:
-    return Individual(id="p1", generation=0, workflow=wf, lineage=Lineage(operator="seed"))
 
 
 def assert_good_child(parent: Workflow, result: MutationResult) -> Workflow:
@@ -354,34 +349,34 @@ def test_prompt_mutate_falls_back_when_meta_model_fails() -> None:
 
 def test_random_strategy_is_uniform_and_seeded() -> None:
     names = list(MUTATIONS)
-    picks = [RandomStrategy().choose(individual(SEED), names, ctx(s)) for s in range(200)]
+    picks = [RandomStrategy().choose(SEED, names, ctx(s)) for s in range(200)]
     assert set(picks) == set(names)
-    again = [RandomStrategy().choose(individual(SEED), names, ctx(s)) for s in range(200)]
+    again = [RandomStrategy().choose(SEED, names, ctx(s)) for s in range(200)]
     assert picks == again
 
 
 def test_random_strategy_restricted_to_its_operators() -> None:
     strategy = RandomStrategy(["gate_add"])
-    assert strategy.choose(individual(SEED), list(MUTATIONS), ctx()) == "gate_add"
+    assert strategy.choose(SEED, list(MUTATIONS), ctx()) == "gate_add"
 
 
 def test_mutate_retries_until_an_operator_applies() -> None:
     ops = ["parallelize", "gate_remove", "node_remove", "model_tier_change"]
-    result = mutate(individual(SEED), RandomStrategy(), ctx(), operators=ops, max_tries=4)
+    result = mutate(SEED, RandomStrategy(), ctx(), operators=ops, max_tries=4)
     assert result.operator == "model_tier_change"
     assert_good_child(SEED, result)
 
 
 def test_mutate_returns_last_failure_when_none_applies() -> None:
     ops = ["parallelize", "gate_remove", "node_remove", "edge_rewire"]
-    result = mutate(individual(SEED), RandomStrategy(), ctx(), operators=ops)
+    result = mutate(SEED, RandomStrategy(), ctx(), operators=ops)
     assert result.child is None
     assert result.operator in ops and result.reason
 
 
 def test_mutate_is_deterministic_for_same_seed() -> None:
-    a = mutate(individual(THOROUGH), RandomStrategy(), ctx(11))
-    b = mutate(individual(THOROUGH), RandomStrategy(), ctx(11))
+    a = mutate(THOROUGH, RandomStrategy(), ctx(11))
+    b = mutate(THOROUGH, RandomStrategy(), ctx(11))
     assert a.operator == b.operator and a.reason == b.reason
     assert a.child is not None and b.child is not None
     assert workflow_hash(a.child) == workflow_hash(b.child)
@@ -389,9 +384,9 @@ def test_mutate_is_deterministic_for_same_seed() -> None:
 
 def test_mutate_rejects_bad_configuration() -> None:
     with pytest.raises(ConfigError):
-        mutate(individual(SEED), RandomStrategy(), ctx(), max_tries=0)
+        mutate(SEED, RandomStrategy(), ctx(), max_tries=0)
     with pytest.raises(ConfigError, match="teleport"):
-        mutate(individual(SEED), RandomStrategy(), ctx(), operators=["teleport"])
+        mutate(SEED, RandomStrategy(), ctx(), operators=["teleport"])
 
 
 def test_an_operator_added_without_the_decorator_is_on_the_empty_axis() -> None:

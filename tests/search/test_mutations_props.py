@@ -10,7 +10,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loopwright.runtime import runtime_catalog
-from loopwright.search._individual import Individual, Lineage
 from loopwright.search._mutations import MUTATIONS, RandomStrategy, mutate
 from loopwright.search._mutations_base import frozen_violation
 from loopwright.search._protocols import MutationContext
@@ -128,9 +127,8 @@ def test_operator_same_seed_same_child(wf: Workflow, name: str, seed: int) -> No
 @PROPS
 @given(wf=workflows(), seed=st.integers(0, 2**32 - 1))
 def test_mutate_never_raises_and_is_deterministic(wf: Workflow, seed: int) -> None:
-    parent = Individual(id="p", generation=0, workflow=wf, lineage=Lineage(operator="seed"))
-    a = mutate(parent, RandomStrategy(), contexts(seed, []), max_tries=9)
-    b = mutate(parent, RandomStrategy(), contexts(seed, []), max_tries=9)
+    a = mutate(wf, RandomStrategy(), contexts(seed, []), max_tries=9)
+    b = mutate(wf, RandomStrategy(), contexts(seed, []), max_tries=9)
     assert a.operator == b.operator and a.reason == b.reason
     if a.child is not None:
         assert b.child is not None and workflow_hash(a.child) == workflow_hash(b.child)

@@ -26,7 +26,7 @@ from loopwright.search._guided_ops import AddGate, InsertAgent
 from loopwright.search._progress import read_progress
 from loopwright.search._protocols import MutationContext, MutationResult
 from loopwright.tasks import load_benchmark
-from loopwright.workflow import GateNode, Workflow, builtin_workflow
+from loopwright.workflow import GateNode, Workflow
 
 LEVEL1, LEVEL2 = "l1-slugify", "l2-fsm-guards"
 # An actual exception in a message ("AssertionError: ...", "fsm.errors.GuardRejected: ...").
@@ -48,8 +48,8 @@ def phase6_population() -> SearchComponents:
     """Generation 0 as phase 6 prescribes it: the seed, +study (NODE_INSERT), +RELOOP gate."""
     queue = [InsertAgent("researcher", "builder"), AddGate("builder", max_loops=2)]
 
-    def scripted(parent: Individual, ctx: MutationContext) -> MutationResult:
-        return queue.pop(0).apply(parent.workflow, ctx)
+    def scripted(parent: Workflow, ctx: MutationContext) -> MutationResult:
+        return queue.pop(0).apply(parent, ctx)
 
     def no_design(kind: str, seed: Workflow) -> Workflow:
         return seed  # a duplicate of the seed: the novelty filter drops it
@@ -71,13 +71,9 @@ def evaluator() -> Evaluator:
 def generation0(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run evaluated and reflected on through generation 0 (phase `breed`)."""
     run_dir = tmp_path_factory.mktemp("phase6") / "run"
-    run_dir.mkdir()
-    tasks = {t.id: t for t in load_benchmark("mini").tasks}
-    cfg = config("guided")
     engine = EvolutionEngine.start(
-        cfg, builtin_workflow("builder-only"), (cfg.train_tasks or (), cfg.holdout_tasks or ()),
-        evaluator(), tasks, run_dir, phase6_population(),
-    )  # fmt: skip
+        config("guided"), run_dir, evaluator(), components=phase6_population()
+    )
     engine.evaluate_generation()
     engine.reflect()
     return run_dir
@@ -192,13 +188,9 @@ def test_reflecting_again_changes_nothing(generation0: Path, tmp_path: Path) -> 
 
 def test_an_unevaluated_generation_is_recorded_without_a_reflection(tmp_path: Path) -> None:
     run_dir = tmp_path / "empty"
-    run_dir.mkdir()
-    tasks = {t.id: t for t in load_benchmark("mini").tasks}
-    cfg = config("guided")
     engine = EvolutionEngine.start(
-        cfg, builtin_workflow("builder-only"), (cfg.train_tasks or (), cfg.holdout_tasks or ()),
-        evaluator(), tasks, run_dir, phase6_population(),
-    )  # fmt: skip
+        config("guided"), run_dir, evaluator(), components=phase6_population()
+    )
     engine.reflect()
     report = load_reflection(reflection_path(run_dir, 0))
     assert report.source == "empty" and not report.mutation_suggestions
@@ -220,4 +212,5 @@ def test_a_checkpoint_from_before_reflection_still_loads_as_random(
     (tmp_path / "checkpoint.json").write_text(json.dumps(data))
     old = load_checkpoint(tmp_path)
     assert old.reflected == () and old.config.strategy == "random"
-    assert old.config.reflection.enabled
+    # reflection unset: a random run, which never read reports, does not reflect
+    assert old.config.reflection.enabled is None and not old.config.reflects

@@ -114,6 +114,9 @@ def evolve(
     band: Annotated[str, typer.Option("--band", help="Calibration pass-rate band.")] = "0.3,0.7",
     calibration_reps: Annotated[int, typer.Option("--calibration-reps")] = 3,
     max_evaluations: Annotated[int | None, typer.Option("--max-evaluations")] = None,
+    max_train_evaluations: Annotated[
+        int | None, typer.Option("--max-train-evaluations", help="Training runs only.")
+    ] = None,
     max_usd: Annotated[float | None, typer.Option("--max-usd")] = None,
     max_wall_s: Annotated[float | None, typer.Option("--max-wall-s")] = None,
     target_score: Annotated[float | None, typer.Option("--target-score")] = None,
@@ -158,6 +161,7 @@ def evolve(
             "calibration": {"band_low": low, "band_high": high, "repetitions": calibration_reps},
             "budgets": {
                 "max_generations": generations, "max_evaluations": max_evaluations,
+                "max_train_evaluations": max_train_evaluations,
                 "max_usd": max_usd, "max_wall_s": max_wall_s, "target_score": target_score,
                 "plateau_generations": plateau,
             },

@@ -77,28 +77,43 @@ class Evaluator:
         With an executor the runs go through it (in parallel when it has several workers); the
         records are returned in (task, repetition) order whatever order they finished in.
         """
+        runs = [(task, rep) for task in tasks for rep in range(self.settings.repetitions)]
+        records = self.evaluate_runs(workflow, runs, root, run_id=run_id, on_record=on_record)
+        return Evaluation(workflow, records, aggregate(records))
+
+    def evaluate_runs(
+        self,
+        workflow: Workflow,
+        runs: Sequence[tuple[Task, int]],
+        root: Path,
+        *,
+        run_id: str,
+        on_record: Callable[[CycleRecord], None] | None = None,
+    ) -> tuple[CycleRecord, ...]:
+        """Run `workflow` on the chosen (task, repetition) pairs only, under `root`, and
+        return their records in the order of `runs`, whatever order they finished in.
+
+        Each run is the one `evaluate` would make for that pair (same seed, same run
+        directory `root/<task>/rep_<k>`), through the executor when there is one (its
+        workers, timeouts, retries and cache) and else one after another in this process
+        (`run_one`). `on_record` is called as each finishes, in completion order.
+        """
         if self.executor is None:
             records = []
-            for task in tasks:
-                for rep in range(self.settings.repetitions):
-                    record = self.run_one(workflow, task, rep, root, run_id=run_id)
-                    records.append(record)
-                    if on_record is not None:
-                        on_record(record)
-            return Evaluation(workflow, tuple(records), aggregate(records))
-        jobs = [
-            EvalJob(workflow, task, rep, root, run_id)
-            for task in tasks
-            for rep in range(self.settings.repetitions)
-        ]
+            for task, rep in runs:
+                record = self.run_one(workflow, task, rep, root, run_id=run_id)
+                records.append(record)
+                if on_record is not None:
+                    on_record(record)
+            return tuple(records)
+        jobs = [EvalJob(workflow, task, rep, root, run_id) for task, rep in runs]
         found: dict[int, CycleRecord] = {}
         with closing(self.executor.run(self, jobs)) as results:
             for result in results:
                 found[result.index] = result.record
                 if on_record is not None:
                     on_record(result.record)
-        ordered = tuple(found[i] for i in range(len(jobs)))
-        return Evaluation(workflow, ordered, aggregate(ordered))
+        return tuple(found[i] for i in range(len(jobs)))
 
     def run_job(self, job: EvalJob) -> CycleRecord:
         """Run one executor job in this process (what every executor's worker calls). The run
@@ -132,7 +147,8 @@ class Evaluator:
         run_id: str,
         directives: str = "",
     ) -> CycleRecord:
-        """One run of `workflow` on `task`, repetition `repetition`, under `root`.
+        """One run of `workflow` on `task`, repetition `repetition`, under `root`, in this
+        process whatever the executor (`evaluate_runs` goes through the executor).
 
         `directives` (outer-loop steering) reach every agent through the `{rules}` placeholder.
         """

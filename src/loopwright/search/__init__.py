@@ -70,7 +70,13 @@ from loopwright.search._protocols import (
     NoveltyVerdict,
 )
 from loopwright.search._reflect_step import reflect_generation
-from loopwright.search._report import EvolveResult, evolve_result
+from loopwright.search._report import (
+    EvolveResult,
+    evolve_result,
+    failures_in,
+    failures_of,
+    tied_best,
+)
 from loopwright.search._roles import ROLES, make_role
 from loopwright.search._selection import tournament
 from loopwright.search._stats import BootstrapCI, paired_bootstrap
@@ -138,6 +144,8 @@ __all__ = [
     "evolve",
     "evolve_result",
     "executor_for",
+    "failures_in",
+    "failures_of",
     "guided_mutate",
     "load_checkpoint",
     "make_role",
@@ -152,6 +160,7 @@ __all__ = [
     "resume",
     "split_tasks",
     "start",
+    "tied_best",
     "tournament",
     "workflow_distance",
     "write_checkpoint",

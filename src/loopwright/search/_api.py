@@ -19,6 +19,7 @@ from loopwright.evaluation import (
     make_executor,
 )
 from loopwright.models import DEFAULT_PRICES, model_factory
+from loopwright.records import CycleRecord
 from loopwright.sandbox import default_sandbox
 from loopwright.search._calibrate import calibrate
 from loopwright.search._checkpoint import CHECKPOINT_FILE, RunLock, load_checkpoint
@@ -128,17 +129,9 @@ def open_run(
 ) -> EvolutionEngine:
     """The engine of the evolve run in `run_dir`, from its checkpoint (the caller holds the
     run's lock while it changes the run). ConfigError when there is no checkpoint."""
-    checkpoint = load_checkpoint(run_dir)
-    config = checkpoint.config
-    benchmark = load_benchmark(config.bench)
-    return EvolutionEngine(
-        checkpoint,
-        _evaluator(config, benchmark, executor),
-        {t.id: t for t in benchmark.tasks},
-        run_dir,
-        default_components(config),
-        on_event,
-    )
+    config = load_checkpoint(run_dir).config
+    evaluator = _evaluator(config, load_benchmark(config.bench), executor)
+    return EvolutionEngine.open(run_dir, evaluator, listener=on_event)
 
 
 def check_inputs(config: EvolveConfig) -> None:
@@ -188,32 +181,26 @@ def _build(
     config: EvolveConfig, root: Path, executor: Executor | None, on_event: Listener | None
 ) -> EvolutionEngine:
     """Calibrate (unless the split is given) and build generation 0 in `root` (locked)."""
-    seed_wf = resolve_task_workflow(config.seed_workflow)
     benchmark = load_benchmark(config.bench)
     evaluator = _evaluator(config, benchmark, executor)
     _check_ids(benchmark, config)
-    components = default_components(config)
-    if config.train_tasks is not None and config.holdout_tasks is not None:
-        split = (config.train_tasks, config.holdout_tasks)
-    else:
+    split = None
+    if config.calibrated:
         log = ProgressLog(root, on_event)
         wanted = config.calibration.tasks
         tasks = [t for t in benchmark.tasks if wanted is None or t.id in wanted]
         total, done = len(tasks) * config.calibration.repetitions, [0]
 
-        def tick(record: object) -> None:
+        def tick(record: CycleRecord) -> None:
             done[0] += 1
-            task_id, score = getattr(record, "task_id", "?"), getattr(record, "score_end", None)
-            log.emit(CalibrationRunFinished(task_id=task_id, done=done[0], total=total,
-                                            score=score))  # fmt: skip
+            log.emit(CalibrationRunFinished(task_id=record.task_id, done=done[0], total=total,
+                                            score=record.score_end))  # fmt: skip
 
-        result = calibrate(evaluator, seed_wf, tasks, config.calibration, root, on_record=tick)
+        seed = resolve_task_workflow(config.seed_workflow)
+        result = calibrate(evaluator, seed, tasks, config.calibration, root, on_record=tick)
         log.emit(CalibrationFinished(calibration=result))
         split = (result.train, result.holdout)
-    tasks_by_id = {t.id: t for t in benchmark.tasks}
-    return EvolutionEngine.start(
-        config, seed_wf, split, evaluator, tasks_by_id, root, components, on_event
-    )
+    return EvolutionEngine.start(config, root, evaluator, split=split, listener=on_event)
 
 
 def _evaluator(

@@ -8,11 +8,12 @@ from typing import Literal
 from loopwright.search._config import Budgets
 from loopwright.search._progress import GenerationSummary, Spent
 
-__all__ = ["StopReason", "budget_exhausted", "converged"]
+__all__ = ["StopReason", "budget_exhausted", "converged", "train_budget_exhausted"]
 
 StopReason = Literal[
     "max_generations",
     "max_evaluations",
+    "max_train_evaluations",
     "max_usd",
     "max_wall_s",
     "target_score",
@@ -30,6 +31,13 @@ def budget_exhausted(budgets: Budgets, spent: Spent) -> StopReason | None:
     if budgets.max_wall_s is not None and spent.wall_s >= budgets.max_wall_s:
         return "max_wall_s"
     return None
+
+
+def train_budget_exhausted(budgets: Budgets, train_runs: int) -> StopReason | None:
+    """`max_train_evaluations` when `train_runs` training runs have reached it; None if not
+    (or no such budget). Holdout runs never count."""
+    limit = budgets.max_train_evaluations
+    return "max_train_evaluations" if limit is not None and train_runs >= limit else None
 
 
 def converged(budgets: Budgets, summaries: Sequence[GenerationSummary]) -> StopReason | None:

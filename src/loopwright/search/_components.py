@@ -41,9 +41,11 @@ class Novelty(Protocol):
 @dataclass(frozen=True)
 class SearchComponents:
     """Factories and functions the engine calls. Each random one draws only from the rng given.
-    `reflector` reflects on each generation's exhaust (None: the engine skips reflection)."""
+    `mutate` makes a child of a parent workflow; `design` one of generation 0's designs
+    (which ones: `EvolveConfig.designs`). `reflector` reflects on each generation's exhaust
+    (None: the engine skips reflection)."""
 
-    mutate: Callable[[Individual, MutationContext], MutationResult]
+    mutate: Callable[[Workflow, MutationContext], MutationResult]
     design: Callable[[str, Workflow], Workflow]
     tournament: Callable[[Sequence[Individual], int, random.Random], Individual]
     new_archive: Callable[[], Archive]
@@ -82,7 +84,7 @@ def default_components(config: EvolveConfig) -> SearchComponents:
 
 def _mutator(
     config: EvolveConfig, operators: list[str] | None
-) -> Callable[[Individual, MutationContext], MutationResult]:
+) -> Callable[[Workflow, MutationContext], MutationResult]:
     """`config.strategy`'s mutate function. The guided one hands operators the meta model
     (None with sim/offline: the documented offline rewrite and graft)."""
     from loopwright.search._guided import GuidedStrategy, guided_mutate
@@ -98,7 +100,7 @@ def _mutator(
     guided = GuidedStrategy(operators, config.exploration)
     meta = meta_model(config)
 
-    def do_guided(parent: Individual, ctx: MutationContext) -> MutationResult:
+    def do_guided(parent: Workflow, ctx: MutationContext) -> MutationResult:
         if meta is not None and ctx.meta_model is None:
             ctx = replace(ctx, meta_model=meta)
         return guided_mutate(parent, guided, ctx, operators=operators, max_tries=tries)

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from loopwright.errors import ConfigError
+from loopwright.search._designer import DESIGN_KINDS
 
 __all__ = [
     "Budgets",
@@ -25,13 +26,19 @@ class Budgets(_Frozen):
     """When the run stops. None means no limit of that kind.
 
     `max_generations` counts evaluated generations (generation 0 is the initial population).
-    Evaluations count every training and holdout run of the evolution (calibration is reported
-    apart). `target_score` stops once the best training fitness reaches it; `plateau_generations`
-    stops after that many generations without a better best training fitness.
+    `max_evaluations` counts every training and holdout run of the evolution (calibration is
+    reported apart). `max_train_evaluations` counts training runs only (individual x training
+    task x repetition), so two searches can be given the same search budget exactly: once it
+    is reached no further training run starts, the holdout of that generation's best still
+    runs (monitoring, not search; other budgets still apply to it) and the run ends with
+    `max_train_evaluations`. `target_score` stops once the best training fitness reaches it;
+    `plateau_generations` stops after that many generations without a better best training
+    fitness.
     """
 
     max_generations: int = 4
     max_evaluations: int | None = None
+    max_train_evaluations: int | None = None
     max_usd: float | None = None
     max_wall_s: float | None = None
     target_score: float | None = None
@@ -39,7 +46,9 @@ class Budgets(_Frozen):
 
     @model_validator(mode="after")
     def _positive(self) -> Budgets:
-        for name in ("max_generations", "max_evaluations", "max_usd", "max_wall_s"):
+        limits = ("max_generations", "max_evaluations", "max_train_evaluations", "max_usd",
+                  "max_wall_s")  # fmt: skip
+        for name in limits:
             _require_positive(name, getattr(self, name))
         _require_positive("plateau_generations", self.plateau_generations)
         if self.target_score is not None and not 0.0 < self.target_score <= 1.0:
@@ -89,13 +98,17 @@ class CalibrationSettings(_Frozen):
 class ReflectionSettings(_Frozen):
     """How each generation's exhaust is reflected on (docs/reflection.md).
 
-    `meta_model` is the model spec that reflects (and, with the guided strategy, rewrites
-    prompts and crosses parents); None means the run's model. `sim` or `offline` use the
-    offline rules. A malformed reply is retried `max_retries` times with the validation
-    error, then the report is built from the digest alone. `digest_max_chars` caps the digest.
+    `enabled`: None (the default) reflects when the strategy reads the reports (`guided`)
+    and not with `random`, whose choices ignore them; True always reflects (a random run's
+    reports, to read); False never does (a guided run then breeds as its fallback does, from
+    random draws). `meta_model` is the model spec that reflects (and, with the guided
+    strategy, rewrites prompts and crosses parents); None means the run's model. `sim` or
+    `offline` use the offline rules. A malformed reply is retried `max_retries` times with the
+    validation error, then the report is built from the digest alone. `digest_max_chars` caps
+    the digest.
     """
 
-    enabled: bool = True
+    enabled: bool | None = None
     meta_model: str | None = None
     max_retries: int = 2
     digest_max_chars: int = 16_000
@@ -132,7 +145,12 @@ class EvolveConfig(_Frozen):
     guided run makes its first children: `reflected` (default) after the reflection on
     generation 0, so generation 0 is the seed and the designs only; `blind` in generation 0,
     as mutations of the seed drawn as the random strategy draws them (what the random
-    strategy always does).
+    strategy always does). `designs` lists the designer's workflows generation 0 holds
+    beside the seed (`minimal`, `thorough`); an empty tuple turns the designer off.
+
+    `seed_workflow` (a built-in name or a workflow file) and `bench` (a bundled name or a
+    benchmark directory) are the one source of the seed and the tasks:
+    `EvolutionEngine.start` resolves them, and a resumed run reloads the tasks from `bench`.
     """
 
     seed_workflow: str
@@ -157,6 +175,7 @@ class EvolveConfig(_Frozen):
     strategy: Literal["random", "guided"] = "random"
     exploration: float = 0.25
     first_children: Literal["reflected", "blind"] = "reflected"
+    designs: tuple[str, ...] = DESIGN_KINDS
     reflection: ReflectionSettings = Field(default_factory=ReflectionSettings)
 
     @model_validator(mode="after")
@@ -188,6 +207,13 @@ class EvolveConfig(_Frozen):
                 got=f"train={self.train_tasks}, holdout={self.holdout_tasks}",
                 fix="pass both --train and --holdout, or neither (calibration chooses)",
             )
+        unknown = [d for d in self.designs if d not in DESIGN_KINDS]
+        if unknown:
+            raise ConfigError(
+                "unknown designs",
+                got=", ".join(unknown),
+                fix=f"use some of: {', '.join(DESIGN_KINDS)} (or none: designs: [])",
+            )
         if self.train_tasks is not None and not (self.train_tasks and self.holdout_tasks):
             raise ConfigError("explicit task splits must not be empty", fix="name tasks")
         if self.train_tasks and self.holdout_tasks:
@@ -204,6 +230,13 @@ class EvolveConfig(_Frozen):
     def calibrated(self) -> bool:
         """True when the split comes from calibration (no explicit task ids)."""
         return self.train_tasks is None
+
+    @property
+    def reflects(self) -> bool:
+        """True when each generation is reflected on: `reflection.enabled`, or when unset,
+        the guided strategy (the only one that reads the reports)."""
+        enabled = self.reflection.enabled
+        return self.strategy == "guided" if enabled is None else enabled
 
 
 def _require_positive(name: str, value: float | None) -> None:

@@ -16,11 +16,13 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from collections.abc import Mapping, Sequence
 from contextlib import closing
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
+from loopwright.errors import ConfigError
 from loopwright.evaluation import (
     EvalJob,
     Evaluator,
@@ -34,16 +36,23 @@ from loopwright.reflection import (
     reflection_path,
     write_reflection,
 )
-from loopwright.search._budget import StopReason, budget_exhausted, converged
+from loopwright.search._budget import (
+    StopReason,
+    budget_exhausted,
+    converged,
+    train_budget_exhausted,
+)
 from loopwright.search._checkpoint import (
     Checkpoint,
+    load_checkpoint,
     rng_from_state,
     rng_state,
     write_checkpoint,
 )
-from loopwright.search._components import SearchComponents
+from loopwright.search._components import SearchComponents, default_components
 from loopwright.search._config import EvolveConfig
 from loopwright.search._credit import CreditTable, credit_table
+from loopwright.search._designer import DESIGN_KINDS
 from loopwright.search._engine_records import (
     Split,
     child_created,
@@ -74,20 +83,26 @@ from loopwright.search._progress import (
 )
 from loopwright.search._protocols import MutationContext
 from loopwright.search._reflect import reflection_candidates
-from loopwright.search._report import best_of, failures_of, rank, train_view
+from loopwright.search._report import contenders, failures_of, leader, rank, tied_best, train_view
 from loopwright.store import (
     RunIndex,
     is_simulated,
 )
-from loopwright.tasks import Task
-from loopwright.workflow import Workflow, workflow_hash
+from loopwright.tasks import Task, load_benchmark
+from loopwright.workflow import Workflow, resolve_task_workflow, workflow_hash
 
 __all__ = ["EvolutionEngine"]
+
+_REFLECTION_OFF = (
+    "reflection is off for this run (reflection.enabled false, or unset with the random "
+    "strategy, which does not read it)"
+)
 
 
 class EvolutionEngine:
     """Runs (or resumes) one evolutionary run in `run_dir`. Not thread-safe; one per process
-    (the CLI holds a `RunLock`). Build with `start` (fresh) or the constructor on a loaded checkpoint (resume)."""
+    (the CLI holds a `RunLock`). Build with `start` (fresh) or `open` (resume); the
+    constructor takes a checkpoint and its tasks as they are."""
 
     def __init__(
         self,
@@ -132,21 +147,30 @@ class EvolutionEngine:
     def start(
         cls,
         config: EvolveConfig,
-        seed: Workflow,
-        split: tuple[tuple[str, ...], tuple[str, ...]],
-        evaluator: Evaluator,
-        tasks: dict[str, Task],
         run_dir: Path,
-        components: SearchComponents,
+        evaluator: Evaluator,
+        *,
+        split: tuple[Sequence[str], Sequence[str]] | None = None,
+        components: SearchComponents | None = None,
         listener: Listener | None = None,
     ) -> EvolutionEngine:
-        """A fresh run: build generation 0, register its modes and write the first checkpoint.
-        Draws from `random.Random(config.seed)`.
+        """A fresh run in `run_dir` (created if missing): build generation 0, register its
+        modes and write the first checkpoint. Draws from `random.Random(config.seed)`.
 
-        Generation 0 is the seed, the designs and blind mutations of the seed. A guided run
-        with a reflector makes no blind mutations unless `first_children` is `blind`: its first
-        children wait for the reflection on the seed's exhaust (`reflects_first`), as seed
-        000's loop has it (evaluate, reflect, then mutate)."""
+        The seed workflow and the tasks come from `config.seed_workflow` and `config.bench`
+        only (their one source). The (training, holdout) task ids come from `split` (what
+        calibration chose) or from the config's `train_tasks`/`holdout_tasks`: exactly one of
+        the two. `components` default to `default_components(config)`. Raises ConfigError for
+        a seed or bench that does not resolve, both or neither split, or an id the bench
+        lacks (UsageError for the outer loop's own graph as a seed).
+
+        Generation 0 is the seed, the designs (`config.designs`) and blind mutations of the
+        seed. A guided run with a reflector makes no blind mutations unless `first_children`
+        is `blind`: its first children wait for the reflection on the seed's exhaust
+        (`reflects_first`): evaluate, reflect, then mutate."""
+        seed = resolve_task_workflow(config.seed_workflow)
+        tasks = {t.id: t for t in load_benchmark(config.bench).tasks}
+        train, holdout = _split_of(config, split, tasks)
         rng = random.Random(config.seed)
         seed_ind = Individual(
             id=_individual_id(config.seed, 0, 0, seed),
@@ -156,8 +180,8 @@ class EvolutionEngine:
         )
         blank = Checkpoint(
             config=config,
-            train_tasks=split[0],
-            holdout_tasks=split[1],
+            train_tasks=train,
+            holdout_tasks=holdout,
             generation=0,
             population=(seed_ind.id,),
             individuals={seed_ind.id: seed_ind},
@@ -167,7 +191,9 @@ class EvolutionEngine:
             spent=Spent(),
             summaries=(),
         )
-        engine = cls(blank, evaluator, tasks, run_dir, components, listener)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        parts = components if components is not None else default_components(config)
+        engine = cls(blank, evaluator, tasks, run_dir, parts, listener)
         engine.log.emit(
             RunStarted(
                 config=config.model_dump(mode="json"), seed_id=seed_ind.id, model=config.model,
@@ -179,6 +205,25 @@ class EvolutionEngine:
             population += engine._offspring([seed_ind], config.population - len(population), 0)
         engine._set_population(population[: config.population], generation=0)
         return engine
+
+    @classmethod
+    def open(
+        cls,
+        run_dir: Path,
+        evaluator: Evaluator,
+        *,
+        components: SearchComponents | None = None,
+        listener: Listener | None = None,
+    ) -> EvolutionEngine:
+        """The run in `run_dir` where its checkpoint left it (resume with `run()`): the tasks
+        are reloaded from the stored config's `bench`, `components` default to
+        `default_components` of the stored config. ConfigError when there is no readable
+        checkpoint or the bench no longer resolves. Does not lock the run directory."""
+        checkpoint = load_checkpoint(run_dir)
+        config = checkpoint.config
+        tasks = {t.id: t for t in load_benchmark(config.bench).tasks}
+        parts = components if components is not None else default_components(config)
+        return cls(checkpoint, evaluator, tasks, run_dir, parts, listener)
 
     # -- the run ------------------------------------------------------------------------------
 
@@ -211,12 +256,14 @@ class EvolutionEngine:
     def evaluate_generation(self) -> GenerationSummary | None:
         """Step 1-5 of a generation: training, holdout of the best, archive, summary.
 
-        Stops the run (and returns None) when a spending budget runs out first."""
+        A spending budget that runs out stops the run after the summary; the training-run
+        budget lets the holdout of the generation's best run first."""
         gen = self.state.generation
         self.log.emit(GenerationStarted(generation=gen, population=list(self.state.population)))
         reason = self._evaluate_split("train", list(self.state.population))
-        if reason is None:
-            reason = self._evaluate_holdout()
+        if reason in (None, "max_train_evaluations"):
+            reason = self._evaluate_holdout() or reason
+        reason = reason or train_budget_exhausted(self.config.budgets, self._train_runs())
         summary = self._summarise()
         self.state = self.state.model_copy(
             update={"summaries": (*self.state.summaries, summary), "phase": "breed"}
@@ -237,7 +284,8 @@ class EvolutionEngine:
         gen = self.state.generation
         reflector = self.parts.reflector
         if reflector is None:
-            self.log.emit(ReflectionSkipped(generation=gen, reason="no reflector configured"))
+            why = "no reflector configured" if self.config.reflects else _REFLECTION_OFF
+            self.log.emit(ReflectionSkipped(generation=gen, reason=why))
             return
         if gen in self.state.reflected and reflection_path(self.run_dir, gen).is_file():
             return
@@ -279,10 +327,10 @@ class EvolutionEngine:
         pending = self._pending(split, ids)
         if not pending:
             return None
-        reason = budget_exhausted(self.config.budgets, self._spent())
+        reason = self._exhausted(split)
         if reason is not None:
             return reason
-        room = self._room(len(pending))
+        room = self._room(split, len(pending))
         expected = mean_durations(self.individuals.values())
         jobs = [
             self._job(ind_id, task_id, rep, expected) for ind_id, task_id, rep in pending[:room]
@@ -293,10 +341,23 @@ class EvolutionEngine:
         with closing(stream):
             for count, done in enumerate(stream, start=1):
                 self._commit(pending[done.index][0], done, split)
-                reason = budget_exhausted(self.config.budgets, self._spent())
+                reason = self._exhausted(split)
                 if reason is not None and count < len(jobs):
                     return reason  # closing the stream cancels the jobs still running
-        return budget_exhausted(self.config.budgets, self._spent()) if room < len(pending) else None
+        return self._exhausted(split) if room < len(pending) else None
+
+    def _exhausted(self, split: Split) -> StopReason | None:
+        """The budget that forbids another run of `split`, if any (the training-run budget
+        binds training runs only)."""
+        reason = budget_exhausted(self.config.budgets, self._spent())
+        if reason is None and split == "train":
+            reason = train_budget_exhausted(self.config.budgets, self._train_runs())
+        return reason
+
+    def _train_runs(self) -> int:
+        """Training runs committed so far, every individual ever made (the checkpoint keeps
+        them all, so this is the same after a resume)."""
+        return sum(r.split == "train" for i in self.individuals.values() for r in i.results)
 
     def _pending(self, split: Split, ids: list[str]) -> list[tuple[str, str, int]]:
         """(individual, task, repetition) not evaluated yet, in canonical order."""
@@ -310,11 +371,15 @@ class EvolutionEngine:
                         pending.append((ind_id, task_id, rep))
         return pending
 
-    def _room(self, wanted: int) -> int:
-        limit = self.config.budgets.max_evaluations
-        if limit is None:
-            return wanted
-        return max(min(wanted, limit - self._spent().evaluations), 0)
+    def _room(self, split: Split, wanted: int) -> int:
+        """How many of `wanted` runs the evaluation budgets leave room for."""
+        budgets = self.config.budgets
+        room = wanted
+        if budgets.max_evaluations is not None:
+            room = min(room, budgets.max_evaluations - self._spent().evaluations)
+        if split == "train" and budgets.max_train_evaluations is not None:
+            room = min(room, budgets.max_train_evaluations - self._train_runs())
+        return max(room, 0)
 
     def _repetitions(self, split: Split) -> int:
         if split == "holdout" and self.config.holdout_repetitions is not None:
@@ -322,7 +387,7 @@ class EvolutionEngine:
         return self.config.repetitions
 
     def _evaluate_holdout(self) -> StopReason | None:
-        ids = [best_of([train_view(i) for i in self._population()]).id]
+        ids = [self._leader().id]
         if self.state.generation == 0 and self.state.seed_id not in ids:
             ids.insert(0, self.state.seed_id)  # the baseline of the holdout gain
         return self._evaluate_split("holdout", ids)
@@ -400,8 +465,12 @@ class EvolutionEngine:
     # -- breeding -----------------------------------------------------------------------------
 
     def _designs(self, seed: Individual) -> list[Individual]:
+        """The designer's workflows of generation 0 that `config.designs` asks for (each keeps
+        its slot, so the ids do not depend on which others are made)."""
         out = []
-        for slot, kind in enumerate(("minimal", "thorough"), start=1):
+        for slot, kind in enumerate(DESIGN_KINDS, start=1):
+            if kind not in self.config.designs:
+                continue
             workflow = self.parts.design(kind, seed.workflow)
             verdict = self.novelty.check(workflow)
             if not verdict.accepted:
@@ -442,7 +511,7 @@ class EvolutionEngine:
             failures = failures_of(self.individuals[parent.id], self.run_dir)
             ctx = _context(self.rng, failures, report=report, credit=credit, mates=tuple(parents))
             ctx = replace(ctx, novel=lambda wf: self.novelty.check(wf).accepted)
-            result = self.parts.mutate(self.individuals[parent.id], ctx)
+            result = self.parts.mutate(parent.workflow, ctx)
             verdict = None if result.child is None else self.novelty.check(result.child)
             if result.child is None or verdict is None or not verdict.accepted:
                 self.log.emit(
@@ -492,12 +561,31 @@ class EvolutionEngine:
     def _population(self) -> list[Individual]:
         return [self.individuals[i] for i in self.state.population]
 
+    def _contenders(self) -> list[Individual]:
+        """Training views of the fully evaluated individuals of the population, best first."""
+        return contenders(self._population(), self.state.train_tasks, self.config.repetitions)
+
+    def _leader(self) -> Individual:
+        seed = self.individuals[self.state.seed_id]
+        return leader(self._population(), seed, self.state.train_tasks, self.config.repetitions)
+
+    def tied_best(self) -> tuple[Individual, ...]:
+        """The individuals of the current population tied at the best training fitness, best
+        first (the first is the winner): see `loopwright.search.tied_best`."""
+        return tied_best(self.state.model_copy(update={"individuals": dict(self.individuals)}))
+
     def _summarise(self) -> GenerationSummary:
+        """The generation's summary; the archive takes its fully evaluated individuals. Best
+        and mean are over fully evaluated individuals only (a budget may stop a generation
+        part-way): the best is the `leader`."""
         pop = self._population()
-        views = [train_view(i) for i in pop]
+        complete = {v.id for v in self._contenders()}
+        # In population order: among equals the archive keeps the first, and the mean sums
+        # in a fixed order.
+        views = [train_view(i) for i in pop if i.id in complete]
         for view in views:
             self.archive.add(view)
-        best = self.individuals[best_of(views).id]
+        best = self.individuals[self._leader().id]
         fits = [v.fitness for v in views if v.fitness is not None]
         holdout = best.mean_score("holdout")
         return GenerationSummary(
@@ -532,7 +620,9 @@ class EvolutionEngine:
         write_checkpoint(self.run_dir, self.state)
 
     def _finish(self, reason: StopReason) -> None:
-        winner = best_of([train_view(i) for i in self._population()])
+        """End the run: the winner is the `leader` (fully evaluated individuals only; the seed
+        when a budget stopped generation 0 before any individual finished training)."""
+        winner = self._leader()
         self.modes.cleanup(keep=[self.individuals[winner.id]])
         self.state = self.state.model_copy(update={"stop_reason": reason, "winner_id": winner.id})
         self._checkpoint()
@@ -562,6 +652,33 @@ def _context(
     mates: tuple[Individual, ...] = (),
 ) -> MutationContext:
     return MutationContext(rng=rng, failures=failures, report=report, credit=credit, mates=mates)
+
+
+def _split_of(
+    config: EvolveConfig,
+    split: tuple[Sequence[str], Sequence[str]] | None,
+    tasks: Mapping[str, Task],
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The run's (training, holdout) ids from exactly one source, each a task of `tasks`."""
+    if (split is None) == config.calibrated:
+        raise ConfigError(
+            "the task split must come from one place",
+            got="both split= and the config's train_tasks/holdout_tasks"
+            if split is not None
+            else "neither split= nor the config's train_tasks/holdout_tasks",
+            fix="pass split=(train, holdout) from calibration, or set train_tasks and "
+            "holdout_tasks in the config, not both",
+        )
+    train, holdout = split if split is not None else (config.train_tasks, config.holdout_tasks)
+    ids = (tuple(train or ()), tuple(holdout or ()))
+    unknown = [i for i in (*ids[0], *ids[1]) if i not in tasks]
+    if unknown:
+        raise ConfigError(
+            f"unknown task id(s) in the split: {', '.join(unknown)}",
+            got=f"bench {config.bench}",
+            fix=f"choose from: {', '.join(sorted(tasks))}",
+        )
+    return ids
 
 
 def _individual_id(base_seed: int, generation: int, slot: int, workflow: Workflow) -> str:

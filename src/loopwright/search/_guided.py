@@ -40,7 +40,7 @@ from loopwright.search._mutations import MUTATIONS, RandomStrategy, mutate, oper
 from loopwright.search._protocols import MutationContext, MutationResult
 from loopwright.search._roles import BEFORE_ROLES
 from loopwright.search._selection import selection_key
-from loopwright.workflow import AgentNode, GateNode, to_networkx
+from loopwright.workflow import AgentNode, GateNode, Workflow, to_networkx, workflow_hash
 
 __all__ = ["DEFAULT_EXPLORATION", "GuidedStrategy", "apply_suggestion", "guided_mutate"]
 
@@ -66,12 +66,12 @@ class GuidedStrategy:
         self.operators = self.random.operators
         self.exploration = exploration
 
-    def usable(self, parent: Individual, ctx: MutationContext) -> list[MutationSuggestion]:
+    def usable(self, parent: Workflow, ctx: MutationContext) -> list[MutationSuggestion]:
         """The report's suggestions that could apply to `parent` (see the module docstring)."""
         if ctx.report is None:
             return []
         allowed = set(self.operators or MUTATIONS.names()) | {CROSSOVER}
-        wf = parent.workflow
+        wf = parent
         out = []
         for s in ctx.report.mutation_suggestions:
             if s.operator not in allowed or s.target not in wf.node_ids or s.target in wf.frozen:
@@ -99,7 +99,7 @@ class GuidedStrategy:
         """One draw: True with probability `exploration`."""
         return ctx.rng.random() < self.exploration
 
-    def choose(self, parent: Individual, operators: Sequence[str], ctx: MutationContext) -> str:
+    def choose(self, parent: Workflow, operators: Sequence[str], ctx: MutationContext) -> str:
         """An operator name: uniform without a report or when exploring, else the operator of a
         weighted suggestion among the usable ones within `operators` (uniform if none)."""
         if ctx.report is None or self.explore(ctx):
@@ -118,7 +118,7 @@ class _CreditWeighted:
     def __init__(self, random_: RandomStrategy) -> None:
         self.random = random_
 
-    def choose(self, parent: Individual, operators: Sequence[str], ctx: MutationContext) -> str:
+    def choose(self, parent: Workflow, operators: Sequence[str], ctx: MutationContext) -> str:
         if ctx.credit is None:
             return self.random.choose(parent, operators, ctx)
         allowed = [
@@ -129,11 +129,11 @@ class _CreditWeighted:
         return ctx.rng.choices(allowed, weights=weights, k=1)[0]
 
 
-def _satisfied(parent: Individual, s: MutationSuggestion, report: ReflectionReport) -> bool:
+def _satisfied(parent: Workflow, s: MutationSuggestion, report: ReflectionReport) -> bool:
     """True when `parent` already has what `s` asks for: an agent of the role on the same side
     of the target (node_insert), a gate RELOOPing to the target (gate_add), every improvement
     for the target in its prompt (prompt_mutate)."""
-    wf = parent.workflow
+    wf = parent
     if s.operator == "node_insert" and (role := _role(report, s)):
         g = to_networkx(wf)
         before = role in BEFORE_ROLES
@@ -146,11 +146,13 @@ def _satisfied(parent: Individual, s: MutationSuggestion, report: ReflectionRepo
     return False
 
 
-def _mates(parent: Individual, ctx: MutationContext) -> list[Individual]:
-    return [m for m in ctx.mates if m.id != parent.id and m.hash != parent.hash]
+def _mates(parent: Workflow, ctx: MutationContext) -> list[Individual]:
+    """The mates other than the parent itself and its copies (another workflow hash)."""
+    own = workflow_hash(parent)
+    return [m for m in ctx.mates if m.hash != own]
 
 
-def _mate(parent: Individual, s: MutationSuggestion, ctx: MutationContext) -> Individual | None:
+def _mate(parent: Workflow, s: MutationSuggestion, ctx: MutationContext) -> Individual | None:
     """A 2-tournament among the mates the suggestion's evidence names (all mates if none)."""
     pool = _mates(parent, ctx)
     named = [m for m in pool if m.id in s.evidence.candidates]
@@ -183,10 +185,11 @@ def _role(report: ReflectionReport, s: MutationSuggestion) -> str | None:
 
 
 def apply_suggestion(
-    parent: Individual, s: MutationSuggestion, ctx: MutationContext, report: ReflectionReport
+    parent: Workflow, s: MutationSuggestion, ctx: MutationContext, report: ReflectionReport
 ) -> MutationResult:
-    """Carry out `s` on `parent` (see the module docstring); child=None when it cannot."""
-    wf = parent.workflow
+    """Carry out `s` on the workflow `parent` (see the module docstring); child=None when it
+    cannot."""
+    wf = parent
     extra: tuple[str, ...] = ()
     if s.operator == "node_insert" and (role := _role(report, s)):
         result = InsertAgent(role, s.target).apply(wf, ctx)
@@ -215,20 +218,20 @@ def apply_suggestion(
                    guidance=guidance)  # fmt: skip
 
 
-def _prompt(parent: Individual, node_id: str) -> str:
-    node = parent.workflow.node(node_id)
+def _prompt(parent: Workflow, node_id: str) -> str:
+    node = parent.node(node_id)
     return str(getattr(node, "prompt", ""))
 
 
 def guided_mutate(
-    parent: Individual,
+    parent: Workflow,
     strategy: GuidedStrategy,
     ctx: MutationContext,
     *,
     operators: Sequence[str] | None = None,
     max_tries: int = 5,
 ) -> MutationResult:
-    """One child of `parent` as the module docstring describes; never raises for a workflow
+    """One child of the workflow `parent` as the module docstring describes; never raises for a workflow
     that cannot change (child=None with the last reason). ConfigError for bad configuration
     (unknown operators, `max_tries` < 1). Deterministic given `ctx.rng` (and the meta model)."""
     names = operator_names(operators)

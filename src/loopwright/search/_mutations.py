@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 from loopwright.errors import ConfigError
 from loopwright.search import _mutations_graph, _mutations_node, _prompt_mutate  # noqa: F401
-from loopwright.search._individual import Individual
 from loopwright.search._mutations_base import MUTATIONS, MutationRegistry, Operator, mutation
 from loopwright.search._protocols import MutationContext, MutationResult, MutationStrategy
+from loopwright.workflow import Workflow
 
 __all__ = [
     "MUTATIONS",
@@ -58,7 +58,7 @@ class RandomStrategy:
             operator_names(operators) if operators is not None else None
         )
 
-    def choose(self, parent: Individual, operators: Sequence[str], ctx: MutationContext) -> str:
+    def choose(self, parent: Workflow, operators: Sequence[str], ctx: MutationContext) -> str:
         if not operators:
             raise ConfigError("RandomStrategy.choose needs at least one operator name")
         allowed = [o for o in operators if self.operators is None or o in self.operators]
@@ -66,15 +66,15 @@ class RandomStrategy:
 
 
 def mutate(
-    parent: Individual,
+    parent: Workflow,
     strategy: MutationStrategy,
     ctx: MutationContext,
     *,
     operators: Sequence[str] | None = None,
     max_tries: int = 5,
 ) -> MutationResult:
-    """Ask `strategy` for an operator, apply it to `parent.workflow`; when it cannot apply,
-    ask again among the operators not tried yet, up to `max_tries` operators in all.
+    """Ask `strategy` for an operator, apply it to the workflow `parent`; when it cannot
+    apply, ask again among the operators not tried yet, up to `max_tries` operators in all.
 
     Returns the first result with a child, else the last failure's result (child=None with
     its reason). Raises ConfigError for an unknown operator name or `max_tries` < 1 (bad
@@ -88,7 +88,7 @@ def mutate(
     for _ in range(min(max_tries, len(remaining))):
         name = strategy.choose(parent, tuple(remaining), ctx)
         op = MUTATIONS[name]
-        result = op.apply(parent.workflow, ctx)
+        result = op.apply(parent, ctx)
         if result.child is not None:
             return result
         if name in remaining:

@@ -74,9 +74,10 @@ class MutationOperator(Protocol):
 
 
 class MutationStrategy(Protocol):
-    """Chooses which operator to try on a parent. The default picks uniformly at random."""
+    """Chooses which operator to try on a parent workflow. The default picks uniformly at
+    random."""
 
-    def choose(self, parent: Individual, operators: Sequence[str], ctx: MutationContext) -> str: ...
+    def choose(self, parent: Workflow, operators: Sequence[str], ctx: MutationContext) -> str: ...
 
 
 @dataclass(frozen=True)

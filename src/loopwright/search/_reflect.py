@@ -86,10 +86,11 @@ def meta_model(config: EvolveConfig) -> ChatModel | None:
 
 
 def make_reflector(config: EvolveConfig) -> Reflector | None:
-    """The reflector `config` asks for: None when reflection is disabled; the offline rules
-    for `sim`/`offline`; else a ModelReflector on the meta model."""
+    """The reflector `config` asks for: None when it does not reflect (`config.reflects`:
+    reflection off, or unset with the random strategy); the offline rules for `sim`/`offline`;
+    else a ModelReflector on the meta model."""
     settings = config.reflection
-    if not settings.enabled:
+    if not config.reflects:
         return None
     model = meta_model(config)
     if model is None:

@@ -22,13 +22,16 @@ __all__ = ["reflect_generation"]
 def reflect_generation(engine: EvolutionEngine, generation: int | None = None) -> Path:
     """Make (or find) `reflection_gen{N}.json` for `generation` (default: the current one) and
     return its path. UsageError for a generation not evaluated yet, one the log does not know,
-    or a run whose reflection is disabled."""
+    or a run that does not reflect (`EvolveConfig.reflects`)."""
     current = engine.state.generation
     gen = current if generation is None else generation
     if engine.parts.reflector is None:
         raise UsageError(
-            "reflection is disabled for this run",
-            fix="set reflection.enabled: true in the run config to reflect",
+            "reflection is off for this run",
+            got=f"strategy {engine.config.strategy}, reflection.enabled "
+            f"{engine.config.reflection.enabled}",
+            fix="set reflection.enabled: true in the run config to reflect (unset, only the "
+            "guided strategy reflects)",
         )
     evaluated = len(engine.state.summaries) > current or engine.state.phase == "breed"
     if gen > current or (gen == current and not evaluated):

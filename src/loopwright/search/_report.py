@@ -1,13 +1,15 @@
-"""Reading a run: ranking on training results only, parents' failures, the final result."""
+"""Reading a run: ranking on training results only (fully evaluated individuals only), the
+individuals tied at the best, parents' failures, the final result."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from loopwright.errors import ConfigError
-from loopwright.records import load_record
+from loopwright.records import CycleRecord, load_record
 from loopwright.search._checkpoint import Checkpoint
 from loopwright.search._individual import Individual
 from loopwright.search._progress import GenerationSummary, Spent
@@ -16,11 +18,15 @@ from loopwright.search._stats import BootstrapCI, paired_bootstrap
 
 __all__ = [
     "EvolveResult",
-    "best_of",
+    "contenders",
     "evolve_result",
+    "failures_in",
     "failures_of",
+    "fully_evaluated",
     "holdout_scores",
+    "leader",
     "rank",
+    "tied_best",
     "train_view",
 ]
 
@@ -36,24 +42,78 @@ def rank(views: list[Individual]) -> list[Individual]:
     return sorted(views, key=selection_key)
 
 
-def best_of(views: list[Individual]) -> Individual:
-    """The best of `views` (training views). ValueError on an empty list."""
-    if not views:
-        raise ValueError("best_of needs at least one individual")
-    return min(views, key=selection_key)
+def fully_evaluated(ind: Individual, train_tasks: Sequence[str], repetitions: int) -> bool:
+    """True when `ind` has a training result (valid or not) for every task x repetition."""
+    done = {(r.task_id, r.repetition) for r in ind.results if r.split == "train"}
+    return all((task, rep) in done for task in train_tasks for rep in range(repetitions))
+
+
+def contenders(
+    population: Iterable[Individual], train_tasks: Sequence[str], repetitions: int
+) -> list[Individual]:
+    """Training views of the fully evaluated individuals of `population`, best first (`rank`).
+
+    An individual a budget stopped part-way through its training tasks is left out: its mean
+    over the tasks it happened to finish is not comparable with a mean over all of them."""
+    done = [i for i in population if fully_evaluated(i, train_tasks, repetitions)]
+    return rank([train_view(i) for i in done])
+
+
+def leader(
+    population: Iterable[Individual],
+    seed: Individual,
+    train_tasks: Sequence[str],
+    repetitions: int,
+) -> Individual:
+    """The training view of the best fully evaluated individual of `population`.
+
+    When none is fully evaluated (a budget stopped generation 0 before the first individual
+    finished its training tasks; later generations always hold their fully evaluated elites),
+    the seed leads: nothing has been shown to beat it. Deterministic."""
+    ranked = contenders(population, train_tasks, repetitions)
+    return ranked[0] if ranked else train_view(seed)
+
+
+def tied_best(checkpoint: Checkpoint) -> tuple[Individual, ...]:
+    """The individuals of the checkpoint's current population tied at the best training
+    fitness (exactly equal means: `fmean` rounds once, so equal scores give equal means),
+    fully evaluated only, best first by the tie-breaks of `selection_key` (cost, gate loops,
+    id): the first is the `leader`, the winner of a finished run. When none is fully
+    evaluated, the seed alone. Whole individuals (holdout results included)."""
+    inds = checkpoint.individuals
+    ranked = contenders(
+        (inds[i] for i in checkpoint.population),
+        checkpoint.train_tasks,
+        checkpoint.config.repetitions,
+    )
+    if not ranked:
+        return (inds[checkpoint.seed_id],)
+    return tuple(inds[i.id] for i in ranked if i.fitness == ranked[0].fitness)
 
 
 def failures_of(ind: Individual, run_dir: Path) -> dict[str, list[str]]:
-    """Node id -> failure messages from `ind`'s training records: each agent step's error, and
-    for an unresolved run its failure category on the last agent node that ran."""
-    failures: dict[str, list[str]] = defaultdict(list)
+    """`failures_in` the records of `ind`'s unresolved training results, read from `run_dir`
+    (a record that cannot be read is skipped: it gives no hint, its score still counts)."""
+    records = []
     for result in ind.results:
         if result.split != "train" or result.resolved:
             continue
         try:
-            record = load_record(run_dir / result.record_path)
+            records.append(load_record(run_dir / result.record_path))
         except ConfigError:
-            continue  # a record that cannot be read gives no hint; the score is still counted
+            continue
+    return failures_in(records)
+
+
+def failures_in(records: Iterable[CycleRecord]) -> dict[str, list[str]]:
+    """Node id -> failure messages from in-memory records (what `MutationContext.failures`
+    holds): each agent step's error, and for an unresolved run its failure category on the
+    last agent node that ran, each prefixed with the task id. Resolved records add nothing.
+    Deterministic; reads no files."""
+    failures: dict[str, list[str]] = defaultdict(list)
+    for record in records:
+        if record.resolved:
+            continue
         for step in record.steps:
             if step.error:
                 failures[step.node_id].append(f"{record.task_id}: {step.error}")
@@ -74,7 +134,8 @@ def holdout_scores(ind: Individual) -> dict[str, list[float]]:
 @dataclass(frozen=True)
 class EvolveResult:
     """The outcome of a run (or of its state so far): why it stopped, the winner (best on
-    training), the seed, every summary, the winner's holdout gain over the seed and spend."""
+    training), the seed, every summary, the winner's holdout gain over the seed and spend.
+    `tied` lists the individuals tied at the best training fitness (`tied_best`)."""
 
     stop_reason: str | None
     winner: Individual
@@ -83,15 +144,16 @@ class EvolveResult:
     gain: BootstrapCI | None
     spent: Spent
     generation: int
+    tied: tuple[Individual, ...] = ()
 
 
 def evolve_result(checkpoint: Checkpoint) -> EvolveResult:
-    """Build the result from a checkpoint. The gain is a paired bootstrap over holdout tasks
-    (2,000 resamples, seeded with the run seed)."""
+    """Build the result from a checkpoint. The winner is the recorded one, else the `leader` of
+    the current population (fully evaluated individuals only). The gain is a paired bootstrap
+    over holdout tasks (2,000 resamples, seeded with the run seed)."""
     inds = checkpoint.individuals
-    winner_id = checkpoint.winner_id
-    if winner_id is None:
-        winner_id = best_of([train_view(inds[i]) for i in checkpoint.population]).id
+    tied = tied_best(checkpoint)
+    winner_id = checkpoint.winner_id or tied[0].id
     winner, seed = inds[winner_id], inds[checkpoint.seed_id]
     gain = paired_bootstrap(
         holdout_scores(seed), holdout_scores(winner), seed=checkpoint.config.seed
@@ -104,4 +166,5 @@ def evolve_result(checkpoint: Checkpoint) -> EvolveResult:
         gain=gain,
         spent=checkpoint.spent,
         generation=checkpoint.generation,
+        tied=tied,
     )

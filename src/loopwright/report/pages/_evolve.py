@@ -41,6 +41,7 @@ __all__ = ["evolve_page", "holdout_interval"]
 _STOP_WHY = {
     "max_generations": "it ran the number of generations it was given (--generations {g}).",
     "max_evaluations": "the evaluation budget was spent (--max-evaluations {e}).",
+    "max_train_evaluations": "the training-run budget was spent (max_train_evaluations {x}).",
     "max_usd": "the dollar budget was spent (--max-usd {u}).",
     "max_wall_s": "the wall-time budget was used up (--max-wall-s {w}).",
     "target_score": "the best training fitness reached the target (--target-score {t}).",
@@ -323,6 +324,7 @@ def stop_section(data: EvolveData, cp: Checkpoint) -> Section:
         why = _STOP_WHY.get(cp.stop_reason, "{r}").format(
             g=b.max_generations,
             e=b.max_evaluations,
+            x=b.max_train_evaluations,
             u=b.max_usd,
             w=b.max_wall_s,
             t=b.target_score,
