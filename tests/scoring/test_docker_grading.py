@@ -5,6 +5,7 @@ solution in sight, no process of theirs alive at grading, no forged result."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Iterator
@@ -13,12 +14,15 @@ from pathlib import Path
 import pytest
 
 from loopwright.cli import main
+from loopwright.evaluation import TaskRunSpec, run_task
+from loopwright.models import DEFAULT_PRICES, Reply, ScriptedModel, ToolCall
 from loopwright.sandbox import DockerSandbox, create_workspace, remove_workspace
 from loopwright.scoring import Grader
 from loopwright.tasks import Task, load_benchmark
+from loopwright.workflow import workflow_from_text
 from tests.containers import docker_sandbox_or_skip, image_tag, settings
 from tests.sandbox.conftest import processes_with, sleep_marker
-from tests.scoring.hostile import copy_task, gold_steps, run_agent, shell, write
+from tests.scoring.hostile import WORKFLOW, copy_task, gold_steps, run_agent, shell, write
 from tests.scoring.test_hostile import TRICKS
 from tests.taskfactory import PARTIAL, make_calc_task, write_files
 
@@ -181,3 +185,31 @@ def test_no_container_outlives_a_grade(tmp_path: Path, docker: DockerSandbox) ->
     out = docker.engine.call("ps", "-a", "-q", "--filter", f"label=loopwright.workspace={ws.path}")
     assert out.split() == []
     assert shutil.which(docker.engine.cli)
+
+
+def test_the_agents_test_tool_runs_the_containers_python(
+    task: Task, docker: DockerSandbox, tmp_path: Path
+) -> None:
+    workflow = workflow_from_text(
+        WORKFLOW.replace("[write_file, run_command]", "[write_file, run_command, run_tests]"),
+        "yaml",
+    )
+    replies: list[Reply] = [
+        ToolCall.make("t", "run_tests", path="tests"),
+        ToolCall.make("done", "finish", summary="done"),
+    ]
+    run_dir = tmp_path / "run"
+    spec = TaskRunSpec(
+        workflow=workflow,
+        task=task,
+        model=ScriptedModel(replies),
+        sandbox=docker,
+        prices=DEFAULT_PRICES,
+        run_dir=run_dir,
+        run_id="run",
+        seed=0,
+    )
+    run_task(spec)
+    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    (call,) = [e for e in events if e["type"] == "tool_call" and e["tool"] == "run_tests"]
+    assert call["ok"] and call["error"] is None and call["output_chars"] > 0
