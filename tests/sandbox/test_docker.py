@@ -239,3 +239,24 @@ def test_a_command_needing_the_network_gets_a_fresh_container(
     docker.run(["true"], cwd=ws, timeout_s=60, network=True)
     (after,) = containers_of(docker.engine, ws)
     assert before != after and time.monotonic() - started < 120
+
+
+def test_a_container_removed_from_outside_is_an_error_then_replaced(
+    docker: DockerSandbox, ws: Path
+) -> None:
+    docker.run(["true"], cwd=ws, timeout_s=60)
+    (cid,) = containers_of(docker.engine, ws)
+    docker.engine.remove(cid)
+    with pytest.raises(SandboxError, match="container is gone"):
+        docker.run(["true"], cwd=ws, timeout_s=60)
+    assert docker.run(["true"], cwd=ws, timeout_s=60).ok
+    (fresh,) = containers_of(docker.engine, ws)
+    assert fresh != cid
+
+
+def test_an_attached_image_survives_a_change_of_network(docker: DockerSandbox, ws: Path) -> None:
+    docker.attach(ws, image=docker.settings.image)
+    docker.run(["true"], cwd=ws, timeout_s=60, network=True)
+    (cid,) = containers_of(docker.engine, ws)
+    image = docker.engine.call("inspect", "--format", "{{.Config.Image}}", cid).strip()
+    assert image == docker.settings.image

@@ -50,6 +50,7 @@ status=$?
 kill -KILL -1 2>/dev/null
 exit $status"""
 _KILL_ALL = "kill -KILL -1 2>/dev/null; true"
+_ENGINE_FAILED = {125, 126, 127}  # what `docker exec` / `podman exec` exit with on their own errors
 
 
 @dataclass
@@ -58,6 +59,7 @@ class _Container:
     root: Path  # the workspace on the host
     stage: Path  # host directory holding ro/ and rw/
     network: bool
+    image: str
     commands: Iterator[int] = field(default_factory=itertools.count)
 
 
@@ -189,10 +191,12 @@ class DockerSandbox(Sandbox):
                 output_cap=output_cap,
                 stdin=stdin.encode() if stdin is not None else None,
             )
-            self._kill_all(container)
+            alive = self._kill_all(container)
         result = to_result(args, outcome, self.name)
         if result.exit_code == 127 and result.stderr.startswith(_NOT_FOUND):
             raise SandboxError(result.stderr.strip())
+        if not alive and not result.timed_out and result.exit_code in _ENGINE_FAILED:
+            raise SandboxError(f"the workspace's container is gone: {result.stderr.strip()}")
         return result
 
     def _container_for(self, workdir: Path, network: bool) -> _Container:
@@ -203,10 +207,11 @@ class DockerSandbox(Sandbox):
             )
             if found is not None and found.network == network:
                 return found
-            if found is not None:
-                del self._containers[found.root]
-                self._remove(found)
-            return self._start(found.root if found else workdir, network, self.settings.image)
+            if found is None:
+                return self._start(workdir, network, self.settings.image)
+            del self._containers[found.root]
+            self._remove(found)
+            return self._start(found.root, network, found.image)
 
     @contextmanager
     def _lock_for_this_process(self) -> Iterator[None]:
@@ -233,7 +238,7 @@ class DockerSandbox(Sandbox):
         except SandboxError:
             shutil.rmtree(stage, ignore_errors=True)
             raise
-        container = _Container(cid, root, stage, network)
+        container = _Container(cid, root, stage, network, image)
         self._containers[root] = container
         return container
 
@@ -259,17 +264,20 @@ class DockerSandbox(Sandbox):
         self.engine.remove(container.id)
         shutil.rmtree(container.stage, ignore_errors=True)
 
-    def _kill_all(self, container: _Container) -> None:
+    def _kill_all(self, container: _Container) -> bool:
         """Kill every process in the container but its init: what a command left behind, even
         when it killed its wrapper or outlived a timeout (`exec` clients do not take their
-        processes with them)."""
+        processes with them). False when the container is gone (its init was killed, or it was
+        removed from outside): it is forgotten, and the workspace's next command starts afresh."""
         try:
             self.engine.call("exec", container.id, "sh", "-c", _KILL_ALL)
-        except SandboxError:  # the container is gone (PID 1 killed): start afresh next time
+        except SandboxError:
             with self._lock_for_this_process():
                 if self._containers.get(container.root) is container:
                     del self._containers[container.root]
             self._remove(container)
+            return False
+        return True
 
 
 def _close_if_alive(ref: weakref.ref[DockerSandbox]) -> None:
