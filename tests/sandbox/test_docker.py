@@ -4,6 +4,7 @@ owner was killed with SIGKILL."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import pickle
 import signal
@@ -260,3 +261,20 @@ def test_an_attached_image_survives_a_change_of_network(docker: DockerSandbox, w
     (cid,) = containers_of(docker.engine, ws)
     image = docker.engine.call("inspect", "--format", "{{.Config.Image}}", cid).strip()
     assert image == docker.settings.image
+
+
+def _run_and_vanish(sandbox: DockerSandbox, workspace: Path) -> None:
+    sandbox.run(["true"], cwd=workspace, timeout_s=60)
+    os._exit(0)  # as a pool worker ends: no atexit, no release
+
+
+def test_close_removes_the_containers_of_a_forked_worker_that_died(
+    docker: DockerSandbox, ws: Path
+) -> None:
+    worker = multiprocessing.get_context("fork").Process(target=_run_and_vanish, args=(docker, ws))
+    worker.start()
+    worker.join(120)
+    assert worker.exitcode == 0
+    assert len(containers_of(docker.engine, ws)) == 1  # the worker's, left behind
+    docker.close()
+    assert containers_of(docker.engine, ws) == []

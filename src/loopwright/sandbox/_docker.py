@@ -10,6 +10,7 @@ writable one and copied back when the command ends. See docs/sandbox.md.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import itertools
 import os
 import re
@@ -146,11 +147,14 @@ class DockerSandbox(Sandbox):
             self._remove(container)
 
     def close(self) -> None:
-        """Remove every container this process started. Idempotent."""
+        """Remove every container this process started, and those of dead owners (a worker
+        process killed at its job's timeout). Idempotent; never raises for the engine."""
         with self._lock_for_this_process():
             gone, self._containers = list(self._containers.values()), {}
         for container in gone:
             self._remove(container)
+        with contextlib.suppress(SandboxError):
+            self.engine.remove_stale()
 
     def run(
         self,
