@@ -1,7 +1,7 @@
 """The container engine and image the container-sandbox tests use, built here, offline.
 
-The image is a root filesystem made from this machine's own files: the system Python (3.11,
-/usr/bin/python3) with its standard library, pytest and pytest-timeout copied from the running
+The image is a root filesystem made from this machine's own files: the system Python
+(/usr/bin/python3, Debian's layout) with its standard library, pytest and pytest-timeout copied from the running
 environment, a shell and a few coreutils, and the shared libraries all of them load. It is
 imported (`podman import`), not pulled, its Python packages are compiled to bytecode by its own
 Python (its root filesystem is read-only in the sandbox), and it is tagged by the digest of what
@@ -30,7 +30,8 @@ from loopwright.sandbox import ContainerSettings, DockerSandbox, Engine
 
 PODMAN_GLOBAL_FLAGS = ("--runtime", "runc", "--cgroup-manager", "cgroupfs")
 PODMAN_RUN_FLAGS = ("--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024")
-PYTHON = Path("/usr/bin/python3.11")
+PYTHON = Path("/usr/bin/python3").resolve()  # /usr/bin/python3.X
+STDLIB = Path("/usr/lib") / PYTHON.name
 BINARIES = (
     "dash", "sleep", "cat", "ls", "env", "true", "false", "mkdir", "rm", "cp", "mv", "touch",
     "id", "setsid", "grep", "head", "tail", "wc", "chmod", "find", "kill",
@@ -66,8 +67,8 @@ def _docker_down() -> bool:
 def engine_problem() -> str | None:
     """Why the container tests cannot run here (no engine, or no system Python to build the
     image from), or None."""
-    if not PYTHON.is_file():
-        return f"the test image is built from {PYTHON}, which this machine lacks"
+    if not (PYTHON.is_file() and PYTHON.name.startswith("python3.") and STDLIB.is_dir()):
+        return f"the test image needs a system Python at /usr/bin/python3 with {STDLIB}"
     try:
         Engine.detect(settings())
     except LoopwrightError as exc:
@@ -99,14 +100,13 @@ def _stamp(source: Path | str) -> str:
 def _rootfs_files() -> dict[str, Path | str]:
     """arcname -> the host file to copy, or (a str) the target of a symlink to create."""
     files: dict[str, Path | str] = {"bin": "usr/bin", "lib": "usr/lib", "lib64": "usr/lib64"}
-    files["usr/bin/python3"] = "python3.11"
-    files["usr/bin/python"] = "python3.11"
+    files["usr/bin/python3"] = PYTHON.name
+    files["usr/bin/python"] = PYTHON.name
     files["usr/bin/sh"] = "dash"
     binaries = [PYTHON] + [p for name in BINARIES if (p := Path("/usr/bin") / name).is_file()]
     for binary in binaries:
         files[f"usr/bin/{binary.name}"] = binary
-    stdlib = Path("/usr/lib/python3.11")
-    for path in _tree(stdlib):
+    for path in _tree(STDLIB):
         files[path.relative_to("/").as_posix()] = path
     site = Path(next(p for p in sys.path if p.endswith("site-packages")))
     for name in PACKAGES:
@@ -175,7 +175,7 @@ def _compile(engine: Engine, raw: str, tag: str) -> None:
         engine.call(
             "run", "--name", name, "--network", "none", *settings().run_flags, raw,
             "python3", "-m", "compileall", "-q", "-j", "0",
-            "/usr/lib/python3.11", "/usr/lib/python3/dist-packages",
+            str(STDLIB), "/usr/lib/python3/dist-packages",
             timeout_s=900,
         )  # fmt: skip
         engine.call("commit", name, tag, timeout_s=600)
