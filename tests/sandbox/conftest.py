@@ -17,7 +17,8 @@ needs_bwrap = pytest.mark.skipif(not bubblewrap_available(), reason=NO_BWRAP)
 KINDS = [
     pytest.param("local", id="local"),
     pytest.param("bubblewrap", id="bubblewrap", marks=needs_bwrap),
-    pytest.param("docker", id="docker"),  # skipped, saying why, where no container engine works
+    # skipped, saying why, where no container engine works
+    pytest.param("docker", id="docker", marks=pytest.mark.docker),
 ]
 
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,8 @@ from loopwright.sandbox._engine import LABEL
 from tests.containers import docker_sandbox_or_skip, image_tag, settings
 from tests.sandbox.conftest import processes_with, sleep_marker, wait_until
 
+pytestmark = pytest.mark.docker
+
 
 @pytest.fixture
 def docker() -> DockerSandbox:
@@ -29,7 +32,7 @@ def docker() -> DockerSandbox:
 
 
 @pytest.fixture
-def ws(tmp_path: Path, docker: DockerSandbox) -> Path:
+def ws(tmp_path: Path, docker: DockerSandbox) -> Iterator[Path]:
     """A workspace directory; its container is removed when the test ends."""
     path = tmp_path / "ws"
     path.mkdir()

@@ -29,6 +29,9 @@ from tests.taskfactory import PARTIAL, make_calc_task, write_files
 TASK = "l1-slugify"
 
 
+pytestmark = pytest.mark.docker
+
+
 @pytest.fixture
 def docker() -> DockerSandbox:
     return docker_sandbox_or_skip()
