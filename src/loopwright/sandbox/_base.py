@@ -70,7 +70,8 @@ class Sandbox(ABC):
     name: str
     isolated: bool
     python: str | None = None
-    """The Python the grader runs inside this sandbox; None: the grader's own interpreter."""
+    """The Python that loopwright's own commands run inside this sandbox (the grader, the agents'
+    `run_tests` tool); None: loopwright's own interpreter, which the sandbox shows."""
 
     @abstractmethod
     def run(
