@@ -10,7 +10,12 @@ Prints the median of each per task and the ratio of the sums, for each sandbox a
 arms (plain, each sandbox) are interleaved in one loop, so that the machine's drift hits all
 of them alike. Targets: at most 1.3 with bubblewrap (aim 1.10), 1.15 without.
 
-    python bench/grading_overhead.py [--benchmark mini] [--repeat 5]
+The container sandbox (docker) is measured too when an image is at hand: `--docker-image`,
+else LOOPWRIGHT_CONTAINER_IMAGE, else the test image built from this machine (tests/containers.py,
+run from a checkout). Its time includes starting the workspace's container; its ratio is to the
+same plain pytest on the host (the image's Python is the system one, the same version).
+
+    python bench/grading_overhead.py [--benchmark mini] [--repeat 5] [--docker-image TAG]
 """
 
 from __future__ import annotations
@@ -26,7 +31,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from loopwright.errors import LoopwrightError
 from loopwright.sandbox import (
+    ContainerSettings,
+    DockerSandbox,
+    Sandbox,
     bubblewrap_available,
     create_workspace,
     default_sandbox,
@@ -77,6 +86,7 @@ def time_loopwright(task: Task, grader: Grader, parent: Path) -> tuple[float, fl
     apply_overlay(task.solution_dir, workspace.path)
     grade = grader.grade(workspace.path, task)
     elapsed = time.perf_counter() - start
+    grader.sandbox.release(workspace.path)
     remove_workspace(workspace)
     if grade.score != 1.0:
         raise SystemExit(
@@ -89,14 +99,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--benchmark", default="mini")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--docker-image", default="")
     args = parser.parse_args()
     bench = load_benchmark(args.benchmark)
-    kinds = ["bubblewrap", "local"] if bubblewrap_available() else ["local"]
+    sandboxes: dict[str, Sandbox] = {"local": default_sandbox("local")}
+    if bubblewrap_available():
+        sandboxes = {"bubblewrap": default_sandbox("bubblewrap"), **sandboxes}
+    docker = docker_sandbox(args.docker_image)
+    if docker is not None:
+        sandboxes["docker"] = docker
+    kinds = list(sandboxes)
     print(f"grading overhead on {bench.name}: {len(bench.tasks)} tasks x {args.repeat} repetitions")
     with tempfile.TemporaryDirectory(prefix="lw-bench-") as tmp:
         root = Path(tmp)
         prepared = {t.id: prepare(t, root / "prepared" / t.id) for t in bench.tasks}
-        graders = {kind: Grader(default_sandbox(kind)) for kind in kinds}
+        graders = {kind: Grader(sandbox) for kind, sandbox in sandboxes.items()}
         warm = bench.tasks[0]  # one untimed round so imports and disk caches are warm for all
         time_plain_pytest(prepared[warm.id], warm)
         for grader in graders.values():
@@ -119,6 +136,25 @@ def main() -> None:
                 rows[kind].append(Row(task.id, statistics.median(plain), whole, command))
         for kind in kinds:
             report(kind, rows[kind])
+
+
+def docker_sandbox(image: str) -> DockerSandbox | None:
+    """The container sandbox on `image` (see the module docstring), or None, saying why."""
+    try:
+        if image or os.environ.get("LOOPWRIGHT_CONTAINER_IMAGE"):
+            base = ContainerSettings.from_env()
+            return DockerSandbox(base.model_copy(update={"image": image or base.image}))
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        from tests.containers import engine_problem, image_tag, settings
+
+        problem = engine_problem()
+        if problem is not None:
+            print(f"docker sandbox not measured: {problem}")
+            return None
+        return DockerSandbox(settings(image_tag()))
+    except (LoopwrightError, ImportError) as exc:
+        print(f"docker sandbox not measured: {exc}")
+        return None
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,13 @@ from __future__ import annotations
 import secrets
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from loopwright.sandbox import BubblewrapSandbox, LocalSandbox, Sandbox, bubblewrap_available
+from tests.containers import docker_sandbox_or_skip
 
 NO_BWRAP = "bubblewrap does not work here (bubblewrap_available() is False)"
 needs_bwrap = pytest.mark.skipif(not bubblewrap_available(), reason=NO_BWRAP)
@@ -16,17 +17,24 @@ needs_bwrap = pytest.mark.skipif(not bubblewrap_available(), reason=NO_BWRAP)
 KINDS = [
     pytest.param("local", id="local"),
     pytest.param("bubblewrap", id="bubblewrap", marks=needs_bwrap),
+    # skipped, saying why, where no container engine works
+    pytest.param("docker", id="docker", marks=pytest.mark.docker),
 ]
 
 
 def make_sandbox(kind: str) -> Sandbox:
+    if kind == "docker":
+        return docker_sandbox_or_skip()
     return BubblewrapSandbox() if kind == "bubblewrap" else LocalSandbox()
 
 
 @pytest.fixture(params=KINDS)
-def sandbox(request: pytest.FixtureRequest) -> Sandbox:
-    """Each shared-behaviour test runs once per sandbox."""
-    return make_sandbox(request.param)
+def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
+    """Each shared-behaviour test runs once per sandbox (the containers a test started are
+    removed after it)."""
+    chosen = make_sandbox(request.param)
+    yield chosen
+    chosen.close()
 
 
 @pytest.fixture

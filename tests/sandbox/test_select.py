@@ -31,8 +31,11 @@ def test_the_public_names_are_pinned() -> None:
         "BINARY_SIZES",
         "BubblewrapSandbox",
         "CommandResult",
+        "ContainerSettings",
         "DEFAULT_OUTPUT_CAP",
         "DiffEvidence",
+        "DockerSandbox",
+        "Engine",
         "LocalSandbox",
         "NO_DIFF",
         "Sandbox",
@@ -68,9 +71,23 @@ def test_local_is_local_without_a_warning(capsys: pytest.CaptureFixture[str]) ->
     assert capsys.readouterr().err == ""
 
 
-def test_docker_is_not_available_yet() -> None:
-    with pytest.raises(ConfigError, match="not available yet"):
+def test_docker_without_an_image_is_a_config_error_saying_how_to_name_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("LOOPWRIGHT_CONTAINER_IMAGE", raising=False)
+    with pytest.raises(ConfigError, match="needs an image") as err:
         default_sandbox("docker")
+    assert "LOOPWRIGHT_CONTAINER_IMAGE" in str(err.value)
+
+
+def test_docker_without_a_working_engine_is_a_missing_dependency(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("LOOPWRIGHT_CONTAINER_IMAGE", "some-image")
+    monkeypatch.setenv("LOOPWRIGHT_CONTAINER_CLI", "no-such-container-cli")
+    with pytest.raises(MissingDependencyError, match="no container engine works here") as err:
+        default_sandbox("docker")
+    assert "no-such-container-cli: not on PATH" in str(err.value)
 
 
 @pytest.mark.usefixtures("no_bwrap")

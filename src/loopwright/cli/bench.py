@@ -28,7 +28,8 @@ err_console = Console(stderr=True, highlight=False)
 SandboxOption = Annotated[
     str,
     typer.Option(
-        "--sandbox", help="Where tests run: auto (bubblewrap when it works), bubblewrap, local."
+        "--sandbox",
+        help="Where tests run: auto (bubblewrap when it works), bubblewrap, local, docker.",
     ),
 ]
 
@@ -107,7 +108,7 @@ def _table(checks: list[VariantCheck]) -> Table:
 def _print_verdict(
     bench: Benchmark, checks: list[VariantCheck], failed: list[str], grader: Grader
 ) -> None:
-    where = "sandboxed with bubblewrap" if grader.sandbox.isolated else "UNSANDBOXED"
+    where = f"sandboxed with {grader.sandbox.name}" if grader.sandbox.isolated else "UNSANDBOXED"
     if failed:
         console.print(
             f"[bold red]{len(failed)} of {len(bench.tasks)} task(s) failed validation:[/] "

@@ -121,6 +121,7 @@ def _in_fresh_workspace(
             status, error = _run_agents(spec, workspace.path, instruction, writer)
             _keep_and_grade(spec, workspace, tests, writer)
         finally:
+            _guarded(writer, "cleanup", lambda: spec.sandbox.release(workspace.path))
             _guarded(writer, "cleanup", lambda: remove_workspace(workspace))
         return status, error
     finally:

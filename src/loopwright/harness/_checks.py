@@ -60,7 +60,8 @@ def run_checks(brief: Brief, workspace: Path, sandbox: Sandbox) -> CheckReport:
     for deterministic produced code."""
     nonce = secrets.token_hex(16)
     per_check = min(PER_CHECK_S, brief.spec.check_timeout_s)
-    argv = [sys.executable, "-I", "-S", "-c", _RUNNER_SOURCE, str(workspace), f"{per_check:g}"]
+    python = sandbox.python or sys.executable  # a container sandbox runs its own Python
+    argv = [python, "-I", "-S", "-c", _RUNNER_SOURCE, str(workspace), f"{per_check:g}"]
     source = brief.checks_file.read_text(encoding="utf-8")
     result = sandbox.run(
         argv, cwd=workspace, timeout_s=brief.spec.check_timeout_s, stdin=f"{nonce}\n{source}"

@@ -72,12 +72,12 @@ def run_shell(ctx: ToolContext, command: str) -> CommandReport:
 
 
 def run_visible_tests(ctx: ToolContext, target: str | None = None) -> CommandReport:
-    """`python -m pytest -q <target>` (default: the task's visible test_dir) with this Python,
-    in the workspace, in the sandbox, for at most min(time left, the task's grade timeout).
+    """`python -m pytest -q <target>` (default: the task's visible test_dir) with the sandbox's
+    Python (a container's own), else this one, in the workspace, in the sandbox, for at most min(time left, the task's grade timeout).
 
     `target` must already be checked to lie inside the workspace (see resolve_path)."""
     timeout = ctx.time_left(ctx.task.spec.timeouts.grade)
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    argv = [ctx.sandbox.python or sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     argv.append(target if target is not None else ctx.task.spec.test_dir)
     result = ctx.sandbox.run(
         argv,

@@ -3,7 +3,8 @@
 `create_workspace` copies a task's repo/ into a fresh one-commit git repository; a `Sandbox` runs
 commands in it with a wall-clock timeout (the whole process tree is killed), capped output and a
 clean environment. `BubblewrapSandbox` also denies the network and every write outside the
-workspace; `LocalSandbox` isolates nothing. `default_sandbox("auto")` picks bubblewrap when it
+workspace; `DockerSandbox` runs each workspace's commands in its own container (docker or podman
+CLI); `LocalSandbox` isolates nothing. `default_sandbox("auto")` picks bubblewrap when it
 works here, else warns loudly once and runs unsandboxed. See docs/sandbox.md.
 """
 
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 from loopwright.sandbox._base import DEFAULT_OUTPUT_CAP, CommandResult, Sandbox
 from loopwright.sandbox._bwrap import BubblewrapSandbox, bubblewrap_available, bubblewrap_problem
+from loopwright.sandbox._docker import DockerSandbox
+from loopwright.sandbox._engine import ContainerSettings, Engine
 from loopwright.sandbox._local import LocalSandbox
 from loopwright.sandbox._select import default_sandbox, sandbox_kinds
 from loopwright.sandbox._workspace import (
@@ -28,7 +31,10 @@ __all__ = [
     "NO_DIFF",
     "BubblewrapSandbox",
     "CommandResult",
+    "ContainerSettings",
     "DiffEvidence",
+    "DockerSandbox",
+    "Engine",
     "LocalSandbox",
     "Sandbox",
     "Workspace",

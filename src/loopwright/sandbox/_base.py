@@ -20,6 +20,7 @@ __all__ = [
     "Sandbox",
     "build_env",
     "check_command",
+    "check_request",
     "resolve_dir",
     "resolve_existing",
 ]
@@ -68,6 +69,9 @@ class Sandbox(ABC):
 
     name: str
     isolated: bool
+    python: str | None = None
+    """The Python that loopwright's own commands run inside this sandbox (the grader, the agents'
+    `run_tests` tool); None: loopwright's own interpreter, which the sandbox shows."""
 
     @abstractmethod
     def run(
@@ -98,6 +102,10 @@ class Sandbox(ABC):
         Raises SandboxError when the command cannot be started at all (binary not found,
         `cwd` missing); UsageError for an empty argv or a non-positive timeout or cap.
         """
+
+    def release(self, workspace: Path) -> None:  # noqa: B027 - as close(): most hold nothing
+        """Release what the sandbox holds for `workspace` (a container): its commands are done.
+        Idempotent. The base sandbox holds nothing."""
 
     def close(self) -> None:  # noqa: B027 - a no-op default is the point: most sandboxes hold nothing
         """Release what the sandbox holds. Idempotent. The base sandbox holds nothing."""
@@ -157,13 +165,7 @@ def check_command(
     `cwd`) and be executable, else SandboxError naming it. Sandboxes check this before starting,
     so a missing binary is an error even where the wrapper (bwrap) would report it as an exit.
     """
-    args = tuple(argv)
-    if not args or not args[0]:
-        raise UsageError("cannot run an empty command", got=repr(argv), fix="pass argv[0]")
-    if timeout_s <= 0:
-        raise UsageError("timeout_s must be positive", got=repr(timeout_s))
-    if output_cap <= 0:
-        raise UsageError("output_cap must be positive", got=repr(output_cap))
+    args = check_request(argv, timeout_s=timeout_s, output_cap=output_cap)
     binary = args[0]
     if "/" in binary:
         found = cwd / binary  # an absolute `binary` replaces cwd
@@ -171,6 +173,18 @@ def check_command(
             raise SandboxError(f"cannot start {binary!r}: no such executable file")
     elif shutil.which(binary, path=path) is None:
         raise SandboxError(f"cannot start {binary!r}: not found on PATH ({path})")
+    return args
+
+
+def check_request(argv: Sequence[str], *, timeout_s: float, output_cap: int) -> tuple[str, ...]:
+    """argv as a tuple; UsageError for an empty argv or a timeout or cap that is not positive."""
+    args = tuple(argv)
+    if not args or not args[0]:
+        raise UsageError("cannot run an empty command", got=repr(argv), fix="pass argv[0]")
+    if timeout_s <= 0:
+        raise UsageError("timeout_s must be positive", got=repr(timeout_s))
+    if output_cap <= 0:
+        raise UsageError("output_cap must be positive", got=repr(output_cap))
     return args
 
 

@@ -1,8 +1,8 @@
 """Choosing a sandbox by name: `default_sandbox("auto" | "bubblewrap" | "local" | "docker")`.
 
 The seam for new sandboxes is `_KINDS`: a name and a zero-argument factory that returns a
-Sandbox or raises a UserError saying what to install. DockerSandbox (a later issue) replaces
-`_docker` below with a factory that checks the docker SDK and engine and returns it.
+Sandbox or raises a UserError saying what to install. "docker" is DockerSandbox with the
+settings of the LOOPWRIGHT_CONTAINER_* environment variables.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from rich.console import Console
 from loopwright.errors import ConfigError, MissingDependencyError
 from loopwright.sandbox import _bwrap
 from loopwright.sandbox._base import Sandbox
+from loopwright.sandbox._docker import DockerSandbox
 from loopwright.sandbox._local import LocalSandbox
 
 __all__ = ["AUTO", "UNSANDBOXED_WARNING", "default_sandbox", "sandbox_kinds"]
@@ -40,18 +41,10 @@ def _bubblewrap() -> Sandbox:
     return _bwrap.BubblewrapSandbox()
 
 
-def _docker() -> Sandbox:
-    raise ConfigError(
-        "the docker sandbox is not available yet",
-        got="docker",
-        fix="use bubblewrap (isolated) or local (unsandboxed) until DockerSandbox lands",
-    )
-
-
 _KINDS: dict[str, Callable[[], Sandbox]] = {
     "bubblewrap": _bubblewrap,
     "local": LocalSandbox,
-    "docker": _docker,
+    "docker": DockerSandbox,
 }
 
 
@@ -66,7 +59,9 @@ def default_sandbox(kind: str = AUTO) -> Sandbox:
     "auto": bubblewrap when it works here, else LocalSandbox after ONE loud warning on stderr
     per process saying commands run unsandboxed and how to install bubblewrap. "bubblewrap":
     MissingDependencyError when it does not work. "local": LocalSandbox, no warning. "docker":
-    ConfigError (not available yet). Anything else: ConfigError listing the known kinds.
+    DockerSandbox from the LOOPWRIGHT_CONTAINER_* settings (MissingDependencyError without a
+    working engine, ConfigError without a local image). Anything else: ConfigError listing the
+    known kinds.
     """
     if kind == AUTO:
         if _bwrap.bubblewrap_available():

@@ -13,7 +13,7 @@ from pathlib import Path
 from loopwright.sandbox import CommandResult, Sandbox, default_sandbox
 from loopwright.scoring._guard import failed_grade, guard_verdict, mark_tampered
 from loopwright.scoring._junit import JunitReport, Outcome, parse_junit
-from loopwright.scoring._kit import BOOT, Kit, write_kit
+from loopwright.scoring._kit import BOOT, RECORD_ENV, Kit, write_kit
 from loopwright.scoring._restore import TaskTests, restore_tests
 from loopwright.scoring._result import GradeResult, TestResult
 from loopwright.tasks import Task, node_files
@@ -50,7 +50,7 @@ class Grader:
 
     def __init__(self, sandbox: Sandbox | None = None, *, python: str | None = None) -> None:
         self.sandbox = sandbox if sandbox is not None else default_sandbox()
-        self.python = python or sys.executable
+        self.python = python or self.sandbox.python or sys.executable
 
     def grade(self, workspace: Path, task: Task, tests: TaskTests | None = None) -> GradeResult:
         """Restore tests in `workspace` (modifies it), run them, and return the grade.
@@ -89,7 +89,7 @@ class Grader:
     def _run_pytest(
         self, workspace: Path, task: Task, private: Path, conftests: tuple[Path, ...]
     ) -> _Run:
-        kit = write_kit(private, list(conftests))
+        kit = write_kit(private, [p.relative_to(workspace) for p in conftests])
         result = self.sandbox.run(
             [self.python, "-I", "-B", "-c", BOOT, str(kit.directory), str(workspace),
              *self._pytest_args(workspace, task, kit)],
@@ -97,7 +97,8 @@ class Grader:
             timeout_s=task.spec.timeouts.grade,
             writable=[kit.out],
             readonly=[kit.directory],
-            env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"},
+            env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0",
+                 RECORD_ENV: str(kit.record)},
             network=task.spec.allow_internet,
         )  # fmt: skip
         report, problem = None, None

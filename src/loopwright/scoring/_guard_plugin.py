@@ -43,10 +43,12 @@ import pytest
 _pytest.assertion.rewrite._read_pyc = lambda *args, **kwargs: None
 
 _SETTINGS = json.loads(Path(__file__).with_suffix(".json").read_text(encoding="utf-8"))
-_RECORD = Path(_SETTINGS["record"])
+_RECORD = Path(os.environ.pop("LOOPWRIGHT_GUARD_RECORD"))  # as the sandbox shows it
 _CANARIES: dict[str, str] = _SETTINGS["canaries"]  # test name -> expected outcome
 _N: int = _SETTINGS["n"]  # the canaries' arithmetic, so that no answer is a constant
-_CONFTESTS = frozenset(_SETTINGS["conftests"])  # the workspace's conftest.py files after restore
+# The workspace's conftest.py files after restore, relative to it (the rootdir, as shown here).
+_CONFTESTS_IN_WORKSPACE: list[str] = _SETTINGS["conftests"]
+_CONFTESTS: set[str] = set()  # their absolute paths, once the rootdir is known (configure)
 
 
 def _namespaces() -> list[Any]:
@@ -209,6 +211,8 @@ def _canary_outcome(report: pytest.TestReport) -> str:
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     _STATE["config"] = config
+    root = os.path.abspath(config.rootpath)  # noqa: PTH100  the path as imported
+    _CONFTESTS.update(os.path.join(root, rel) for rel in _CONFTESTS_IN_WORKSPACE)  # noqa: PTH118
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -4,7 +4,9 @@ Written fresh for every grade into a directory created after the agent finished,
 drawn from a secret token, and shown to the sandboxed test run read-only: the pytest config and
 the guard plugin (scoring/_guard_plugin.py under a random module name, which also defines the
 canary tests). Results come back through a separate writable directory: the junit XML and the
-guard's record.
+guard's record. The kit holds no absolute path: a sandbox may show it, the workspace and the
+results directory at other paths than the host's (the container sandbox does), and rewrites
+the paths it is given in the command line and environment, never inside files.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BOOT", "Kit", "write_kit"]
+__all__ = ["BOOT", "RECORD_ENV", "Kit", "write_kit"]
 
 _PLUGIN_SOURCE = Path(__file__).with_name("_guard_plugin.py")
+RECORD_ENV = "LOOPWRIGHT_GUARD_RECORD"
+"""The environment variable naming the guard's record file (read once, as the guard loads)."""
 
 BOOT = """\
 import sys
@@ -102,8 +106,9 @@ class Kit:
 def write_kit(private: Path, conftests: list[Path]) -> Kit:
     """Create `private/kit` and `private/out` (private must exist and be empty) and the files.
 
-    `conftests` are the workspace's conftest.py files after restoration: the only files in the
-    workspace allowed to define pytest hooks."""
+    `conftests` are the workspace's conftest.py files after restoration, relative to the
+    workspace: the only files in it allowed to define pytest hooks. The guard's record path
+    reaches the test run in the environment (`RECORD_ENV`), as the sandbox shows it."""
     token = secrets.token_hex(8)
     directory, out = private / "kit", private / "out"
     directory.mkdir()
@@ -114,10 +119,9 @@ def write_kit(private: Path, conftests: list[Path]) -> Kit:
     source = _PLUGIN_SOURCE.read_text(encoding="utf-8")
     (directory / f"{plugin}.py").write_text(source, encoding="utf-8")
     settings = {
-        "record": str(record),
         "canaries": canaries,
         "n": 10 + secrets.randbelow(90),
-        "conftests": [str(p) for p in conftests],
+        "conftests": [p.as_posix() for p in conftests],
     }
     (directory / f"{plugin}.json").write_text(json.dumps(settings), encoding="utf-8")
     ini = directory / "pytest.ini"

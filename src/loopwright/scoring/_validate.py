@@ -61,6 +61,7 @@ def grade_variant(task: Task, overlay: Path | None, grader: Grader, parent: Path
             apply_overlay(overlay, workspace.path)
         return grader.grade(workspace.path, task)
     finally:
+        grader.sandbox.release(workspace.path)
         remove_workspace(workspace)
 
 

@@ -1,0 +1,364 @@
+"""DockerSandbox: each workspace gets one long-lived container (docker or podman CLI) that runs
+every command for it, the agents' and the grader's; the workspace is mounted at one fixed path.
+
+Commands are `exec`s into the container. Host paths in a command (its argv, cwd and environment
+values) are rewritten to where the container shows them: the workspace at `workdir`, other
+`readonly` paths copied into a read-only staging mount, other `writable` paths staged in a
+writable one and copied back when the command ends. See docs/sandbox.md.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import itertools
+import os
+import re
+import shutil
+import tempfile
+import threading
+import weakref
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loopwright.errors import ConfigError, SandboxError
+from loopwright.sandbox._base import (
+    DEFAULT_OUTPUT_CAP,
+    CommandResult,
+    Sandbox,
+    check_request,
+    resolve_dir,
+    resolve_existing,
+)
+from loopwright.sandbox._engine import ENV_PREFIX, ContainerSettings, Engine, labels
+from loopwright.sandbox._process import run_process, to_result
+
+__all__ = ["DockerSandbox"]
+
+_STAGE = "/.lw"  # inside: ro/ (read-only) and rw/ (writable) staging mounts
+_HOME = "/tmp"  # a tmpfs in the container
+_NOT_FOUND = "loopwright-sandbox: cannot start"
+# PID 1 of every container: a shell that reaps every orphan and survives `kill -KILL -1`.
+_INIT = 'trap "exit 0" TERM INT; while :; do sleep 86400 & wait; done'
+# Each command: kill what earlier commands left, check the binary, run it, kill what it left.
+_WRAPPER = f"""kill -KILL -1 2>/dev/null
+command -v "$1" >/dev/null 2>&1 || {{ echo "{_NOT_FOUND} $1: not found in the container" >&2; exit 127; }}
+"$@"
+status=$?
+kill -KILL -1 2>/dev/null
+exit $status"""
+_KILL_ALL = "kill -KILL -1 2>/dev/null; true"
+_ENGINE_FAILED = {125, 126, 127}  # what `docker exec` / `podman exec` exit with on their own errors
+
+
+@dataclass
+class _Container:
+    id: str
+    root: Path  # the workspace on the host
+    stage: Path  # host directory holding ro/ and rw/
+    network: bool
+    image: str
+    commands: Iterator[int] = field(default_factory=itertools.count)
+
+
+@dataclass(frozen=True, slots=True)
+class _Staged:
+    host: Path
+    staged: Path
+    inside: str
+    writable: bool
+
+
+class DockerSandbox(Sandbox):
+    """Runs commands in containers through the docker or podman CLI. Isolated.
+
+    One container per workspace, started at the workspace's first command (or by `attach`) and
+    removed by `release`, by `close`, when its workspace directory is gone, at interpreter exit,
+    and, when loopwright was killed, by the next DockerSandbox on this host (containers are
+    labelled with their owning process). The container shows the image (read-only root
+    filesystem, a private /tmp), the workspace read-write at `settings.workdir` and nothing else
+    of the host; no network unless a command asks for it (`network=True`: the workspace's
+    container is then recreated with network), no capabilities, no new privileges, and the CPU,
+    memory and process limits of the settings. Before and after every command every process in
+    the container but its init is killed, so nothing an agent started is alive when the grader
+    restores tests or runs them. Commands for one workspace must not run concurrently.
+
+    Raises MissingDependencyError when no engine works, ConfigError when no image is set or the
+    image is not present locally.
+    """
+
+    name = "docker"
+    isolated = True
+
+    def __init__(self, settings: ContainerSettings | None = None) -> None:
+        self.settings = settings if settings is not None else ContainerSettings.from_env()
+        if not self.settings.image:
+            raise ConfigError(
+                "the docker sandbox needs an image",
+                got="no image set",
+                fix=f"build one locally and name it in {ENV_PREFIX}IMAGE (docs/sandbox.md)",
+            )
+        self.engine = Engine.detect(self.settings)
+        if not self.engine.image_exists(self.settings.image):
+            raise ConfigError(
+                f"the image {self.settings.image!r} is not present in {self.engine.kind}",
+                got=self.settings.image,
+                fix="build it locally first (no registry is used; see docs/sandbox.md)",
+            )
+        self.python = self.settings.python
+        self.engine.remove_stale()
+        self._reset()
+        atexit.register(_close_if_alive, weakref.ref(self))
+
+    def _reset(self) -> None:
+        self._pid = os.getpid()
+        self._lock = threading.Lock()
+        self._containers: dict[Path, _Container] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for name in ("_lock", "_containers", "_pid"):
+            state.pop(name)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._reset()
+
+    def attach(self, workspace: Path, *, network: bool = False, image: str | None = None) -> str:
+        """Start `workspace`'s container now (else its first command does), from `image`
+        (default: the settings'); returns its id. A container it already has is replaced."""
+        root = resolve_dir(workspace, "workspace")
+        with self._lock_for_this_process():
+            old = self._containers.pop(root, None)
+            if old is not None:
+                self._remove(old)
+            return self._start(root, network, image or self.settings.image).id
+
+    def release(self, workspace: Path) -> None:
+        """Remove `workspace`'s container and staging files. Idempotent."""
+        root = Path(workspace).resolve()
+        with self._lock_for_this_process():
+            container = self._containers.pop(root, None)
+        if container is not None:
+            self._remove(container)
+
+    def close(self) -> None:
+        """Remove every container this process started, and those of dead owners (a worker
+        process killed at its job's timeout). Idempotent; never raises for the engine."""
+        with self._lock_for_this_process():
+            gone, self._containers = list(self._containers.values()), {}
+        for container in gone:
+            self._remove(container)
+        with contextlib.suppress(SandboxError):
+            self.engine.remove_stale()
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        timeout_s: float,
+        writable: Sequence[Path] = (),
+        readonly: Sequence[Path] = (),
+        env: Mapping[str, str] | None = None,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+        network: bool = False,
+        stdin: str | None = None,
+    ) -> CommandResult:
+        """See `Sandbox.run`. `cwd` lies in a workspace (a directory with a container, else
+        it becomes one); the command runs at its place under `workdir`. `env` None: the image's
+        environment plus HOME=/tmp, LANG, PYTHONDONTWRITEBYTECODE, PYTHONHASHSEED; a mapping:
+        the image's environment overridden by it (HOME=/tmp unless it names one)."""
+        args = check_request(argv, timeout_s=timeout_s, output_cap=output_cap)
+        workdir = resolve_dir(cwd, "cwd")
+        extra_rw = [resolve_existing(p, "writable path") for p in writable]
+        extra_ro = [resolve_existing(p, "read-only path") for p in readonly]
+        container = self._container_for(workdir, network)
+        with _staged(container, extra_rw, extra_ro) as staged:
+            paths = _PathMap(
+                [(container.root, self.settings.workdir)] + [(s.host, s.inside) for s in staged]
+            )
+            command = self.engine.argv(
+                "exec", *(["-i"] if stdin is not None else []), "-w", paths.inside(str(workdir)),
+                *_env_flags(_command_env(env), paths), container.id,
+                "sh", "-c", _WRAPPER, "sh", *(paths.inside(a) for a in args),
+            )  # fmt: skip
+            outcome = run_process(
+                command,
+                cwd=workdir,
+                env=dict(os.environ),  # the CLI's own (rootless podman needs XDG_RUNTIME_DIR)
+                timeout_s=timeout_s,
+                output_cap=output_cap,
+                stdin=stdin.encode() if stdin is not None else None,
+            )
+            alive = self._kill_all(container)
+        result = to_result(args, outcome, self.name)
+        if result.exit_code == 127 and result.stderr.startswith(_NOT_FOUND):
+            raise SandboxError(result.stderr.strip())
+        if not alive and not result.timed_out and result.exit_code in _ENGINE_FAILED:
+            raise SandboxError(f"the workspace's container is gone: {result.stderr.strip()}")
+        return result
+
+    def _container_for(self, workdir: Path, network: bool) -> _Container:
+        with self._lock_for_this_process():
+            self._collect()
+            found = next(
+                (c for c in self._containers.values() if workdir.is_relative_to(c.root)), None
+            )
+            if found is not None and found.network == network:
+                return found
+            if found is None:
+                return self._start(workdir, network, self.settings.image)
+            del self._containers[found.root]
+            self._remove(found)
+            return self._start(found.root, network, found.image)
+
+    @contextmanager
+    def _lock_for_this_process(self) -> Iterator[None]:
+        if self._pid != os.getpid():  # a forked child owns none of its parent's containers
+            self._reset()
+        with self._lock:
+            yield
+
+    def _start(self, root: Path, network: bool, image: str) -> _Container:
+        """Start a container for `root` (the lock is held) and remember it."""
+        stage = Path(tempfile.mkdtemp(prefix="lw-ctr-"))
+        (stage / "ro").mkdir()
+        (stage / "rw").mkdir()
+        try:
+            cid = self.engine.call(
+                "run",
+                *self._run_flags(root, stage, network),
+                "--entrypoint",
+                "sh",
+                image,
+                "-c",
+                _INIT,
+            ).strip()
+        except SandboxError:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+        container = _Container(cid, root, stage, network, image)
+        self._containers[root] = container
+        return container
+
+    def _run_flags(self, root: Path, stage: Path, network: bool) -> list[str]:
+        s = self.settings
+        user = ["--user", f"{os.getuid()}:{os.getgid()}"] if self.engine.kind == "docker" else []
+        return [
+            "-d", "--rm", *labels(root), *([] if network else ["--network", "none"]),
+            "--read-only", "--tmpfs", f"{_HOME}:rw,exec,nosuid,mode=1777",
+            "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+            "--cpus", f"{s.cpus:g}", "--memory", s.memory, "--pids-limit", str(s.pids_limit),
+            "-v", f"{root}:{s.workdir}:rw",
+            "-v", f"{stage / 'ro'}:{_STAGE}/ro:ro", "-v", f"{stage / 'rw'}:{_STAGE}/rw:rw",
+            "-w", s.workdir, *user, *s.run_flags,
+        ]  # fmt: skip
+
+    def _collect(self) -> None:
+        """Remove the containers whose workspace directory is gone (the lock is held)."""
+        for root in [r for r in self._containers if not r.exists()]:
+            self._remove(self._containers.pop(root))
+
+    def _remove(self, container: _Container) -> None:
+        self.engine.remove(container.id)
+        shutil.rmtree(container.stage, ignore_errors=True)
+
+    def _kill_all(self, container: _Container) -> bool:
+        """Kill every process in the container but its init: what a command left behind, even
+        when it killed its wrapper or outlived a timeout (`exec` clients do not take their
+        processes with them). False when the container is gone (its init was killed, or it was
+        removed from outside): it is forgotten, and the workspace's next command starts afresh."""
+        try:
+            self.engine.call("exec", container.id, "sh", "-c", _KILL_ALL)
+        except SandboxError:
+            with self._lock_for_this_process():
+                if self._containers.get(container.root) is container:
+                    del self._containers[container.root]
+            self._remove(container)
+            return False
+        return True
+
+
+def _close_if_alive(ref: weakref.ref[DockerSandbox]) -> None:
+    sandbox = ref()
+    if sandbox is not None and sandbox._pid == os.getpid():
+        sandbox.close()
+
+
+@contextmanager
+def _staged(
+    container: _Container, writable: list[Path], readonly: list[Path]
+) -> Iterator[list[_Staged]]:
+    """Copy the command's paths outside the workspace into the staging mounts; afterwards copy
+    the writable ones back and remove the copies."""
+    number = next(container.commands)
+    staged = [
+        _stage_one(container, path, number, i, writable=path in writable)
+        for i, path in enumerate(dict.fromkeys([*writable, *readonly]))
+        if not path.is_relative_to(container.root)
+    ]
+    try:
+        yield staged
+    finally:
+        for item in staged:
+            if item.writable:
+                _copy(item.staged, item.host)
+        for kind in ("ro", "rw"):
+            shutil.rmtree(container.stage / kind / str(number), ignore_errors=True)
+
+
+def _stage_one(
+    container: _Container, path: Path, number: int, i: int, *, writable: bool
+) -> _Staged:
+    kind = "rw" if writable else "ro"
+    staged = container.stage / kind / str(number) / str(i)
+    staged.parent.mkdir(parents=True, exist_ok=True)
+    _copy(path, staged)
+    return _Staged(path, staged, f"{_STAGE}/{kind}/{number}/{i}", writable)
+
+
+def _copy(source: Path, dest: Path) -> None:
+    if source.is_dir():
+        shutil.copytree(source, dest, symlinks=True, dirs_exist_ok=True)
+    elif source.exists() or source.is_symlink():
+        shutil.copy2(source, dest, follow_symlinks=False)
+
+
+def _command_env(env: Mapping[str, str] | None) -> dict[str, str]:
+    if env is None:
+        return {
+            "HOME": _HOME,
+            "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONHASHSEED": "0",
+        }
+    built = dict(env)
+    built.setdefault("HOME", _HOME)
+    return built
+
+
+def _env_flags(env: Mapping[str, str], paths: _PathMap) -> list[str]:
+    flags = []
+    for key, value in env.items():
+        flags += ["--env", f"{key}={paths.inside(value)}"]
+    return flags
+
+
+class _PathMap:
+    """Rewrites host paths in a string to where the container shows them. A host path matches
+    only as a whole: `/tmp/a` is rewritten in `/tmp/a/b` and `--x=/tmp/a`, not in `/tmp/ab`."""
+
+    def __init__(self, pairs: list[tuple[Path, str]]) -> None:
+        ordered = sorted(pairs, key=lambda pair: -len(str(pair[0])))
+        self._inside = {str(host): inside for host, inside in ordered}
+        alternatives = "|".join(re.escape(str(host)) for host, _ in ordered)
+        self._pattern = re.compile(f"({alternatives})(?![^/:\\s,;=\"')\\]])")
+
+    def inside(self, text: str) -> str:
+        """`text` with every host path replaced by its inside path."""
+        return self._pattern.sub(lambda match: self._inside[match.group(1)], text)
