@@ -121,7 +121,10 @@ def record_command(
         ),
     ] = None,
     sandbox: Annotated[
-        str, typer.Option("--sandbox", help="auto (bubblewrap when it works), bubblewrap, local.")
+        str,
+        typer.Option(
+            "--sandbox", help="auto (bubblewrap when it works), bubblewrap, local, docker."
+        ),
     ] = "auto",
 ) -> None:
     """Run every cell of the matrix through the gateway, then write the scoreboard."""

@@ -124,7 +124,9 @@ def evolve(
         int | None, typer.Option("--plateau", help="Stop after P flat gens.")
     ] = None,
     overfit_gap: Annotated[float, typer.Option("--overfit-gap")] = 0.2,
-    sandbox: Annotated[str, typer.Option("--sandbox", help="auto, bubblewrap, local.")] = "auto",
+    sandbox: Annotated[
+        str, typer.Option("--sandbox", help="auto, bubblewrap, local, docker (docs/sandbox.md).")
+    ] = "auto",
     no_report: Annotated[
         bool, typer.Option("--no-report", help="Do not write RUN_DIR/report.html at the end.")
     ] = False,
@@ -188,7 +190,9 @@ def outer_calibrate(
     train: Annotated[str | None, typer.Option("--train", help="Training task ids.")] = None,
     holdout: Annotated[str | None, typer.Option("--holdout", help="Holdout task ids.")] = None,
     holdout_reps: Annotated[int, typer.Option("--holdout-reps")] = 3,
-    sandbox: Annotated[str, typer.Option("--sandbox", help="auto, bubblewrap, local.")] = "auto",
+    sandbox: Annotated[
+        str, typer.Option("--sandbox", help="auto, bubblewrap, local, docker (docs/sandbox.md).")
+    ] = "auto",
     executor: ExecutorKind = "local",
     workers: Workers = None,
     ray_address: RayAddress = None,

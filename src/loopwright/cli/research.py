@@ -83,7 +83,9 @@ def init(
     axis_window: Annotated[
         int, typer.Option("--axis-window", min=2, help="Iterations for the axis-jump rule.")
     ] = 3,
-    sandbox: Annotated[str, typer.Option("--sandbox", help="auto, bubblewrap, local.")] = "auto",
+    sandbox: Annotated[
+        str, typer.Option("--sandbox", help="auto, bubblewrap, local, docker (docs/sandbox.md).")
+    ] = "auto",
 ) -> None:
     """Create a research working directory: goal, constraints, knowledge, workspace..."""
     opts = InitOptions(

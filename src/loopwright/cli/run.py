@@ -69,7 +69,10 @@ def run(
         Path | None, typer.Option("--run-dir", help="Where to write the run (default: runs/<id>).")
     ] = None,
     sandbox: Annotated[
-        str, typer.Option("--sandbox", help="auto (bubblewrap when it works), bubblewrap, local.")
+        str,
+        typer.Option(
+            "--sandbox", help="auto (bubblewrap when it works), bubblewrap, local, docker."
+        ),
     ] = "auto",
     as_json: Annotated[
         bool, typer.Option("--json", help="Print per-task results as JSON.")
