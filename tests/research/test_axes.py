@@ -13,8 +13,8 @@ import pytest
 from loopwright.research import AXES, check_contracts
 from loopwright.research._axes import axis_of_operator, library_axes
 from loopwright.search import MUTATIONS, mutation
-from loopwright.search._mutations_base import Operator, Proposal, Skip, agents, replace_node
 from loopwright.search._protocols import MutationContext
+from loopwright.search.mutations._base import Operator, Proposal, Skip, agents, replace_node
 from loopwright.workflow import Workflow
 from tests.research.conftest import Meta, envelope, make_loop, make_workdir, records, spec
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 
 from loopwright.models import ScriptedModel
-from loopwright.search._crossover import Crossover
 from loopwright.search._protocols import MutationContext
+from loopwright.search.mutations._crossover import Crossover
 from loopwright.workflow import AgentNode, Workflow, workflow_hash, workflow_to_json
 from tests.reflection.records import with_gate, with_study
 

@@ -12,9 +12,9 @@ from loopwright.errors import ConfigError
 from loopwright.reflection import ReflectionReport
 from loopwright.search import EvolveConfig, Individual, Lineage
 from loopwright.search._credit import CreditRow, CreditTable
-from loopwright.search._guided import GuidedStrategy, apply_suggestion, guided_mutate
-from loopwright.search._mutations import RandomStrategy, mutate
 from loopwright.search._protocols import MutationContext
+from loopwright.search.mutations._core import RandomStrategy, mutate
+from loopwright.search.mutations._guided import GuidedStrategy, apply_suggestion, guided_mutate
 from loopwright.workflow import AgentNode, GateNode, workflow_hash
 from tests.reflection.records import SEED, with_gate, with_study
 

@@ -8,11 +8,11 @@ import pytest
 from loopwright.errors import ConfigError, UsageError
 from loopwright.models import ScriptedModel
 from loopwright.runtime import runtime_catalog
-from loopwright.search._mutations import MUTATIONS, RandomStrategy, mutate, mutation
-from loopwright.search._mutations_base import MutationRegistry
-from loopwright.search._mutations_node import LoopTypeChange
-from loopwright.search._prompt_mutate import GUIDANCE, LESSONS_HEADER
 from loopwright.search._protocols import MutationContext, MutationResult
+from loopwright.search.mutations._base import MutationRegistry
+from loopwright.search.mutations._core import MUTATIONS, RandomStrategy, mutate, mutation
+from loopwright.search.mutations._node import LoopTypeChange
+from loopwright.search.mutations._prompt import GUIDANCE, LESSONS_HEADER
 from loopwright.workflow import (
     AgentNode,
     Edge,

@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loopwright.runtime import runtime_catalog
-from loopwright.search._mutations import MUTATIONS, RandomStrategy, mutate
-from loopwright.search._mutations_base import frozen_violation
 from loopwright.search._protocols import MutationContext
-from loopwright.search._roles import ROLES, make_role
+from loopwright.search.mutations._base import frozen_violation
+from loopwright.search.mutations._core import MUTATIONS, RandomStrategy, mutate
+from loopwright.search.mutations._roles import ROLES, make_role
 from loopwright.workflow import (
     MODEL_TIERS,
     AgentNode,

@@ -22,9 +22,9 @@ from loopwright.reflection import load_reflection, reflection_path
 from loopwright.sandbox import default_sandbox
 from loopwright.search import EvolutionEngine, EvolveConfig, Individual, load_checkpoint
 from loopwright.search._components import SearchComponents, default_components
-from loopwright.search._guided_ops import AddGate, InsertAgent
 from loopwright.search._progress import read_progress
 from loopwright.search._protocols import MutationContext, MutationResult
+from loopwright.search.mutations._guided_ops import AddGate, InsertAgent
 from loopwright.tasks import load_benchmark
 from loopwright.workflow import GateNode, Workflow
 

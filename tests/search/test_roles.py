@@ -4,7 +4,7 @@ import pytest
 
 from loopwright.errors import ConfigError
 from loopwright.runtime import runtime_catalog
-from loopwright.search._roles import (
+from loopwright.search.mutations._roles import (
     READ_ONLY_TOOLS,
     ROLES,
     WRITE_TOOLS,

@@ -35,7 +35,7 @@ from loopwright.search import (
 from loopwright.search._checkpoint import RunLock, load_checkpoint
 from loopwright.search._credit import CreditRow, credit_table
 from loopwright.search._modes import EphemeralModeRegistry
-from loopwright.search._reflect_step import reflect_generation
+from loopwright.search._reflection_step import reflect_generation
 from loopwright.search._report import evolve_result
 from loopwright.store import INDEX_FILE, RunIndex, default_run_path, is_simulated
 from loopwright.workflow import to_mermaid

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from loopwright.search import MUTATIONS
-from loopwright.search._mutations import MutationRegistry
+from loopwright.search.mutations._core import MutationRegistry
 
 __all__ = [
     "AXES",

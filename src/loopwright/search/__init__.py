@@ -36,10 +36,8 @@ from loopwright.search._credit import CreditRow, CreditTable, credit_table
 from loopwright.search._designer import DESIGN_KINDS, design
 from loopwright.search._distance import workflow_distance
 from loopwright.search._engine import EvolutionEngine
-from loopwright.search._guided import GuidedStrategy, guided_mutate
 from loopwright.search._individual import Guidance, Individual, Lineage, TaskResult, mode_name
 from loopwright.search._modes import EphemeralModeRegistry
-from loopwright.search._mutations import MUTATIONS, RandomStrategy, mutate, mutation
 from loopwright.search._novelty import NoveltyFilter
 from loopwright.search._outer_workflow import OUTER_LOOP_WORKFLOW, OuterLoop, write_result
 from loopwright.search._overfit import OverfitDetector, OverfitSignal
@@ -69,7 +67,7 @@ from loopwright.search._protocols import (
     MutationStrategy,
     NoveltyVerdict,
 )
-from loopwright.search._reflect_step import reflect_generation
+from loopwright.search._reflection_step import reflect_generation
 from loopwright.search._report import (
     EvolveResult,
     evolve_result,
@@ -77,9 +75,11 @@ from loopwright.search._report import (
     failures_of,
     tied_best,
 )
-from loopwright.search._roles import ROLES, make_role
 from loopwright.search._selection import tournament
 from loopwright.search._stats import BootstrapCI, paired_bootstrap
+from loopwright.search.mutations._core import MUTATIONS, RandomStrategy, mutate, mutation
+from loopwright.search.mutations._guided import GuidedStrategy, guided_mutate
+from loopwright.search.mutations._roles import ROLES, make_role
 
 __all__ = [
     "DESIGN_KINDS",

@@ -64,7 +64,7 @@ def default_components(config: EvolveConfig) -> SearchComponents:
     )
     from loopwright.search._designer import design
     from loopwright.search._novelty import NoveltyFilter
-    from loopwright.search._reflect import make_reflector
+    from loopwright.search._reflection_inputs import make_reflector
     from loopwright.search._selection import tournament
 
     operators = list(config.operators) if config.operators else None
@@ -87,9 +87,9 @@ def _mutator(
 ) -> Callable[[Workflow, MutationContext], MutationResult]:
     """`config.strategy`'s mutate function. The guided one hands operators the meta model
     (None with sim/offline: the documented offline rewrite and graft)."""
-    from loopwright.search._guided import GuidedStrategy, guided_mutate
-    from loopwright.search._mutations import RandomStrategy, mutate
-    from loopwright.search._reflect import meta_model
+    from loopwright.search._reflection_inputs import meta_model
+    from loopwright.search.mutations._core import RandomStrategy, mutate
+    from loopwright.search.mutations._guided import GuidedStrategy, guided_mutate
 
     tries = config.mutation_max_tries
     if config.strategy == "random":

@@ -82,7 +82,7 @@ from loopwright.search._progress import (
     Spent,
 )
 from loopwright.search._protocols import MutationContext
-from loopwright.search._reflect import reflection_candidates
+from loopwright.search._reflection_inputs import reflection_candidates
 from loopwright.search._report import contenders, failures_of, leader, rank, tied_best, train_view
 from loopwright.store import (
     RunIndex,

@@ -11,7 +11,8 @@ from typing import Any
 
 import networkx as nx
 
-from loopwright.search._mutations_base import (
+from loopwright.search._protocols import MutationContext
+from loopwright.search.mutations._base import (
     Operator,
     Proposal,
     Skip,
@@ -24,8 +25,7 @@ from loopwright.search._mutations_base import (
     touches_frozen_gate,
     unique_id,
 )
-from loopwright.search._protocols import MutationContext
-from loopwright.search._roles import BEFORE_ROLES, ROLES, is_read_only, make_role
+from loopwright.search.mutations._roles import BEFORE_ROLES, ROLES, is_read_only, make_role
 from loopwright.workflow import (
     AgentNode,
     Edge,

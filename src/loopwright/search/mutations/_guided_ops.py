@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import networkx as nx
 
-from loopwright.search._mutations_base import (
+from loopwright.search._protocols import MutationContext
+from loopwright.search.mutations._base import (
     Operator,
     Proposal,
     Skip,
@@ -24,11 +25,10 @@ from loopwright.search._mutations_base import (
     touches_frozen_gate,
     unique_id,
 )
-from loopwright.search._mutations_graph import remove_cascading, with_notes_section
-from loopwright.search._mutations_node import GATE_CHECK
-from loopwright.search._prompt_mutate import _add_lesson  # the offline rewrite's section format
-from loopwright.search._protocols import MutationContext
-from loopwright.search._roles import BEFORE_ROLES, WRITE_TOOLS, make_role
+from loopwright.search.mutations._graph import remove_cascading, with_notes_section
+from loopwright.search.mutations._node import GATE_CHECK
+from loopwright.search.mutations._prompt import _add_lesson  # the offline rewrite's section format
+from loopwright.search.mutations._roles import BEFORE_ROLES, WRITE_TOOLS, make_role
 from loopwright.workflow import AgentNode, Edge, GateNode, Node, Workflow, gates, to_networkx
 
 __all__ = ["AddGate", "AddLesson", "InsertAgent", "RemoveNode", "insert_agent"]

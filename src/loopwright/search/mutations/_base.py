@@ -221,7 +221,7 @@ class MutationRegistry(Registry[MutationOperator]):
 
 MUTATIONS = MutationRegistry()
 """The registered operators (the built-ins are registered by `@mutation` in the `_mutations_*`
-and `_prompt_mutate` modules, which `loopwright.search._mutations` imports)."""
+and `_prompt_mutate` modules, which `loopwright.search.mutations._core` imports)."""
 
 
 def mutation(

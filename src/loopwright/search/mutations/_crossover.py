@@ -30,10 +30,10 @@ import networkx as nx
 from loopwright.errors import ConfigError
 from loopwright.models import ChatModel, ask_structured
 from loopwright.reflection import ReflectionReport, note_takers, writers
-from loopwright.search._guided_ops import AddGate, AddLesson, InsertAgent
-from loopwright.search._mutations_base import Operator, Proposal, Skip, contract_violation
-from loopwright.search._prompt_mutate import LESSONS_HEADER
 from loopwright.search._protocols import MutationContext
+from loopwright.search.mutations._base import Operator, Proposal, Skip, contract_violation
+from loopwright.search.mutations._guided_ops import AddGate, AddLesson, InsertAgent
+from loopwright.search.mutations._prompt import LESSONS_HEADER
 from loopwright.workflow import (
     AgentNode,
     GateNode,

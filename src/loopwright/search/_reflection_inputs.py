@@ -18,8 +18,8 @@ from loopwright.reflection import (
 )
 from loopwright.search._config import EvolveConfig
 from loopwright.search._individual import Individual
-from loopwright.search._mutations import MUTATIONS
-from loopwright.search._roles import ROLES
+from loopwright.search.mutations._core import MUTATIONS
+from loopwright.search.mutations._roles import ROLES
 
 __all__ = [
     "OFFLINE_META",

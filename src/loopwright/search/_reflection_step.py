@@ -14,7 +14,7 @@ from loopwright.errors import UsageError
 from loopwright.reflection import reflection_path, write_reflection
 from loopwright.search._engine import EvolutionEngine
 from loopwright.search._progress import GenerationStarted, read_progress
-from loopwright.search._reflect import reflection_candidates
+from loopwright.search._reflection_inputs import reflection_candidates
 
 __all__ = ["reflect_generation"]
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from loopwright.runtime import default_registries
-from loopwright.search._mutations_base import (
+from loopwright.search._protocols import MutationContext
+from loopwright.search.mutations._base import (
     Operator,
     Proposal,
     Skip,
@@ -16,9 +17,8 @@ from loopwright.search._mutations_base import (
     touches_frozen_gate,
     unique_id,
 )
-from loopwright.search._mutations_graph import remove_cascading
-from loopwright.search._protocols import MutationContext
-from loopwright.search._roles import WRITE_TOOLS
+from loopwright.search.mutations._graph import remove_cascading
+from loopwright.search.mutations._roles import WRITE_TOOLS
 from loopwright.workflow import (
     MODEL_TIERS,
     AgentNode,

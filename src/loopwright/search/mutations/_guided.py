@@ -33,13 +33,13 @@ import networkx as nx
 
 from loopwright.errors import ConfigError
 from loopwright.reflection import MutationSuggestion, ReflectionReport
-from loopwright.search._crossover import Crossover
-from loopwright.search._guided_ops import AddGate, AddLesson, InsertAgent, RemoveNode
 from loopwright.search._individual import Guidance, Individual
-from loopwright.search._mutations import MUTATIONS, RandomStrategy, mutate, operator_names
 from loopwright.search._protocols import MutationContext, MutationResult
-from loopwright.search._roles import BEFORE_ROLES
 from loopwright.search._selection import selection_key
+from loopwright.search.mutations._core import MUTATIONS, RandomStrategy, mutate, operator_names
+from loopwright.search.mutations._crossover import Crossover
+from loopwright.search.mutations._guided_ops import AddGate, AddLesson, InsertAgent, RemoveNode
+from loopwright.search.mutations._roles import BEFORE_ROLES
 from loopwright.workflow import AgentNode, GateNode, Workflow, to_networkx, workflow_hash
 
 __all__ = ["DEFAULT_EXPLORATION", "GuidedStrategy", "apply_suggestion", "guided_mutate"]

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from loopwright.errors import ConfigError
-from loopwright.search import _mutations_graph, _mutations_node, _prompt_mutate  # noqa: F401
-from loopwright.search._mutations_base import MUTATIONS, MutationRegistry, Operator, mutation
 from loopwright.search._protocols import MutationContext, MutationResult, MutationStrategy
+from loopwright.search.mutations import _graph, _node, _prompt  # noqa: F401
+from loopwright.search.mutations._base import MUTATIONS, MutationRegistry, Operator, mutation
 from loopwright.workflow import Workflow
 
 __all__ = [

@@ -28,7 +28,8 @@ from types import MappingProxyType
 
 from loopwright.errors import ConfigError
 from loopwright.models import ChatModel, ask_structured
-from loopwright.search._mutations_base import (
+from loopwright.search._protocols import MutationContext
+from loopwright.search.mutations._base import (
     Operator,
     Proposal,
     Skip,
@@ -37,7 +38,6 @@ from loopwright.search._mutations_base import (
     mutation,
     replace_node,
 )
-from loopwright.search._protocols import MutationContext
 from loopwright.workflow import PLACEHOLDERS, AgentNode, Catalog, Workflow, prompt_placeholders
 
 __all__ = [
