@@ -192,7 +192,8 @@ def test_a_cell_whose_agent_deletes_git_is_a_tamper_row_and_the_others_still_run
     record(plan, suite, options)
     rows = {r.cell.loop: r for r in load_results(options.out)}
     bad = rows[hostile_loop]
-    assert bad.status == "error" and (bad.reason or "").startswith("tamper:")
+    assert bad.status == "tamper" and (bad.reason or "").startswith("tamper:")
     assert bad.correctness == 0.0 and all(not c.passed for c in bad.checks)
+    assert all(c.error == bad.reason for c in bad.checks)
     others = [r.correctness for loop, r in rows.items() if loop != hostile_loop]
     assert others and all(c == 1.0 for c in others)
