@@ -18,8 +18,11 @@ from loopwright.harness._briefs import (
     BriefSuite,
     load_brief_suite,
 )
-from loopwright.harness._cell import CellKey, CellResult, cell_workflow
+from loopwright.harness._cell import CellKey, CellResult, CellStatus, cell_workflow
 from loopwright.harness._checks import (
+    BRIEF_GRADER,
+    BriefGrader,
+    BriefGrading,
     BriefValidation,
     CheckOutcome,
     CheckReport,
@@ -64,6 +67,7 @@ from loopwright.harness._scoreboard import (
 )
 
 __all__ = [
+    "BRIEF_GRADER",
     "BUNDLED_BRIEFS",
     "BUNDLED_MANIFEST",
     "COMPLEXITIES",
@@ -72,6 +76,8 @@ __all__ = [
     "SCOREBOARD_SCHEMA_VERSION",
     "WEIGHTS",
     "Brief",
+    "BriefGrader",
+    "BriefGrading",
     "BriefSpec",
     "BriefSuite",
     "BriefValidation",
@@ -80,6 +86,7 @@ __all__ = [
     "CellKey",
     "CellResult",
     "CellRow",
+    "CellStatus",
     "CheckOutcome",
     "CheckReport",
     "GatewaySource",

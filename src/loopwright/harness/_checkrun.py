@@ -93,11 +93,11 @@ def _canaries(n: int) -> dict[str, Callable[[], None]]:
 _Entry = tuple[dict[str, object], str, object]
 
 
-def _watched(*spaces: ModuleType | dict[str, object]) -> list[_Entry]:
-    """(namespace, name, value) for every callable a namespace holds now, dunders aside."""
+def _watched(*spaces: ModuleType) -> list[_Entry]:
+    """(namespace, name, value) for every callable a module holds now, dunders aside."""
     found = []
     for space in spaces:
-        mapping = space if isinstance(space, dict) else vars(space)
+        mapping = vars(space)
         for name, value in list(mapping.items()):
             if not name.startswith("__") and callable(value):
                 found.append((mapping, name, value))
@@ -134,7 +134,7 @@ def main(argv: list[str]) -> int:
     module = _load(source)
     checks = {name: vars(module).get(name) for name in names}
     codes = {name: (f, getattr(f, "__code__", None)) for name, f in checks.items()}
-    entries += _watched({k: v for k, v in vars(module).items() if k in checks})
+    entries += [(vars(module), name, function) for name, function in checks.items()]
     results, tamper = [], []
     for name, function in checks.items():
         error = run_one(function, seconds)
