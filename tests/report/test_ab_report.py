@@ -162,5 +162,5 @@ def test_an_invalid_scoreboard_is_a_config_error_naming_the_file(
     data = json.loads((copy / "scoreboard.json").read_text())
     del data["ranking"]
     (copy / "scoreboard.json").write_text(json.dumps(data))
-    with pytest.raises(ConfigError, match="scoreboard.json is not a valid scoreboard"):
+    with pytest.raises(ConfigError, match=r"scoreboard\.json is not a valid scoreboard"):
         render_report(copy)
