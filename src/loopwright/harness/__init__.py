@@ -1,8 +1,9 @@
 """The A/B harness: rank the agent loops head to head and emit the engine settings to apply.
 
 `make_plan(manifest)` resolves the matrix (loops x tiers x briefs x repetitions) against the
-live loop registry; `record(plan, suite, options)` runs every cell (fresh workspace, fresh cost
-tracker, the metering relay in front of the gateway for external agents), resumably;
+live loop registry; `record(plan, suite, options)` runs every cell as one `run_task` graded by
+the brief's hidden checks (`BriefGrader`, a `scoring.Grader`), with a fresh cost tracker and
+the metering relay in front of the gateway for external agents, resumably;
 `build_scoreboard(dir)` applies the rubric and the promotion rules; `apply_promotion` writes
 the result to the user's settings. See docs/ab.md.
 """
