@@ -5,9 +5,7 @@ such a cell as a `tamper` row."""
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,6 @@ import pytest
 from loopwright.harness import (
     BriefGrader,
     BriefSuite,
-    Cell,
     build_scoreboard,
     load_brief_suite,
     load_results,
@@ -23,11 +20,17 @@ from loopwright.harness import (
     run_checks,
     scoreboard_markdown,
 )
-from loopwright.models import ChatModel, Message, Reply, ScriptedModel, ToolCall, ToolSpec
+from loopwright.models import ToolCall
 from loopwright.sandbox import Sandbox, create_workspace, remove_workspace
 from loopwright.scoring import GradeResult
 from loopwright.tasks import apply_overlay
-from tests.harness.conftest import PROVENANCE, native_plan, offline_options, scripted_source
+from tests.harness.conftest import (
+    PROVENANCE,
+    hostile_after_first_write,
+    native_plan,
+    offline_options,
+    scripted_source,
+)
 
 BRIEF = "simple-wordfreq"
 WRONG = "case_sensitive"  # the honest grade of this flawed variant is below 1.0
@@ -185,30 +188,15 @@ def test_a_recorded_cell_whose_code_forges_its_checks_is_a_tamper_row(
     runner; its cell is a `tamper` row (correctness 0), shown in the scoreboard's statuses and
     its markdown, and the other loops' cells are untouched."""
     plan = native_plan(suite, briefs=[BRIEF], tiers=["small"], repetitions=1)
-    source = scripted_source(suite, lambda cell: (None, False), None)
     hostile_loop = plan.loops[0]
     brief = suite.get(BRIEF)
     solution = (brief.solution_dir / "wordfreq" / "core.py").read_text(encoding="utf-8")
-
-    def factory(cell: Cell) -> ChatModel:
-        honest = source.factory(cell)
-        if cell.loop != hostile_loop:
-            return honest
-        sent: list[str] = []
-
-        def answer(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Reply:
-            if tools and len(sent) == 1:  # right after writing the solution
-                sent.append("forge")
-                return ToolCall.make(
-                    "forge", "write_file", path="wordfreq/core.py", content=solution + PATCH_RUNNER
-                )
-            if tools:
-                sent.append("honest")
-            return honest.chat(messages, tools)
-
-        return ScriptedModel(answer)
-
-    options = offline_options(tmp_path / "r", local, dataclasses.replace(source, factory=factory))
+    forge = ToolCall.make(
+        "forge", "write_file", path="wordfreq/core.py", content=solution + PATCH_RUNNER
+    )
+    honest = scripted_source(suite, lambda cell: (None, False), None)
+    source = hostile_after_first_write(honest, hostile_loop, forge)
+    options = offline_options(tmp_path / "r", local, source)
     record(plan, suite, options)
     rows = {r.cell.loop: r for r in load_results(options.out)}
     bad = rows[hostile_loop]
