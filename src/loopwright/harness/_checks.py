@@ -128,12 +128,15 @@ class BriefGrading:
         missing output fails the checks that did not report; a forged report is a `tamper:`
         grade; so is a checks.py the agent rewrote on disk (it is put back)."""
         started = time.perf_counter()
-        run = _ChecksRun.start(self, workspace)
+        run = _ChecksRun.of(self, workspace)
         grade = _grade_result(self, run, time.perf_counter() - started)
         tamper = run.tamper or self._rewritten()
         return grade if tamper is None else mark_tampered(grade, tamper)
 
     def _rewritten(self) -> str | None:
+        """Where the sandbox does not isolate, what an agent did to the brief's checks.py."""
+        if self.sandbox.isolated:
+            return None
         path = self.task.root / CHECKS_FILE
         try:
             now = path.read_text(encoding="utf-8")
@@ -152,7 +155,8 @@ class _ChecksRun:
     tamper: str | None
 
     @staticmethod
-    def start(grading: BriefGrading, workspace: Path) -> _ChecksRun:
+    def of(grading: BriefGrading, workspace: Path) -> _ChecksRun:
+        """Run the check runner on `workspace` in the sandbox and judge its report."""
         spec = grading.task.spec
         nonce = secrets.token_hex(16)
         token = secrets.token_hex(8)
@@ -173,18 +177,20 @@ class _ChecksRun:
 def _verdict(result: CommandResult, nonce: str, canaries: dict[str, str]) -> _ChecksRun:
     """The outcomes the runner reported and what says they were forged, if anything."""
     lines = [line for line in result.stdout.splitlines() if line.startswith(nonce)]
+    if not lines:
+        return _ChecksRun(result, {}, None)  # no report: the checks did not run
     if len(lines) > 1:
         return _ChecksRun(result, {}, "the check report was written more than once: one is forged")
     try:
-        raw = json.loads(lines[0][len(nonce) :]) if lines else {}
+        raw = json.loads(lines[0][len(nonce) :])
         outcomes = [CheckOutcome.model_validate(item) for item in raw.get("checks", [])]
         seen, findings = dict(raw.get("canaries", {})), [str(f) for f in raw.get("tamper", [])]
     except (ValueError, TypeError, AttributeError):
-        return _ChecksRun(result, {}, None)  # no report: the checks did not run
+        return _ChecksRun(result, {}, None)  # no readable report: the checks did not run
     reported = {o.name: o for o in outcomes}
     if findings:
         return _ChecksRun(result, reported, f"{findings[0]} while the checks ran")
-    for name, expected in canaries.items() if lines else ():
+    for name, expected in canaries.items():
         got = seen.get(name, "missing")
         if got != expected:
             tamper = (
