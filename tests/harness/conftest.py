@@ -3,6 +3,7 @@ a virtual clock, and scripted loop behaviour that writes a brief's good or flawe
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,10 +24,12 @@ from loopwright.harness import (
     make_plan,
 )
 from loopwright.models import (
+    ChatModel,
     Message,
     ModelResponse,
     Price,
     PriceTable,
+    Reply,
     ScriptedModel,
     ToolCall,
     ToolSpec,
@@ -158,6 +161,29 @@ def scripted_source(
         return ScriptedModel(loop_script(files, replan=replan, clock=clock))
 
     return OfflineSource(factory, prices=PRICES, clock=clock.now if clock else _zero)
+
+
+def hostile_after_first_write(source: OfflineSource, loop: str, call: ToolCall) -> OfflineSource:
+    """`source`, except that the cells of `loop` send `call` right after their first tool
+    call (writing the solution), then go on honestly."""
+
+    def factory(cell: Cell) -> ChatModel:
+        honest = source.factory(cell)
+        if cell.loop != loop:
+            return honest
+        sent: list[str] = []
+
+        def answer(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Reply:
+            if tools and len(sent) == 1:
+                sent.append("hostile")
+                return call
+            if tools:
+                sent.append("honest")
+            return honest.chat(messages, tools)
+
+        return ScriptedModel(answer)
+
+    return dataclasses.replace(source, factory=factory)
 
 
 def _zero() -> float:

@@ -13,9 +13,10 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "ab.md"
 def test_all_is_pinned() -> None:
     assert sorted(harness.__all__) == sorted(
         [
-            "BUNDLED_BRIEFS", "BUNDLED_MANIFEST", "COMPLEXITIES", "CORRECTNESS_GATE_FLOOR",
-            "RUBRIC", "SCOREBOARD_SCHEMA_VERSION", "WEIGHTS", "Brief", "BriefSpec", "BriefSuite",
-            "BriefValidation", "Bucket", "Cell", "CellKey", "CellResult", "CellRow",
+            "BRIEF_GRADER", "BUNDLED_BRIEFS", "BUNDLED_MANIFEST", "COMPLEXITIES",
+            "CORRECTNESS_GATE_FLOOR", "RUBRIC", "SCOREBOARD_SCHEMA_VERSION", "WEIGHTS", "Brief",
+            "BriefGrader", "BriefGrading", "BriefSpec", "BriefSuite", "BriefValidation",
+            "Bucket", "Cell", "CellKey", "CellResult", "CellRow", "CellStatus",
             "CheckOutcome", "CheckReport", "GatewaySource", "Manifest", "MeteredModel",
             "MeteringRelay", "ModelSource", "Money", "NothingToApply", "OfflineSource",
             "Pairwise", "Plan", "Promotion", "Provenance", "RankRow", "RecordHeader",

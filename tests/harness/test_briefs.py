@@ -133,7 +133,11 @@ def test_produced_code_cannot_shadow_a_module_the_checks_import(
         "raise ImportError('the workspace shadowed fractions')\n"
     )
     checks = "def check_a():\n    import fractions\n    assert fractions.Fraction(1, 2) == 0.5\n"
-    argv = [sys.executable, "-I", "-S", "-c", _RUNNER_SOURCE, str(tmp_path), "5"]
-    result = sandbox.run(argv, cwd=tmp_path, timeout_s=60, stdin=f"{'1' * 32}\n{checks}")
+    argv = [sys.executable, "-I", "-S", "-B", "-c", _RUNNER_SOURCE, str(tmp_path), "5"]
+    canaries = json.dumps({"canaries": {"c_pass": "passed", "c_fail": "failed"}, "n": 12})
+    stdin = f"{'1' * 32}\n{json.dumps(['check_a'])}\n{canaries}\n{checks}"
+    result = sandbox.run(argv, cwd=tmp_path, timeout_s=60, stdin=stdin)
     report = json.loads(result.stdout.strip()[32:])
     assert report["checks"] == [{"name": "check_a", "passed": True, "error": None}]
+    assert report["canaries"] == {"c_pass": "passed", "c_fail": "failed"}
+    assert report["tamper"] == []

@@ -4,7 +4,6 @@ run a fresh cost tracker, and turns a loop that cannot run into an unavailable r
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -23,11 +22,8 @@ from loopwright.harness import (
 )
 from loopwright.models import (
     ChatModel,
-    Message,
-    Reply,
     ScriptedModel,
     ToolCall,
-    ToolSpec,
     read_ledger,
 )
 from loopwright.runtime import default_registries
@@ -35,6 +31,7 @@ from loopwright.sandbox import Sandbox
 from tests.harness.conftest import (
     BINDINGS,
     PROVENANCE,
+    hostile_after_first_write,
     native_plan,
     offline_options,
     scripted_source,
@@ -167,32 +164,15 @@ def test_a_cell_whose_agent_deletes_git_is_a_tamper_row_and_the_others_still_run
     suite: BriefSuite, local: Sandbox, tmp_path: Path
 ) -> None:
     plan = native_plan(suite, briefs=["simple-wordfreq"], tiers=["small"], repetitions=1)
-    source = scripted_source(suite, good, None)
     hostile_loop = plan.loops[0]
-
-    def hostile_first(cell: Cell) -> ChatModel:
-        honest = source.factory(cell)
-        if cell.loop != hostile_loop:
-            return honest
-        sent: list[str] = []
-
-        def answer(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Reply:
-            if tools and len(sent) == 1:  # right after writing the solution
-                sent.append("rm")
-                return ToolCall.make("rm", "run_command", command="rm -rf .git")
-            if tools:
-                sent.append("honest")
-            return honest.chat(messages, tools)
-
-        return ScriptedModel(answer)
-
-    options = offline_options(
-        tmp_path / "r", local, dataclasses.replace(source, factory=hostile_first)
-    )
+    rm_git = ToolCall.make("rm", "run_command", command="rm -rf .git")
+    source = hostile_after_first_write(scripted_source(suite, good, None), hostile_loop, rm_git)
+    options = offline_options(tmp_path / "r", local, source)
     record(plan, suite, options)
     rows = {r.cell.loop: r for r in load_results(options.out)}
     bad = rows[hostile_loop]
-    assert bad.status == "error" and (bad.reason or "").startswith("tamper:")
+    assert bad.status == "tamper" and (bad.reason or "").startswith("tamper:")
     assert bad.correctness == 0.0 and all(not c.passed for c in bad.checks)
+    assert all(c.error == bad.reason for c in bad.checks)
     others = [r.correctness for loop, r in rows.items() if loop != hostile_loop]
     assert others and all(c == 1.0 for c in others)

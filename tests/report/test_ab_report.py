@@ -127,3 +127,40 @@ def test_a_recording_without_scoreboard_is_partial(ab_dir: Path, tmp_path: Path)
     assert report.kind == "ab" and report.partial
     assert "11 of 12 runs recorded" in text_of(report.html.split('id="partial-banner"', 1)[1])
     assert len(table_rows(section(report.html, "cells"))) == 11
+
+
+def test_the_ab_page_reads_version_1_cells_and_names_tamper_runs(
+    ab_dir: Path, tmp_path: Path
+) -> None:
+    """Cells written before schema_version 2 read back as they are; a `tamper` run (version 2)
+    is named in the cells table of the page built from the rebuilt scoreboard."""
+    copy = tmp_path / "record"
+    shutil.copytree(ab_dir, copy)
+    paths = sorted(copy.glob("cells/*/result.json"))
+    old = json.loads(paths[0].read_text())
+    old["schema_version"] = 1
+    paths[0].write_text(json.dumps(old))
+    forged = json.loads(paths[1].read_text())
+    forged.update(status="tamper", reason="tamper: __main__._run_one was replaced", correctness=0.0)
+    paths[1].write_text(json.dumps(forged))
+    scoreboard = harness.build_scoreboard(copy, harness.current_provenance())
+    (copy / "scoreboard.json").write_text(scoreboard.model_dump_json(indent=2))
+    cells = table_rows(section(render_report(copy).html, "cells"))
+    tampered = [row for row in cells if "tamper" in row[3]]
+    key = forged["cell"]
+    assert [(r[0], r[1], r[2]) for r in tampered] == [(key["loop"], key["brief"], key["tier"])]
+    assert tampered[0][3] == "2 (1 tamper)"
+
+
+def test_an_invalid_scoreboard_is_a_config_error_naming_the_file(
+    ab_dir: Path, tmp_path: Path
+) -> None:
+    from loopwright.errors import ConfigError
+
+    copy = tmp_path / "record"
+    shutil.copytree(ab_dir, copy)
+    data = json.loads((copy / "scoreboard.json").read_text())
+    del data["ranking"]
+    (copy / "scoreboard.json").write_text(json.dumps(data))
+    with pytest.raises(ConfigError, match=r"scoreboard\.json is not a valid scoreboard"):
+        render_report(copy)

@@ -6,14 +6,14 @@ from pathlib import Path
 import pytest
 
 from loopwright.sandbox import create_workspace, default_sandbox, remove_workspace
-from loopwright.scoring import Grader, GradeResult
+from loopwright.scoring import GradeResult, PytestGrader
 from loopwright.tasks import Task, apply_overlay
 from tests.taskfactory import make_calc_task, write_files
 
 
 @pytest.fixture(scope="session")
-def grader() -> Grader:
-    return Grader(default_sandbox("auto"))
+def grader() -> PytestGrader:
+    return PytestGrader(default_sandbox("auto"))
 
 
 @pytest.fixture
@@ -25,7 +25,7 @@ GradeFn = Callable[..., GradeResult]
 
 
 @pytest.fixture
-def grade_with(tmp_path: Path, grader: Grader, calc_task: Task) -> Iterator[GradeFn]:
+def grade_with(tmp_path: Path, grader: PytestGrader, calc_task: Task) -> Iterator[GradeFn]:
     """Grade in a fresh workspace after `core` (calc/core.py text), extra files and deletions land."""
     made = []
 

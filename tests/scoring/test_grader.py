@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from loopwright.sandbox import CommandResult
-from loopwright.scoring import Grader, JunitCase, JunitReport, Outcome
+from loopwright.scoring import JunitCase, JunitReport, Outcome, PytestGrader
 from loopwright.scoring._grader import _invalid_reason, _Run
 from loopwright.tasks import Task, load_task
 from tests.scoring.conftest import GradeFn
@@ -123,7 +123,7 @@ def test_grade_result_round_trips_through_json(grade_with: GradeFn) -> None:
     assert again.schema_version == 1
 
 
-def test_grader_runs_in_the_sandbox_it_was_given(grader: Grader, grade_with: GradeFn) -> None:
+def test_grader_runs_in_the_sandbox_it_was_given(grader: PytestGrader, grade_with: GradeFn) -> None:
     assert grade_with(GOLD).sandbox == grader.sandbox.name
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from loopwright.sandbox import create_workspace, remove_workspace
-from loopwright.scoring import Grader, GradeResult
+from loopwright.scoring import GradeResult, PytestGrader
 from loopwright.tasks import Task
 from tests.taskfactory import GOLD, write_files
 
@@ -56,7 +56,7 @@ def test_the_shadow_list_covers_the_modules_that_were_attacked() -> None:
 
 
 def _grade_with_files(
-    grader: Grader, task: Task, parent: Path, core: str, files: dict[str, str]
+    grader: PytestGrader, task: Task, parent: Path, core: str, files: dict[str, str]
 ) -> tuple[GradeResult, list[str]]:
     """Grade `core` plus `files`; also return the files whose module was imported (marked)."""
     ws = create_workspace(task.repo_dir, parent)
@@ -74,7 +74,7 @@ _MARK = "open(__file__ + '.hit', 'w').close()\n"
 
 
 def test_no_workspace_module_shadows_one_the_grader_imports(
-    grader: Grader, calc_task: Task, tmp_path: Path
+    grader: PytestGrader, calc_task: Task, tmp_path: Path
 ) -> None:
     shadows = {
         f"{name}.py": _MARK + f"raise ImportError('{name} shadowed')\n" for name in shadow_names()
@@ -85,7 +85,7 @@ def test_no_workspace_module_shadows_one_the_grader_imports(
 
 
 def test_a_module_imported_from_the_workspace_leaves_its_mark(
-    grader: Grader, calc_task: Task, tmp_path: Path
+    grader: PytestGrader, calc_task: Task, tmp_path: Path
 ) -> None:
     """Proves the test above can fail: the code under test imports lw_probe on purpose."""
     core = GOLD.replace("def add", "import lw_probe\n\n\ndef add", 1)

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from loopwright.cli._app import EXIT_FAILED, app, progress_bar
 from loopwright.sandbox import default_sandbox
-from loopwright.scoring import Grader, VariantCheck, task_variants, validate_benchmark
+from loopwright.scoring import PytestGrader, VariantCheck, task_variants, validate_benchmark
 from loopwright.tasks import Benchmark, benchmark_names, load_benchmark
 
 bench_app = typer.Typer(
@@ -77,7 +77,7 @@ def validate(
     Exits 1 when any check fails, naming the tasks.
     """
     bench = load_benchmark(benchmark)
-    grader = Grader(default_sandbox(sandbox))
+    grader = PytestGrader(default_sandbox(sandbox))
     total = sum(len(task_variants(t)) + (t.solution_dir is None) for t in bench.tasks)
     with progress_bar(err_console, enabled=not as_json and err_console.is_terminal) as progress:
         bar = progress.add_task(f"validating {bench.name}", total=total)
@@ -106,7 +106,7 @@ def _table(checks: list[VariantCheck]) -> Table:
 
 
 def _print_verdict(
-    bench: Benchmark, checks: list[VariantCheck], failed: list[str], grader: Grader
+    bench: Benchmark, checks: list[VariantCheck], failed: list[str], grader: PytestGrader
 ) -> None:
     where = f"sandboxed with {grader.sandbox.name}" if grader.sandbox.isolated else "UNSANDBOXED"
     if failed:

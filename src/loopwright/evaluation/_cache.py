@@ -40,8 +40,9 @@ CACHE_HIT_FILE = "cache_hit.json"
 
 
 def _settings(evaluator: Evaluator, job: EvalJob) -> dict[str, object]:
-    """Everything besides workflow, task, model and repetition that decides a run's record."""
-    return {
+    """Everything besides workflow, task, model and repetition that decides a run's record. The
+    grader kind is named only when it is not the default (pytest), so existing keys still hold."""
+    settings: dict[str, object] = {
         "key_version": CACHE_KEY_VERSION,
         "loopwright": __version__,
         "seed": evaluator.job_seed(job),
@@ -51,6 +52,9 @@ def _settings(evaluator: Evaluator, job: EvalJob) -> dict[str, object]:
         "directives_sha256": hashlib.sha256(job.directives.encode()).hexdigest(),
         "engine": evaluator.settings.engine.model_dump(mode="json"),
     }
+    if evaluator.grader is not None and evaluator.grader.name != "pytest":
+        settings["grader"] = evaluator.grader.name
+    return settings
 
 
 def cache_key(evaluator: Evaluator, job: EvalJob) -> str:

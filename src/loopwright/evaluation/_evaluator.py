@@ -18,6 +18,7 @@ from loopwright.evaluation._task_run import TaskRunSpec, run_task
 from loopwright.models import ChatModel, PriceTable
 from loopwright.records import CycleRecord
 from loopwright.sandbox import Sandbox
+from loopwright.scoring import Grader
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow
 
@@ -51,8 +52,9 @@ class Evaluation:
 class Evaluator:
     """Runs a workflow on tasks x repetitions, each in a fresh workspace.
 
-    Every run goes through `run_task` (one Runner, one Grader). `executor` decides where and
-    how many at once (docs/parallel.md); None runs them one after another in this process.
+    Every run goes through `run_task` (one Runner, one Grader). `grader` is the grader kind
+    (None: `PytestGrader`, the tasks' hidden tests). `executor` decides where and how many at
+    once (docs/parallel.md); None runs them one after another in this process.
     `on_record` is called after each run finishes, in completion order (progress display,
     checkpointing). Failures of a run are in its record.
     """
@@ -62,6 +64,7 @@ class Evaluator:
     prices: PriceTable
     settings: EvalSettings = field(default_factory=EvalSettings)
     executor: Executor | None = None
+    grader: Grader | None = None
 
     def evaluate(
         self,
@@ -166,6 +169,7 @@ class Evaluator:
             run_timeout_s=self.settings.run_timeout_s,
             directives=directives,
             engine=self.settings.engine,
+            grader=self.grader,
         )
         return run_task(spec)
 

@@ -12,6 +12,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,13 +33,13 @@ from loopwright.records import (
     RunStatus,
     write_record,
 )
-from loopwright.runtime import EngineSettings, Runner
+from loopwright.runtime import EngineSettings, Registries, Runner
 from loopwright.sandbox import Sandbox, Workspace, create_workspace, remove_workspace
-from loopwright.scoring import Grader, TaskTests, mark_tampered
+from loopwright.scoring import Grader, Grading, PytestGrader, mark_tampered
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow, workflow_hash
 
-__all__ = ["GRADE_FILE", "TaskRunSpec", "run_task"]
+__all__ = ["GRADE_FILE", "AgentScope", "TaskRunSpec", "run_task"]
 
 GRADE_FILE = "grade.json"
 DIFF_FILE = "diff.patch"
@@ -48,10 +49,19 @@ BROKEN_EVENTS_FILE = "events.broken.jsonl"
 
 _T = TypeVar("_T")
 
+AgentScope = Callable[[], AbstractContextManager[object]]
+"""Makes the context the agents run in (entered just before the Runner starts, left when it
+returns): a client's own bookkeeping around the agent phase, e.g. the A/B harness's metering
+relay and wall clock."""
+
 
 @dataclass(frozen=True)
 class TaskRunSpec:
-    """Everything one run needs. `run_dir` must not exist yet or be empty."""
+    """Everything one run needs. `run_dir` must not exist yet or be empty.
+
+    `grader` grades the finished workspace (None: `PytestGrader(sandbox)`, the task's hidden
+    tests); `registries` supply the Runner's tools and loops (None: the default ones);
+    `agent_scope` wraps the agent phase (None: nothing)."""
 
     workflow: Workflow
     task: Task
@@ -65,6 +75,14 @@ class TaskRunSpec:
     run_timeout_s: float | None = None
     directives: str = ""
     engine: EngineSettings | None = None
+    grader: Grader | None = None
+    registries: Registries | None = None
+    agent_scope: AgentScope | None = None
+
+    def grading(self) -> Grading:
+        """The grader's hold on the task's hidden material, taken now (before the agent)."""
+        grader = self.grader if self.grader is not None else PytestGrader(self.sandbox)
+        return grader.capture(self.task)
 
 
 def run_task(spec: TaskRunSpec) -> CycleRecord:
@@ -112,14 +130,14 @@ def _in_fresh_workspace(
     try:
         try:
             workspace = create_workspace(spec.task.repo_dir, scratch)
-            tests = TaskTests.capture(spec.task)  # before the agent can touch the task's files
+            grading = spec.grading()  # before the agent can touch the task's files
         except Exception as exc:  # noqa: BLE001  the boundary: no workspace is this run's error
             message = f"the workspace could not be created: {type(exc).__name__}: {exc}"
             writer.write(ErrorEvent(t=writer.now(), where="workspace", message=message))
             return "error", message
         try:
             status, error = _run_agents(spec, workspace.path, instruction, writer)
-            _keep_and_grade(spec, workspace, tests, writer)
+            _keep_and_grade(spec, workspace, grading, writer)
         finally:
             _guarded(writer, "cleanup", lambda: spec.sandbox.release(workspace.path))
             _guarded(writer, "cleanup", lambda: remove_workspace(workspace))
@@ -129,7 +147,7 @@ def _in_fresh_workspace(
 
 
 def _keep_and_grade(
-    spec: TaskRunSpec, workspace: Workspace, tests: TaskTests, writer: EventWriter
+    spec: TaskRunSpec, workspace: Workspace, grading: Grading, writer: EventWriter
 ) -> None:
     """Write diff.patch and grade.json. A diff that cannot be taken is an error event and a
     note in diff.patch; when the agent broke the repository, the grade is a tamper verdict."""
@@ -137,9 +155,7 @@ def _keep_and_grade(
     if evidence.error is not None:
         writer.write(ErrorEvent(t=writer.now(), where="diff", message=evidence.error))
     _guarded(writer, "diff", lambda: atomic_write(spec.run_dir / DIFF_FILE, evidence.text))
-    graded = _guarded(
-        writer, "grade", lambda: Grader(spec.sandbox).grade(workspace.path, spec.task, tests)
-    )
+    graded = _guarded(writer, "grade", lambda: grading.grade(workspace.path))
     if graded is None:
         return
     grade = graded if evidence.tamper is None else mark_tampered(graded, evidence.tamper)
@@ -213,18 +229,21 @@ def _run_agents(
         spec.sandbox,
         cost_fn=spec.prices.cost_usd,
         price_table=spec.prices.version,
+        registries=spec.registries,
         engine=spec.engine,
     )
+    scope = spec.agent_scope() if spec.agent_scope is not None else contextlib.nullcontext()
     try:
-        outcome = runner.run(
-            spec.workflow,
-            spec.task,
-            workspace,
-            instruction,
-            writer,
-            run_timeout_s=spec.run_timeout_s,
-            directives=spec.directives,
-        )
+        with scope:
+            outcome = runner.run(
+                spec.workflow,
+                spec.task,
+                workspace,
+                instruction,
+                writer,
+                run_timeout_s=spec.run_timeout_s,
+                directives=spec.directives,
+            )
     except Exception as exc:  # noqa: BLE001  the boundary: a runner bug is this run's error
         message = f"{type(exc).__name__}: {exc}"
         writer.write(ErrorEvent(t=writer.now(), where="runner", message=message))

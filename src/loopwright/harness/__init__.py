@@ -1,8 +1,9 @@
 """The A/B harness: rank the agent loops head to head and emit the engine settings to apply.
 
 `make_plan(manifest)` resolves the matrix (loops x tiers x briefs x repetitions) against the
-live loop registry; `record(plan, suite, options)` runs every cell (fresh workspace, fresh cost
-tracker, the metering relay in front of the gateway for external agents), resumably;
+live loop registry; `record(plan, suite, options)` runs every cell as one `run_task` graded by
+the brief's hidden checks (`BriefGrader`, a `scoring.Grader`), with a fresh cost tracker and
+the metering relay in front of the gateway for external agents, resumably;
 `build_scoreboard(dir)` applies the rubric and the promotion rules; `apply_promotion` writes
 the result to the user's settings. See docs/ab.md.
 """
@@ -18,8 +19,11 @@ from loopwright.harness._briefs import (
     BriefSuite,
     load_brief_suite,
 )
-from loopwright.harness._cell import CellKey, CellResult, cell_workflow
+from loopwright.harness._cell import CellKey, CellResult, CellStatus, cell_workflow
 from loopwright.harness._checks import (
+    BRIEF_GRADER,
+    BriefGrader,
+    BriefGrading,
     BriefValidation,
     CheckOutcome,
     CheckReport,
@@ -64,6 +68,7 @@ from loopwright.harness._scoreboard import (
 )
 
 __all__ = [
+    "BRIEF_GRADER",
     "BUNDLED_BRIEFS",
     "BUNDLED_MANIFEST",
     "COMPLEXITIES",
@@ -72,6 +77,8 @@ __all__ = [
     "SCOREBOARD_SCHEMA_VERSION",
     "WEIGHTS",
     "Brief",
+    "BriefGrader",
+    "BriefGrading",
     "BriefSpec",
     "BriefSuite",
     "BriefValidation",
@@ -80,6 +87,7 @@ __all__ = [
     "CellKey",
     "CellResult",
     "CellRow",
+    "CellStatus",
     "CheckOutcome",
     "CheckReport",
     "GatewaySource",

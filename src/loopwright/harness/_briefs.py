@@ -37,6 +37,7 @@ __all__ = [
     "BriefSuite",
     "Complexity",
     "FlawedBrief",
+    "check_names",
     "load_brief_suite",
 ]
 
@@ -114,8 +115,8 @@ class Brief:
 
     def task(self) -> Task:
         """The brief as the Task a Runner needs: level from the complexity, the agent timeout
-        from `timeout_s`, the visible tests as its test ids. The Grader never runs on it:
-        the hidden checks grade the brief."""
+        from `timeout_s`, the check timeout as its grade timeout, the visible tests as its test
+        ids. The pytest grader never runs on it: `BriefGrader`, the hidden checks, grades it."""
         spec = TaskSpec(
             id=self.id,
             level=LEVEL_OF[self.complexity],
@@ -192,7 +193,12 @@ def _load_brief(path: Path) -> Brief:
     if spec.id != path.name:
         raise ConfigError(f"{toml_path}: id {spec.id!r} differs from the directory {path.name!r}")
     problems = list(_layout_problems(path, spec))
-    checks = _check_names(path / "checks.py") if (path / "checks.py").is_file() else ()
+    checks_file = path / "checks.py"
+    checks = (
+        check_names(checks_file.read_text(encoding="utf-8"), checks_file)
+        if checks_file.is_file()
+        else ()
+    )
     if not checks:
         problems.append("checks.py is missing or defines no check_* function")
     if problems:
@@ -215,11 +221,12 @@ def _layout_problems(path: Path, spec: BriefSpec) -> Iterable[str]:
         yield f"flawed/{name}/ has no [[flawed]] entry in brief.toml"
 
 
-def _check_names(checks_file: Path) -> tuple[str, ...]:
-    """The `check_*` functions checks.py defines at top level, in file order (read statically,
-    so a run that dies before reporting still knows which checks it owed)."""
+def check_names(source: str, checks_file: Path) -> tuple[str, ...]:
+    """The `check_*` functions a checks.py `source` defines at top level, in file order (read
+    statically, so a run that dies before reporting still knows which checks it owed).
+    ConfigError naming `checks_file` when it does not parse."""
     try:
-        tree = ast.parse(checks_file.read_text(encoding="utf-8"), str(checks_file))
+        tree = ast.parse(source, str(checks_file))
     except SyntaxError as exc:
         raise ConfigError(f"{checks_file} does not parse", got=str(exc)) from None
     return tuple(

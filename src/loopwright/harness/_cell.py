@@ -1,28 +1,28 @@
-"""One cell of the matrix: a fresh workspace, one agent node run by the cell's loop, the hidden
-checks, and the figures the rubric consumes, written as `result.json`.
+"""One cell of the matrix: `run_task` (the one inner loop) of a one-agent-node workflow on the
+brief, graded by the brief's hidden checks (`BriefGrader`), and the figures the rubric
+consumes, written as `result.json`.
 
 The cell's workflow is one agent node (the brief's `max_turns`, file and shell tools scoped to
 the workspace) whose `loop` is the cell's loop. Every cell recreates its workspace from the
-brief's seed fixture, gets a fresh cost tracker, and captures its wall clock as it runs.
+brief's seed fixture (run_task does), gets a fresh cost tracker, and captures the wall clock
+of its agent phase. The cell directory is a run directory like any other (events.jsonl,
+diff.patch, grade.json, record.json: a CycleRecord) plus the cell's ledger.jsonl and result.json.
 """
 
 from __future__ import annotations
 
 import contextlib
-import shutil
-import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loopwright import __version__
-from loopwright._fs import atomic_write
+from loopwright.evaluation import TaskRunSpec, run_task
 from loopwright.harness._briefs import Brief, Complexity
-from loopwright.harness._checks import CheckOutcome, CheckReport, run_checks
+from loopwright.harness._checks import BriefGrader, CheckOutcome, CheckReport, tamper_reason
 from loopwright.harness._manifest import Cell
 from loopwright.harness._models import ModelSource, TeeLedger
 from loopwright.harness._relay import MeteringRelay
@@ -36,18 +36,15 @@ from loopwright.models import (
 )
 from loopwright.records import (
     EVENTS_FILE,
+    CycleRecord,
     ErrorEvent,
-    EventWriter,
     NodeEnd,
-    RunEnd,
-    RunStart,
     ToolCallEvent,
     read_events,
 )
-from loopwright.runtime import REPLAN, Registries, Runner
-from loopwright.sandbox import DiffEvidence, Sandbox, Workspace, create_workspace, remove_workspace
-from loopwright.scoring import TAMPER_PREFIX
-from loopwright.workflow import EXTERNAL_LOOP_PREFIX, AgentNode, Workflow, workflow_hash
+from loopwright.runtime import REPLAN, Registries
+from loopwright.sandbox import Sandbox
+from loopwright.workflow import EXTERNAL_LOOP_PREFIX, AgentNode, Workflow
 
 __all__ = [
     "AGENT_TOOLS",
@@ -56,16 +53,16 @@ __all__ = [
     "CellEnv",
     "CellKey",
     "CellResult",
+    "CellStatus",
     "cell_workflow",
     "run_cell",
     "unavailable_result",
 ]
 
 CELL_RESULT_FILE = "result.json"
-CELL_SCHEMA_VERSION: Literal[1] = 1
+CELL_SCHEMA_VERSION: Literal[2] = 2
+"""2 adds the status `tamper`; version 1 results are read as they are."""
 CELL_LEDGER_FILE = "ledger.jsonl"
-INSTRUCTION_FILE = "instruction.md"
-DIFF_FILE = "diff.patch"
 AGENT_NODE = "agent"
 AGENT_ROLE = "builder"
 AGENT_TOOLS = (
@@ -91,7 +88,13 @@ _NO_RELAY = (
     "every call is in the ledger; record with --gateway-base-url"
 )
 
-CellStatus = Literal["ok", "error", "timeout", "max_turns", "failed", "skipped", "unavailable"]
+CellStatus = Literal[
+    "ok", "error", "timeout", "max_turns", "failed", "skipped", "unavailable", "tamper"
+]
+"""The agent node's final status; `unavailable` when the loop cannot run here; `tamper` when
+the grade says the agent or its code forged or broke the evidence (every check failed)."""
+# Where run_task records an error that ended the run before or instead of the agent node.
+_RUN_ERRORS = ("workspace", "runner", "run")
 
 
 class CellKey(BaseModel):
@@ -124,14 +127,16 @@ class CellResult(BaseModel):
     """What one cell measured (`result.json`; written last, so its presence marks the cell done).
 
     `status` is the agent node's final status, or `unavailable` (with `reason`) when the
-    loop's runtime could not run here; an unavailable cell has no correctness and no figures.
+    loop's runtime could not run here (no correctness and no figures), or `tamper` (with the
+    grade's `tamper:` reason) when the checks' evidence was forged or the workspace's git
+    repository broken: correctness 0, every check failed with that reason.
     Tokens, turns (successful model calls) and cost come from the cell's own ledger;
     `replans_used` from the replan events; `wall_clock_s` was measured around the run.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    schema_version: Literal[1] = CELL_SCHEMA_VERSION
+    schema_version: Literal[1, 2] = CELL_SCHEMA_VERSION
     cell: CellKey
     status: CellStatus
     reason: str | None = None
@@ -195,11 +200,11 @@ def unavailable_result(cell: Cell, reason: str) -> CellResult:
 
 
 def run_cell(cell: Cell, brief: Brief, env: CellEnv, cell_dir: Path) -> CellResult:
-    """Run `cell` in a fresh workspace under `cell_dir` (created; must not hold a result yet)
-    and return its result. Never raises for what the loop does: failures are data. A loop
-    that is not registered, an external agent with no relay to meter it, or a loop that
-    reports `unavailable: ...` (an external agent whose executable is missing) gives an
-    `unavailable` row with the reason."""
+    """Run `cell` with `run_task` under `cell_dir` (created; must not hold a result yet) and
+    return its result. Never raises for what the loop does: failures are data. A loop that is
+    not registered, an external agent with no relay to meter it, or a loop that reports
+    `unavailable: ...` (an external agent whose executable is missing) gives an `unavailable`
+    row with the reason."""
     external = cell.loop.startswith(EXTERNAL_LOOP_PREFIX)
     reason = env.unavailable(cell.loop)
     if reason is None and external and env.relay is None:
@@ -213,17 +218,39 @@ def run_cell(cell: Cell, brief: Brief, env: CellEnv, cell_dir: Path) -> CellResu
         model = _relayed_model(cell, env.relay, env.prices)
     else:
         model = env.models.model(cell, ledger, labels)
-    run = _CellRun(cell, brief, env, model, ledger, labels, cell_dir)
+    phase = _AgentPhase(cell, env, ledger, labels)
+    figures = _Figures(cell, ledger, model.simulated, brief.checks)
     try:
-        atomic_write(cell_dir / INSTRUCTION_FILE, brief.instruction_file.read_bytes())
-        status, error, wall, report = run.in_fresh_workspace()
-        if report is None:
+        record = run_task(_spec(cell, brief, env, model, cell_dir, phase))
+        status, error = _agent_end(cell_dir / EVENTS_FILE)
+        if status == "error" and (error or "").startswith(UNAVAILABLE_PREFIX):
             return unavailable_result(cell, error or UNAVAILABLE_PREFIX)
-        return run.result(status, error, wall, report)
+        return figures.result(status, error, phase.wall_s, record, cell_dir)
     except Exception as exc:  # noqa: BLE001  the boundary: a cell that broke is a row
         message = f"the cell broke: {type(exc).__name__}: {exc}"
         failed = CheckReport(tuple(_failed(name, message) for name in brief.checks))
-        return run.result("error", message, None, failed, events=False)
+        return figures.row("error", message, None, failed, 0)
+
+
+def _spec(
+    cell: Cell, brief: Brief, env: CellEnv, model: ChatModel, cell_dir: Path, phase: _AgentPhase
+) -> TaskRunSpec:
+    """The cell as one run of the inner loop: the cell's workflow on the brief's task, graded
+    by the brief's hidden checks, the agents inside the cell's metering and clock."""
+    return TaskRunSpec(
+        workflow=cell_workflow(cell.loop, brief),
+        task=brief.task(),
+        model=model,
+        sandbox=env.sandbox,
+        prices=env.prices,
+        run_dir=cell_dir,
+        run_id=cell.id,
+        seed=cell.seed,
+        repetition=cell.repetition,
+        grader=BriefGrader(env.sandbox),
+        registries=env.registries,
+        agent_scope=phase.scope,
+    )
 
 
 def _relayed_model(cell: Cell, relay: MeteringRelay, prices: PriceTable) -> ChatModel:
@@ -234,53 +261,71 @@ def _relayed_model(cell: Cell, relay: MeteringRelay, prices: PriceTable) -> Chat
     return LiteLLMGateway(cell.model, settings, prices=prices, seed=cell.seed)
 
 
-@dataclass(frozen=True)
-class _CellRun:
+@dataclass
+class _AgentPhase:
+    """The context the cell's agents run in: external agents metered through the relay, and
+    the wall clock (the recording's clock) measured around them."""
+
     cell: Cell
-    brief: Brief
     env: CellEnv
-    model: ChatModel
     ledger: CostLedger
     labels: CallLabels
-    cell_dir: Path
+    wall_s: float | None = field(default=None, init=False)
 
-    def in_fresh_workspace(self) -> tuple[CellStatus, str | None, float, CheckReport | None]:
-        """Recreate the workspace from the brief's fixture, run the agent, keep its diff (or a
-        note saying why there is none) and grade it: (status, error, wall clock, report); no
-        report when the loop said it is unavailable. An agent that removed or corrupted the
-        workspace's git repository gets status `error`, a `tamper:` reason and every check
-        failed. The workspace is removed afterwards."""
-        scratch = Path(tempfile.mkdtemp(prefix="lw-ab-"))
-        try:
-            workspace = create_workspace(self.brief.repo_dir, scratch)
+    @contextlib.contextmanager
+    def scope(self) -> Iterator[None]:
+        relay = self.env.relay
+        metering = (
+            relay.metering(self.ledger, self.cell.model, self.labels)
+            if relay is not None
+            else contextlib.nullcontext()
+        )
+        with metering:
+            started = self.env.clock()
             try:
-                status, error, wall, evidence = self.agent(workspace)
-                if status == "error" and (error or "").startswith(UNAVAILABLE_PREFIX):
-                    return status, error, wall, None
-                atomic_write(self.cell_dir / DIFF_FILE, evidence.text)
-                report = run_checks(self.brief, workspace.path, self.env.sandbox)
-                if evidence.tamper is None:
-                    return status, error, wall, report
-                # The agent broke the repository its diff is read from: no credit at all.
-                reason = f"{TAMPER_PREFIX} {evidence.tamper}"
-                failed = tuple(_failed(c.name, reason) for c in report.checks)
-                return "error", reason, wall, CheckReport(failed)
+                yield
             finally:
-                remove_workspace(workspace)
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+                self.wall_s = self.env.clock() - started
+
+
+@dataclass(frozen=True)
+class _Figures:
+    """Turns what a cell's run left into its result row."""
+
+    cell: Cell
+    ledger: CostLedger
+    simulated: bool
+    checks: tuple[str, ...]
 
     def result(
         self,
         status: CellStatus,
         error: str | None,
         wall: float | None,
-        report: CheckReport,
-        *,
-        events: bool = True,
+        record: CycleRecord,
+        cell_dir: Path,
     ) -> CellResult:
-        """The cell's figures: the grade, and tokens, turns and cost from its own ledger;
-        replans from its events unless `events` is False (a cell that broke)."""
+        """The row of a finished run: the grade's checks (a tampered grade overrides the agent's
+        status), tokens, turns and cost from the cell's ledger, replans from its events."""
+        grade = record.grade
+        if grade is None:  # the run ended before it could be graded
+            why = error or "the workspace was never graded"
+            report = CheckReport(tuple(_failed(name, why) for name in self.checks))
+        else:
+            report = CheckReport.of(grade)
+            tamper = tamper_reason(grade)
+            if tamper is not None:
+                status, error = "tamper", tamper
+        return self.row(status, error, wall, report, _replans(cell_dir / EVENTS_FILE))
+
+    def row(
+        self,
+        status: CellStatus,
+        error: str | None,
+        wall: float | None,
+        report: CheckReport,
+        replans: int,
+    ) -> CellResult:
         totals = self.ledger.totals()[None]
         return CellResult(
             cell=CellKey.of(self.cell),
@@ -293,64 +338,11 @@ class _CellRun:
             cache_read_tokens=totals.cache_read_tokens,
             turns=totals.calls - totals.failed_calls,
             failed_calls=totals.failed_calls,
-            replans_used=_replans(self.cell_dir / EVENTS_FILE) if events else 0,
+            replans_used=replans,
             wall_clock_s=wall,
             cost_usd=totals.cost_usd,
-            simulated=self.model.simulated,
+            simulated=self.simulated,
             finished_at=_now(),
-        )
-
-    def agent(self, workspace: Workspace) -> tuple[CellStatus, str | None, float, DiffEvidence]:
-        """Run the cell's workflow on `workspace`, external agents metered through the relay;
-        return the agent node's status and error, the wall clock of the run, and the
-        workspace's diff (a diff that could not be taken is also an error event)."""
-        cell, env = self.cell, self.env
-        workflow, task = cell_workflow(cell.loop, self.brief), self.brief.task()
-        runner = Runner(
-            self.model,
-            env.sandbox,
-            cost_fn=env.prices.cost_usd,
-            price_table=env.prices.version,
-            registries=env.registries,
-        )
-        instruction = self.cell_dir / INSTRUCTION_FILE
-        with EventWriter(self.cell_dir / EVENTS_FILE) as writer:
-            writer.write(self._run_start(workflow, task.digest, writer))
-            metering = (
-                env.relay.metering(self.ledger, cell.model, self.labels)
-                if env.relay is not None
-                else contextlib.nullcontext()
-            )
-            with metering:
-                started = env.clock()
-                outcome = runner.run(workflow, task, workspace.path, instruction, writer)
-                wall = env.clock() - started
-            evidence = workspace.evidence()
-            if evidence.error is not None:
-                writer.write(ErrorEvent(t=writer.now(), where="diff", message=evidence.error))
-            writer.write(
-                RunEnd(t=writer.now(), status=outcome.status, duration_s=wall, error=outcome.error)
-            )
-        if outcome.status == "error":
-            return "error", outcome.error, wall, evidence
-        status, error = _agent_end(self.cell_dir / EVENTS_FILE)
-        return status, error, wall, evidence
-
-    def _run_start(self, workflow: Workflow, digest: str, writer: EventWriter) -> RunStart:
-        cell = self.cell
-        return RunStart(
-            t=writer.now(),
-            run_id=cell.id,
-            task_id=cell.brief,
-            task_digest=digest,
-            workflow_name=workflow.name,
-            workflow_hash=workflow_hash(workflow),
-            model=cell.model,
-            simulated=self.model.simulated,
-            seed=cell.seed,
-            repetition=cell.repetition,
-            loopwright_version=__version__,
-            started_at=_now(),
         )
 
 
@@ -359,8 +351,13 @@ def _failed(name: str, error: str) -> CheckOutcome:
 
 
 def _agent_end(events: Path) -> tuple[CellStatus, str | None]:
-    """The agent node's last status and error, from its node_end event."""
-    ends = [e for e in read_events(events) if isinstance(e, NodeEnd) and e.node_id == AGENT_NODE]
+    """The run's error when it ended before or instead of the agent node (no workspace, a
+    runner failure), else the agent node's last status and error, from the events."""
+    exhaust = read_events(events)
+    for event in exhaust:
+        if isinstance(event, ErrorEvent) and event.where in _RUN_ERRORS:
+            return "error", event.message
+    ends = [e for e in exhaust if isinstance(e, NodeEnd) and e.node_id == AGENT_NODE]
     if not ends:
         return "error", "the agent node never ended"
     return ends[-1].status, ends[-1].error

@@ -95,8 +95,10 @@ def _cell_line(row: CellRow) -> str:
         return f"{m[name]:{spec}}{spread}"
 
     gate = "pass" if row.gate_passed else "**FAIL**"
+    tampered = row.statuses.get("tamper", 0)
+    runs = f"{row.runs} (**{tampered} tamper**)" if tampered else str(row.runs)
     return (
-        f"| {row.brief} | {row.tier} | {row.loop} | {row.runs} | {cell('correctness', '.3f')} "
+        f"| {row.brief} | {row.tier} | {row.loop} | {runs} | {cell('correctness', '.3f')} "
         f"| {cell('tokens', '.0f')} | {cell('wall_clock_s', '.2f')} | {cell('turns', '.0f')} "
         f"| {cell('replans_used', '.0f')} | {_f(row.composite)} | {gate} |"
     )

@@ -4,7 +4,8 @@
 <out>/record.json                 the header: manifest, digests, provenance (written first)
 <out>/ledger.jsonl                every model call of every cell (native and external)
 <out>/cells/<cell id>/result.json the cell's figures (written last: present = done)
-<out>/cells/<cell id>/events.jsonl, ledger.jsonl, diff.patch, instruction.md
+<out>/cells/<cell id>/events.jsonl, grade.json, record.json, diff.patch, instruction.md:
+                                  the cell's run_task directory, plus its ledger.jsonl
 ```
 
 Running `record` again on the same directory resumes: finished cells are kept, a cell that

@@ -1,10 +1,12 @@
-"""Grading with partial credit: test restoration, pytest junit parsing, and benchmark validation."""
+"""Grading with partial credit: the Grader protocol (one implementation per grader kind; pytest is
+the default), test restoration, pytest junit parsing, and benchmark validation."""
 
 from __future__ import annotations
 
-from loopwright.scoring._grader import Grader
+from loopwright.scoring._grader import PytestGrader, PytestGrading
 from loopwright.scoring._guard import mark_tampered
 from loopwright.scoring._junit import JunitCase, JunitReport, Outcome, parse_junit
+from loopwright.scoring._protocol import Grader, Grading
 from loopwright.scoring._restore import HOOK_FILES, RestoreReport, TaskTests, restore_tests
 from loopwright.scoring._result import GRADE_SCHEMA_VERSION, TAMPER_PREFIX, GradeResult, TestResult
 from loopwright.scoring._validate import (
@@ -24,9 +26,12 @@ __all__ = [
     "UNTOUCHED",
     "GradeResult",
     "Grader",
+    "Grading",
     "JunitCase",
     "JunitReport",
     "Outcome",
+    "PytestGrader",
+    "PytestGrading",
     "RestoreReport",
     "TaskTests",
     "TestResult",

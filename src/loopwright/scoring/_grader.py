@@ -1,4 +1,5 @@
-"""The Grader: restore the tests, run pytest in the sandbox, parse junit, score with partial credit."""
+"""The pytest grader: restore the tests, run pytest in the sandbox, parse junit, score with partial
+credit. The default implementation of the Grader protocol (scoring/_protocol.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from loopwright.scoring._restore import TaskTests, restore_tests
 from loopwright.scoring._result import GradeResult, TestResult
 from loopwright.tasks import Task, node_files
 
-__all__ = ["Grader"]
+__all__ = ["PytestGrader"]
 
 _TAIL_CHARS = 2000
 # pytest's exit codes: 0 all passed, 1 some failed, 2 interrupted, 3 internal error,
@@ -34,8 +35,9 @@ class _Run:
     tamper: str | None = None  # what the guard and the canaries say was forged, if anything
 
 
-class Grader:
-    """Grades a workspace against a task's hidden tests. One Grader may grade many workspaces.
+class PytestGrader:
+    """Grades a workspace against a task's hidden tests, run by pytest (the `Grader` protocol's
+    default kind, "pytest"). One PytestGrader may grade many workspaces.
 
     The rules are the anchors' (SWE-bench, FeatureBench): tests restored from the task, agent
     hooks removed, pytest run with the grader's own config (`-c`, so agent ini files are inert),
@@ -48,9 +50,16 @@ class Grader:
     Grading never raises: any failure, a bad workspace included, is an invalid grade saying why.
     """
 
+    name = "pytest"
+
     def __init__(self, sandbox: Sandbox | None = None, *, python: str | None = None) -> None:
         self.sandbox = sandbox if sandbox is not None else default_sandbox()
         self.python = python or self.sandbox.python or sys.executable
+
+    def capture(self, task: Task) -> PytestGrading:
+        """The task's tests copied now (`TaskTests.capture`), to grade a workspace with later.
+        Raises OSError when they cannot be read."""
+        return PytestGrading(self, task, TaskTests.capture(task))
 
     def grade(self, workspace: Path, task: Task, tests: TaskTests | None = None) -> GradeResult:
         """Restore tests in `workspace` (modifies it), run them, and return the grade.
@@ -72,7 +81,9 @@ class Grader:
             finally:
                 shutil.rmtree(private, ignore_errors=True)
         except Exception as exc:  # noqa: BLE001  the boundary: a grade that could not be taken is data
-            return failed_grade(task, f"grading failed: {type(exc).__name__}: {exc}", self.sandbox)
+            return failed_grade(
+                task, f"grading failed: {type(exc).__name__}: {exc}", self.sandbox.name
+            )
         grade = _score(task, run, list(restored.actions), time.perf_counter() - started)
         if poisoned:
             return mark_tampered(grade, "the agent rewrote the task's own files: " + poisoned)
@@ -136,6 +147,19 @@ class Grader:
             "-q",
             *node_files(task.test_ids),
         ]
+
+
+@dataclass(frozen=True)
+class PytestGrading:
+    """One task's grading by `grader`, against the copy of its tests taken before the agent."""
+
+    grader: PytestGrader
+    task: Task
+    tests: TaskTests
+
+    def grade(self, workspace: Path) -> GradeResult:
+        """`grader.grade(workspace, task, tests)`: never raises."""
+        return self.grader.grade(workspace, self.task, self.tests)
 
 
 def _invalid_reason(run: _Run) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from loopwright.sandbox import CommandResult, Sandbox
+from loopwright.sandbox import CommandResult
 from loopwright.scoring._junit import JunitReport
 from loopwright.scoring._kit import Kit
 from loopwright.scoring._result import TAMPER_PREFIX, GradeResult
@@ -85,8 +85,9 @@ def _canary_problem(kit: Kit, seen: object, report: JunitReport | None) -> str |
     return None
 
 
-def failed_grade(task: Task, reason: str, sandbox: Sandbox) -> GradeResult:
-    """An invalid grade for a run that could not be graded at all, saying why. Score 0.0."""
+def failed_grade(task: Task, reason: str, sandbox: str) -> GradeResult:
+    """An invalid grade for a run that could not be graded at all, saying why (`sandbox`: the
+    name of the sandbox it would have run in). Score 0.0."""
     f2p, p2p = len(task.spec.fail_to_pass), len(task.spec.pass_to_pass)
     return GradeResult(
         task_id=task.id,
@@ -100,7 +101,7 @@ def failed_grade(task: Task, reason: str, sandbox: Sandbox) -> GradeResult:
         p2p_total=p2p,
         tests=[],
         exit_code=None,
-        sandbox=sandbox.name,
+        sandbox=sandbox,
         duration_s=0.0,
         pytest_duration_s=0.0,
     )

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loopwright.sandbox import create_workspace, remove_workspace
-from loopwright.scoring._grader import Grader
+from loopwright.scoring._guard import failed_grade
+from loopwright.scoring._protocol import Grader
 from loopwright.scoring._result import GradeResult
 from loopwright.tasks import Benchmark, Task, apply_overlay
 
@@ -54,12 +55,17 @@ def task_variants(task: Task) -> list[tuple[str, str, Path | None]]:
 
 
 def grade_variant(task: Task, overlay: Path | None, grader: Grader, parent: Path) -> GradeResult:
-    """Grade the task's repo with `overlay` applied (None: untouched) in a fresh workspace."""
+    """Grade the task's repo with `overlay` applied (None: untouched) in a fresh workspace, with
+    any grader kind. A task whose hidden material cannot be read gets an invalid grade."""
+    try:
+        grading = grader.capture(task)
+    except OSError as exc:
+        return failed_grade(task, f"grading failed: {type(exc).__name__}: {exc}", "none")
     workspace = create_workspace(task.repo_dir, parent)
     try:
         if overlay is not None:
             apply_overlay(overlay, workspace.path)
-        return grader.grade(workspace.path, task)
+        return grading.grade(workspace.path)
     finally:
         grader.sandbox.release(workspace.path)
         remove_workspace(workspace)

@@ -2,16 +2,27 @@
 the promotion, the loop x (brief, tier) matrix with the correctness gate, buckets, ranking,
 pairwise differences with their intervals, every cell's medians and spread, and money.
 
-`scoreboard.json` is read as plain JSON in the documented shape, so this page does not depend
-on the harness's models; a recording without a scoreboard yet shows its finished cells."""
+The recording's files are read once, through the harness's own typed models (`RecordHeader`,
+`Scoreboard`, `CellResult`: the models that wrote them); a recording without a scoreboard yet
+shows its finished cells."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from pydantic import ValidationError
+
+from loopwright.harness import (
+    CellResult,
+    CellRow,
+    Manifest,
+    RecordHeader,
+    Scoreboard,
+    load_results,
+    read_header,
+    read_scoreboard,
+)
 from loopwright.report._html import Section, banner, esc, figure, fmt, fmt_usd, page, table
 from loopwright.report._stamp import Stamp, stamp_html
 from loopwright.report.charts._heat import HeatCell, HeatGrid, heat_grid
@@ -24,81 +35,83 @@ SIM_AB = (
     "SIMULATED RESULTS: stand-in models answered this recording, not real LLMs. The ranking "
     "shows how the loops fare against the stand-ins; such a scoreboard cannot be applied."
 )
-
-
-def _json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
+HEADER_FILE = "record.json"
+SCOREBOARD_FILE = "scoreboard.json"
 
 
 @dataclass(frozen=True, slots=True)
 class AbData:
-    """A recording: its header, its scoreboard (None until `ab score` or the end of
-    `ab record` wrote one) and the finished cells' results."""
+    """A recording: its header (None when only a scoreboard is there), its scoreboard (None
+    until `ab score` or the end of `ab record` wrote one) and the finished cells' results."""
 
     run_dir: Path
-    header: dict[str, Any]
-    scoreboard: dict[str, Any] | None
-    results: tuple[dict[str, Any], ...]
+    header: RecordHeader | None
+    scoreboard: Scoreboard | None
+    results: tuple[CellResult, ...]
+
+    @property
+    def source(self) -> RecordHeader | Scoreboard | None:
+        """Where provenance, manifest and suite are read from: the scoreboard, else the header."""
+        return self.scoreboard or self.header
 
     @property
     def simulated(self) -> bool:
-        source = self.scoreboard or self.header
-        return bool(source.get("simulated"))
+        return self.source is not None and self.source.simulated
 
     @property
     def partial_reasons(self) -> list[str]:
         if self.scoreboard is None:
+            total = self.header.run_count if self.header is not None else "?"
             return [
-                f"no scoreboard.json yet ({len(self.results)} of "
-                f"{self.header.get('run_count', '?')} runs recorded): "
+                f"no scoreboard.json yet ({len(self.results)} of {total} runs recorded): "
                 "`loopwright ab score DIR` builds it"
             ]
         sb = self.scoreboard
-        if not sb.get("complete", True):
-            return [
-                f"incomplete recording: {sb.get('runs_recorded')} of {sb.get('run_count')} runs"
-            ]
+        if not sb.complete:
+            return [f"incomplete recording: {sb.runs_recorded} of {sb.run_count} runs"]
         return []
 
 
 def load_ab(run_dir: Path) -> AbData:
-    """Read an A/B record directory (record.json, scoreboard.json, cells/*/result.json)."""
-    header = _json(run_dir / "record.json")
-    scoreboard = _json(run_dir / "scoreboard.json")
-    results = [_json(p) for p in sorted(run_dir.glob("cells/*/result.json"))]
-    return AbData(
-        run_dir=run_dir,
-        header=header if isinstance(header, dict) else {},
-        scoreboard=scoreboard if isinstance(scoreboard, dict) else None,
-        results=tuple(r for r in results if isinstance(r, dict)),
-    )
+    """Read an A/B record directory (record.json, scoreboard.json, cells/*/result.json), each
+    file validated by its model. A missing header or scoreboard is None; ConfigError (what,
+    got) when a file is there but invalid."""
+    header = read_header(run_dir) if (run_dir / HEADER_FILE).is_file() else None
+    scoreboard_path = run_dir / SCOREBOARD_FILE
+    scoreboard = read_scoreboard(scoreboard_path) if scoreboard_path.is_file() else None
+    return AbData(run_dir, header, scoreboard, tuple(load_results(run_dir)))
+
+
+def _manifest(source: RecordHeader | Scoreboard) -> Manifest | None:
+    """The resolved manifest a header or scoreboard carries, as the harness's model."""
+    try:
+        return Manifest.model_validate(source.manifest)
+    except ValidationError:
+        return None
 
 
 def ab_stamp(data: AbData) -> Stamp:
     """Commit and dirty flag from the provenance, the tier bindings as the model, the brief
     suite as the benchmark, the manifest's seed."""
-    source = data.scoreboard or data.header
-    prov = source.get("provenance") or {}
-    manifest = source.get("manifest") or {}
-    suite = source.get("brief_suite") or {}
-    commit = prov.get("commit")
-    if commit and prov.get("dirty"):
+    source = data.source
+    if source is None:
+        return Stamp(None, None, None, False, None, None, None, (("manifest digest", ""),))
+    prov, suite, manifest = source.provenance, source.brief_suite, _manifest(source)
+    commit = prov.commit
+    if commit and prov.dirty:
         commit += "+dirty"
-    tiers = manifest.get("tiers") or {}
-    extra = [("manifest digest", str(source.get("manifest_digest", ""))[:12])]
+    tiers = manifest.tiers if manifest is not None else {}
+    extra = [("manifest digest", source.manifest_digest[:12])]
     if data.scoreboard is not None:
-        extra.append(("rubric", f"v{(data.scoreboard.get('rubric') or {}).get('version', '?')}"))
+        extra.append(("rubric", f"v{data.scoreboard.rubric.version}"))
     return Stamp(
-        loopwright_version=prov.get("loopwright_version"),
+        loopwright_version=prov.loopwright_version,
         git_commit=commit,
         model=", ".join(f"{t}={m}" for t, m in tiers.items()) or None,
         simulated=data.simulated,
-        benchmark=f"brief suite v{suite['version']}" if "version" in suite else None,
-        benchmark_digest=suite.get("digest"),
-        seed=manifest.get("seed"),
+        benchmark=f"brief suite v{suite.version}",
+        benchmark_digest=suite.digest,
+        seed=manifest.seed if manifest is not None else None,
         extra=tuple(extra),
     )
 
@@ -110,8 +123,8 @@ def ab_page(data: AbData) -> str:
     if reasons:
         banners.append(banner("partial", "PARTIAL RECORDING: " + "; ".join(reasons) + "."))
     sb = data.scoreboard
-    if sb is not None and sb.get("stale"):
-        banners.append(banner("stale", f"STALE: {sb['stale']}"))
+    if sb is not None and sb.stale:
+        banners.append(banner("stale", f"STALE: {sb.stale}"))
     if sb is None:
         sections = [_cells_so_far(data)]
     else:
@@ -134,78 +147,76 @@ def ab_page(data: AbData) -> str:
     )
 
 
-def _rows(sb: dict[str, Any], key: str) -> list[dict[str, Any]]:
-    value = sb.get(key)
-    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
-
-
-def _promotion(sb: dict[str, Any]) -> Section:
-    promo = sb.get("promotion") or {}
-    lines = promo.get("lines") or []
-    text = "\n".join(lines) if lines else "(empty recommendation: no loop cleared the gate)"
-    rubric = sb.get("rubric") or {}
-    weights = ", ".join(f"{k} {v}" for k, v in (rubric.get("weights") or {}).items())
+def _promotion(sb: Scoreboard) -> Section:
+    promo, rubric = sb.promotion, sb.rubric
+    text = (
+        "\n".join(promo.lines)
+        if promo.lines
+        else "(empty recommendation: no loop cleared the gate)"
+    )
+    weights = ", ".join(f"{k} {v}" for k, v in rubric.weights.items())
     body = (
-        f"<pre>{esc(text)}</pre><p>{esc(promo.get('note', ''))}</p>"
-        f"<p class='muted'>{esc(sb.get('runs_recorded'))} of {esc(sb.get('run_count'))} runs; "
+        f"<pre>{esc(text)}</pre><p>{esc(promo.note)}</p>"
+        f"<p class='muted'>{esc(sb.runs_recorded)} of {esc(sb.run_count)} runs; "
         f"rubric weights: {esc(weights)}; correctness gate "
-        f"{esc(rubric.get('correctness_gate_floor'))}.</p>"
+        f"{esc(rubric.correctness_gate_floor)}.</p>"
     )
     return Section("promotion", "Promotion: the settings to apply", body)
 
 
-def _columns(cells: list[dict[str, Any]]) -> list[tuple[str, str]]:
+def _columns(cells: list[CellRow]) -> list[tuple[str, str]]:
     seen: dict[tuple[str, str], None] = {}
     for c in cells:
-        seen.setdefault((str(c.get("brief")), str(c.get("tier"))))
+        seen.setdefault((c.brief, c.tier))
     return list(seen)
 
 
-def _loops(sb: dict[str, Any]) -> list[str]:
-    ranked = [str(r.get("loop")) for r in _rows(sb, "ranking")]
-    rest = sorted({str(c.get("loop")) for c in _rows(sb, "cells")} - set(ranked))
+def _loops(sb: Scoreboard) -> list[str]:
+    ranked = [r.loop for r in sb.ranking]
+    rest = sorted({c.loop for c in sb.cells} - set(ranked))
     return ranked + rest
 
 
-def _num(value: Any) -> str:
+def _num(value: float | None) -> str:
     """A figure for a cell: thousands with separators, small values with 3 digits."""
-    if not isinstance(value, int | float):
+    if value is None:
         return "-"
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
-def _cell_tip(c: dict[str, Any]) -> str:
-    head = f"{c.get('loop')} on {c.get('brief')} [{c.get('tier')}: {c.get('model')}]"
-    if c.get("unavailable"):
-        return f"{head}: unavailable: {c['unavailable']}"
-    med, spread = c.get("median") or {}, c.get("spread") or {}
-    parts = [
-        f"{k} {_num(v)} [{_num(spread.get(k, {}).get('low'))}.."
-        f"{_num(spread.get(k, {}).get('high'))}]"
-        for k, v in med.items()
-    ]
-    gate = "passed" if c.get("gate_passed") else "FAILED"
-    return f"{head}\ncomposite {fmt(c.get('composite'), '.3f')}, gate {gate}\n" + "\n".join(parts)
+def _spread(c: CellRow, figure: str) -> str:
+    """`low..high` of one figure over the repetitions ("-" for a side that is not there)."""
+    side = (c.spread or {}).get(figure)
+    return f"{_num(side.low if side else None)}..{_num(side.high if side else None)}"
 
 
-def _grid(sb: dict[str, Any], value_of: str) -> HeatGrid:
-    cells = _rows(sb, "cells")
-    loops, cols = _loops(sb), _columns(cells)
+def _tamper_note(c: CellRow) -> str:
+    tampered = c.statuses.get("tamper", 0)
+    return f"\n{tampered} of {sum(c.statuses.values())} runs tampered" if tampered else ""
+
+
+def _cell_tip(c: CellRow) -> str:
+    head = f"{c.loop} on {c.brief} [{c.tier}: {c.model}]"
+    if c.unavailable:
+        return f"{head}: unavailable: {c.unavailable}"
+    parts = [f"{k} {_num(v)} [{_spread(c, k)}]" for k, v in (c.median or {}).items()]
+    gate = "passed" if c.gate_passed else "FAILED"
+    return (
+        f"{head}\ncomposite {fmt(c.composite, '.3f')}, gate {gate}{_tamper_note(c)}\n"
+        + "\n".join(parts)
+    )
+
+
+def _grid(sb: Scoreboard, value_of: str) -> HeatGrid:
+    loops, cols = _loops(sb), _columns(sb.cells)
     out: dict[tuple[int, int], HeatCell] = {}
-    for c in cells:
-        i, j = (
-            loops.index(str(c.get("loop"))),
-            cols.index((str(c.get("brief")), str(c.get("tier")))),
-        )
-        if c.get("unavailable"):
+    for c in sb.cells:
+        i, j = loops.index(c.loop), cols.index((c.brief, c.tier))
+        if c.unavailable:
             out[(i, j)] = HeatCell(None, "n/a", _cell_tip(c))
             continue
-        value = (
-            c.get("composite")
-            if value_of == "composite"
-            else (c.get("median") or {}).get("correctness")
-        )
-        failed = not c.get("gate_passed")
+        value = c.composite if value_of == "composite" else (c.median or {}).get("correctness")
+        failed = not c.gate_passed
         text = ("✗ " if failed else "") + fmt(value)
         out[(i, j)] = HeatCell(value, text, _cell_tip(c), GATE_OUTLINE if failed else None)
     groups: list[tuple[str, int]] = []
@@ -219,8 +230,8 @@ def _grid(sb: dict[str, Any], value_of: str) -> HeatGrid:
     )
 
 
-def _matrix(sb: dict[str, Any]) -> Section:
-    floor = (sb.get("rubric") or {}).get("correctness_gate_floor")
+def _matrix(sb: Scoreboard) -> Section:
+    floor = sb.rubric.correctness_gate_floor
     composite = heat_grid(
         _grid(sb, "composite"), label="composite per loop and cell", legend="composite"
     )
@@ -239,44 +250,40 @@ def _matrix(sb: dict[str, Any]) -> Section:
     return Section("matrix", "Scoreboard matrix", body)
 
 
-def _buckets(sb: dict[str, Any]) -> Section:
+def _buckets(sb: Scoreboard) -> Section:
     parts = []
-    for b in _rows(sb, "buckets"):
-        rows = [
-            (s.get("loop"), fmt(s.get("standing"), ".3f"), s.get("disqualified") or "")
-            for s in b.get("standings") or []
-        ]
-        head = f"<h3>{esc(b.get('complexity'))}: winner {esc(b.get('winner') or 'none')}</h3>"
+    for b in sb.buckets:
+        rows = [(s.loop, fmt(s.standing, ".3f"), s.disqualified or "") for s in b.standings]
+        head = f"<h3>{esc(b.complexity)}: winner {esc(b.winner or 'none')}</h3>"
         parts.append(head + table(["loop", "standing", "disqualified"], rows, numeric=(1,)))
     return Section("buckets", "Complexity buckets", "".join(parts) or "<p>none</p>")
 
 
-def _ranking(sb: dict[str, Any]) -> Section:
-    ranking = _rows(sb, "ranking")
+def _ranking(sb: Scoreboard) -> Section:
     bars = [
         Bar(
-            str(r.get("loop")),
+            r.loop,
             (
                 Segment(
-                    float(r.get("mean_composite") or 0.0),
+                    r.mean_composite or 0.0,
                     "#2563eb",
-                    f"{r.get('loop')}: mean composite {fmt(r.get('mean_composite'), '.3f')}",
+                    f"{r.loop}: mean composite {fmt(r.mean_composite, '.3f')}",
                 ),
             ),
-            fmt(r.get("mean_composite"), ".3f"),
+            fmt(r.mean_composite, ".3f"),
         )
-        for r in ranking
+        for r in sb.ranking
     ]
     rows = [
         (
-            r.get("rank"),
-            r.get("loop"),
-            fmt(r.get("mean_composite"), ".3f"),
-            r.get("cells"),
-            r.get("gate_failures"),
-            r.get("unavailable_cells"),
+            r.rank,
+            r.loop,
+            fmt(r.mean_composite, ".3f"),
+            r.cells,
+            r.gate_failures,
+            r.unavailable_cells,
         )
-        for r in ranking
+        for r in sb.ranking
     ]
     body = figure(
         "ab-ranking",
@@ -290,31 +297,30 @@ def _ranking(sb: dict[str, Any]) -> Section:
     return Section("ranking", "Ranking", body)
 
 
-def _pairwise(sb: dict[str, Any]) -> Section:
-    pairs = _rows(sb, "pairwise")
+def _pairwise(sb: Scoreboard) -> Section:
+    pairs = sb.pairwise
     if not pairs:
         return Section("pairwise", "Pairwise differences", "<p>Fewer than two ranked loops.</p>")
     intervals = [
         Interval(
-            f"{p.get('a')} − {p.get('b')}",
-            float(p.get("mean_difference", 0.0)),
-            float(p.get("low", 0.0)),
-            float(p.get("high", 0.0)),
-            bool(p.get("clear")),
-            f"{p.get('a')} minus {p.get('b')}: {fmt(p.get('mean_difference'), '+.3f')} "
-            f"({fmt(p.get('low'), '+.3f')} .. {fmt(p.get('high'), '+.3f')}), "
-            f"{p.get('cells')} cells",
+            f"{p.a} − {p.b}",
+            p.mean_difference,
+            p.low,
+            p.high,
+            p.clear,
+            f"{p.a} minus {p.b}: {fmt(p.mean_difference, '+.3f')} "
+            f"({fmt(p.low, '+.3f')} .. {fmt(p.high, '+.3f')}), {p.cells} cells",
         )
         for p in pairs
     ]
     rows = [
         (
-            p.get("a"),
-            p.get("b"),
-            fmt(p.get("mean_difference"), "+.3f"),
-            f"{fmt(p.get('low'), '+.3f')} .. {fmt(p.get('high'), '+.3f')}",
-            p.get("cells"),
-            "clear" if p.get("clear") else "within noise",
+            p.a,
+            p.b,
+            fmt(p.mean_difference, "+.3f"),
+            f"{fmt(p.low, '+.3f')} .. {fmt(p.high, '+.3f')}",
+            p.cells,
+            "clear" if p.clear else "within noise",
         )
         for p in pairs
     ]
@@ -329,48 +335,43 @@ def _pairwise(sb: dict[str, Any]) -> Section:
     return Section("pairwise", "Pairwise differences", body)
 
 
-def _cells(sb: dict[str, Any]) -> Section:
+def _cells(sb: Scoreboard) -> Section:
     figures = ("correctness", "tokens", "wall_clock_s", "turns", "replans_used")
     rows = []
-    for c in _rows(sb, "cells"):
-        med, spread = c.get("median") or {}, c.get("spread") or {}
-        shown = [
-            f"{_num(med[k])} [{_num((spread.get(k) or {}).get('low'))}.."
-            f"{_num((spread.get(k) or {}).get('high'))}]"
-            if k in med
-            else "-"
-            for k in figures
-        ]
-        gate = "n/a" if c.get("unavailable") else ("pass" if c.get("gate_passed") else "FAIL")
+    for c in sb.cells:
+        med = c.median or {}
+        shown = [f"{_num(med[k])} [{_spread(c, k)}]" if k in med else "-" for k in figures]
+        gate = "n/a" if c.unavailable else ("pass" if c.gate_passed else "FAIL")
+        tampered = c.statuses.get("tamper", 0)
         rows.append(
             [
-                c.get("loop"),
-                c.get("brief"),
-                c.get("tier"),
-                c.get("runs"),
+                c.loop,
+                c.brief,
+                c.tier,
+                f"{c.runs} ({tampered} tamper)" if tampered else c.runs,
                 *shown,
-                fmt(c.get("composite"), ".3f"),
+                fmt(c.composite, ".3f"),
                 gate,
-                c.get("unavailable") or "",
+                c.unavailable or "",
             ]
         )
     heads = ["loop", "brief", "tier", "runs", *figures, "composite", "gate", "unavailable"]
     return Section("cells", "Every cell: medians [low..high]", table(heads, rows, numeric=(3, 9)))
 
 
-def _money(sb: dict[str, Any]) -> Section:
+def _money(sb: Scoreboard) -> Section:
     rows = [
         (
-            m.get("provider"),
-            m.get("model"),
-            m.get("calls"),
-            m.get("failed_calls"),
-            f"{m.get('input_tokens', 0):,}",
-            f"{m.get('output_tokens', 0):,}",
-            fmt_usd(m.get("cost_usd")),
-            m.get("unpriced_calls"),
+            m.provider,
+            m.model,
+            m.calls,
+            m.failed_calls,
+            f"{m.input_tokens:,}",
+            f"{m.output_tokens:,}",
+            fmt_usd(m.cost_usd),
+            m.unpriced_calls,
         )
-        for m in _rows(sb, "money")
+        for m in sb.money
     ]
     body = table(
         [
@@ -386,34 +387,31 @@ def _money(sb: dict[str, Any]) -> Section:
         rows,
         numeric=(2, 3, 4, 5, 6, 7),
     )
-    by_loop = sb.get("money_by_loop") or {}
-    if isinstance(by_loop, dict) and by_loop:
+    if sb.money_by_loop:
         body += "<h3>By loop</h3>" + table(
             ["loop", "totals"],
             [
-                (loop, ", ".join(f"{k} {v}" for k, v in (t or {}).items()))
-                for loop, t in by_loop.items()
+                (loop, ", ".join(f"{k} {v}" for k, v in t.model_dump().items()))
+                for loop, t in sb.money_by_loop.items()
             ],
         )
     return Section("money", "Money (from the ledger; tokens rank, dollars inform)", body)
 
 
 def _cells_so_far(data: AbData) -> Section:
-    rows = []
-    for r in data.results:
-        cell = r.get("cell") or {}
-        rows.append(
-            (
-                cell.get("loop"),
-                cell.get("brief"),
-                cell.get("tier"),
-                cell.get("repetition"),
-                r.get("status"),
-                fmt(r.get("correctness")),
-                fmt_usd(r.get("cost_usd")),
-                r.get("reason") or "",
-            )
+    rows = [
+        (
+            r.cell.loop,
+            r.cell.brief,
+            r.cell.tier,
+            r.cell.repetition,
+            r.status,
+            fmt(r.correctness),
+            fmt_usd(r.cost_usd),
+            r.reason or "",
         )
+        for r in data.results
+    ]
     body = "<p>No scoreboard yet; the finished cells:</p>" + table(
         ["loop", "brief", "tier", "rep", "status", "correctness", "cost", "reason"],
         rows,
