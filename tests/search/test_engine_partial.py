@@ -17,6 +17,7 @@ from loopwright.search import (
     TaskResult,
 )
 from loopwright.search._checkpoint import rng_state
+from loopwright.search._components import default_components
 from loopwright.search._progress import Spent
 from loopwright.search._report import evolve_result
 from loopwright.tasks import load_benchmark
@@ -82,8 +83,6 @@ def engine_at(cp: Checkpoint, run_dir: Path) -> EvolutionEngine:
         model_factory("sim", benchmark=bench), default_sandbox("local"), DEFAULT_PRICES,
         EvalSettings(seed=0, sandbox="local"),
     )  # fmt: skip
-    from loopwright.search._components import default_components
-
     run_dir.mkdir(parents=True, exist_ok=True)
     tasks = {t.id: t for t in bench.tasks}
     return EvolutionEngine(cp, evaluator, tasks, run_dir, default_components(cp.config))
