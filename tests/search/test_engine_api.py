@@ -30,7 +30,7 @@ from loopwright.search import (
 )
 from loopwright.search._checkpoint import rng_state
 from loopwright.search._components import default_components
-from loopwright.search._progress import Spent, read_progress
+from loopwright.search._progress import MutationRejected, ReflectionSkipped, Spent, read_progress
 from loopwright.tasks import load_benchmark
 from loopwright.workflow import builtin_workflow
 from tests.reflection.records import record, step
@@ -60,8 +60,8 @@ def operators(engine: EvolutionEngine) -> list[str]:
 def test_designs_choose_what_the_designer_adds_to_generation_0(tmp_path: Path) -> None:
     def tried(run_dir: Path) -> set[str]:
         """Designs made or rejected (builder-only's minimal design is the seed itself)."""
-        rejected = {e["operator"] for e in read_progress(run_dir)
-                    if e["event"] == "mutation_rejected"}  # fmt: skip
+        rejected = {e.operator for e in read_progress(run_dir)
+                    if isinstance(e, MutationRejected)}  # fmt: skip
         return {o for o in (*rejected, *operators(engines[run_dir])) if o.startswith("design:")}
 
     engines = {
@@ -104,8 +104,8 @@ def test_a_random_run_does_not_reflect(tmp_path: Path) -> None:
     )
     engine.reflect()
     assert not reflection_path(tmp_path, 0).exists()
-    skipped = [e for e in read_progress(tmp_path) if e["event"] == "reflection_skipped"]
-    assert "reflection is off" in skipped[-1]["reason"]
+    skipped = [e for e in read_progress(tmp_path) if isinstance(e, ReflectionSkipped)]
+    assert "reflection is off" in skipped[-1].reason
 
 
 # -- the training-run budget ----------------------------------------------------------------
