@@ -41,7 +41,7 @@ from loopwright.sandbox import (
     default_sandbox,
     remove_workspace,
 )
-from loopwright.scoring import Grader
+from loopwright.scoring import PytestGrader
 from loopwright.tasks import Task, apply_overlay, load_benchmark, node_files
 
 
@@ -78,7 +78,7 @@ def time_plain_pytest(prepared: Path, task: Task) -> float:
     return elapsed
 
 
-def time_loopwright(task: Task, grader: Grader, parent: Path) -> tuple[float, float]:
+def time_loopwright(task: Task, grader: PytestGrader, parent: Path) -> tuple[float, float]:
     """(the whole: workspace, gold, grade; the sandboxed test command alone)."""
     start = time.perf_counter()
     workspace = create_workspace(task.repo_dir, parent)
@@ -113,7 +113,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="lw-bench-") as tmp:
         root = Path(tmp)
         prepared = {t.id: prepare(t, root / "prepared" / t.id) for t in bench.tasks}
-        graders = {kind: Grader(sandbox) for kind, sandbox in sandboxes.items()}
+        graders = {kind: PytestGrader(sandbox) for kind, sandbox in sandboxes.items()}
         warm = bench.tasks[0]  # one untimed round so imports and disk caches are warm for all
         time_plain_pytest(prepared[warm.id], warm)
         for grader in graders.values():

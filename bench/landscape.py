@@ -28,9 +28,9 @@ from pathlib import Path
 from loopwright.evaluation import EvalSettings, Evaluator
 from loopwright.models import DEFAULT_PRICES, model_factory
 from loopwright.sandbox import default_sandbox
-from loopwright.search.mutations._guided_ops import AddGate, AddLesson, InsertAgent
-from loopwright.search.mutations._base import Operator
 from loopwright.search._protocols import MutationContext
+from loopwright.search.mutations._base import Operator
+from loopwright.search.mutations._guided_ops import AddGate, AddLesson, InsertAgent
 from loopwright.tasks import load_benchmark
 from loopwright.workflow import Workflow, builtin_workflow
 
