@@ -17,7 +17,7 @@ from loopwright.cli import main
 from loopwright.evaluation import TaskRunSpec, run_task
 from loopwright.models import DEFAULT_PRICES, Reply, ScriptedModel, ToolCall
 from loopwright.sandbox import DockerSandbox, create_workspace, remove_workspace
-from loopwright.scoring import Grader
+from loopwright.scoring import PytestGrader
 from loopwright.tasks import Task, load_benchmark
 from loopwright.workflow import workflow_from_text
 from tests.containers import docker_sandbox_or_skip, image_tag, settings
@@ -118,7 +118,7 @@ def test_a_daemon_left_by_the_agent_is_dead_before_grading(
 @pytest.fixture
 def calc_grade(tmp_path: Path, docker: DockerSandbox) -> Iterator[object]:
     task = make_calc_task(tmp_path / "bench")
-    grader = Grader(docker)
+    grader = PytestGrader(docker)
     made = []
 
     def grade(files: dict[str, str]) -> tuple[float, str | None]:
@@ -182,7 +182,7 @@ def test_the_kit_is_read_only_to_the_code_under_test(calc_grade: object) -> None
 def test_no_container_outlives_a_grade(tmp_path: Path, docker: DockerSandbox) -> None:
     task = make_calc_task(tmp_path / "bench")
     ws = create_workspace(task.repo_dir, tmp_path / "ws")
-    Grader(docker).grade(ws.path, task)
+    PytestGrader(docker).grade(ws.path, task)
     docker.release(ws.path)
     remove_workspace(ws)
     out = docker.engine.call("ps", "-a", "-q", "--filter", f"label=loopwright.workspace={ws.path}")
