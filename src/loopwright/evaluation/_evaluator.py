@@ -16,7 +16,7 @@ from loopwright.evaluation._settings import EvalSettings, run_seed
 from loopwright.evaluation._task_run import TaskRunSpec, run_task
 from loopwright.models import ChatModel, PriceTable
 from loopwright.records import CycleRecord
-from loopwright.sandbox import Sandbox
+from loopwright.sandbox import EnvironmentCache, Sandbox
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow
 
@@ -149,6 +149,9 @@ class Evaluator:
             run_timeout_s=self.settings.run_timeout_s,
             directives=directives,
             engine=self.settings.engine,
+            environments=EnvironmentCache(
+                Path(self.settings.env_cache) if self.settings.env_cache else None
+            ),
         )
         return run_task(spec)
 

@@ -8,6 +8,7 @@ agent's doing or loopwright's: failures are data, recorded in that run's record.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shutil
 import tempfile
 import time
@@ -33,7 +34,13 @@ from loopwright.records import (
     write_record,
 )
 from loopwright.runtime import EngineSettings, Runner
-from loopwright.sandbox import Sandbox, Workspace, create_workspace, remove_workspace
+from loopwright.sandbox import (
+    EnvironmentCache,
+    Sandbox,
+    Workspace,
+    create_workspace,
+    remove_workspace,
+)
 from loopwright.scoring import Grader, TaskTests, mark_tampered
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow, workflow_hash
@@ -65,6 +72,7 @@ class TaskRunSpec:
     run_timeout_s: float | None = None
     directives: str = ""
     engine: EngineSettings | None = None
+    environments: EnvironmentCache | None = None  # None: the default cache, for tasks with one
 
 
 def run_task(spec: TaskRunSpec) -> CycleRecord:
@@ -118,13 +126,33 @@ def _in_fresh_workspace(
             writer.write(ErrorEvent(t=writer.now(), where="workspace", message=message))
             return "error", message
         try:
-            status, error = _run_agents(spec, workspace.path, instruction, writer)
-            _keep_and_grade(spec, workspace, tests, writer)
+            placed = _in_environment(spec, workspace, writer)
+            if placed is None:
+                return "error", "the task's environment could not be built"
+            status, error = _run_agents(placed, workspace.path, instruction, writer)
+            _keep_and_grade(placed, workspace, tests, writer)
         finally:
             _guarded(writer, "cleanup", lambda: remove_workspace(workspace))
         return status, error
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _in_environment(
+    spec: TaskRunSpec, workspace: Workspace, writer: EventWriter
+) -> TaskRunSpec | None:
+    """`spec` with its sandbox placed in the task's environment (built or reused from the
+    cache) for this workspace; `spec` itself for a task without one (or with a container image,
+    which is the container sandbox's). None when the build failed: an error event says why."""
+    table = spec.task.spec.environment
+    if table is None or table.container:
+        return spec
+    cache = spec.environments or EnvironmentCache()
+    prepared = _guarded(writer, "environment", lambda: cache.ensure(spec.task))
+    if prepared is None:
+        return None
+    placed = spec.sandbox.within(prepared.environment, workspace.path)
+    return dataclasses.replace(spec, sandbox=placed)
 
 
 def _keep_and_grade(

@@ -11,8 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from loopwright.errors import SandboxError, UsageError
+
+if TYPE_CHECKING:
+    from loopwright.sandbox._environment import TaskEnvironment
 
 __all__ = [
     "DEFAULT_OUTPUT_CAP",
@@ -68,6 +72,24 @@ class Sandbox(ABC):
 
     name: str
     isolated: bool
+    environment: TaskEnvironment | None = None
+    """The task environment commands run in (see `within`); None: loopwright's own Python."""
+
+    def within(self, environment: TaskEnvironment, workspace: Path) -> Sandbox:
+        """This sandbox running every command in `environment`, for runs in `workspace`.
+
+        The default wraps this sandbox (`EnvironmentSandbox`): the environment's variables and
+        read-only directories, the workspace at its own path. A sandbox that can place the
+        workspace at a fixed path (bubblewrap: `WORKDIR`) overrides this; `visible` then maps
+        paths. Never modifies this sandbox."""
+        from loopwright.sandbox._environment import EnvironmentSandbox
+
+        return EnvironmentSandbox(self, environment, workspace.resolve())
+
+    def visible(self, path: Path) -> str:
+        """`path` (a host path, resolved) as a command run by this sandbox sees it. The same
+        path, unless the sandbox places the workspace elsewhere (see `within`)."""
+        return str(path)
 
     @abstractmethod
     def run(
