@@ -85,16 +85,22 @@ HIDDEN = {
     """,
 }
 
-GOLD = {"src/envcalc/core.py": REPO["src/envcalc/core.py"] + """
+GOLD = {
+    "src/envcalc/core.py": REPO["src/envcalc/core.py"]
+    + """
 
         def scaled(x):
             return units.FACTOR * x
-    """}
-FLAWED = {"src/envcalc/core.py": REPO["src/envcalc/core.py"] + """
+    """
+}
+FLAWED = {
+    "src/envcalc/core.py": REPO["src/envcalc/core.py"]
+    + """
 
         def scaled(x):
             return units.FACTOR + x
-    """}
+    """
+}
 
 F2P = [
     "tests/test_scaled_hidden.py::test_scaled_uses_the_dependency",
@@ -121,7 +127,9 @@ def make_env_task(
     and the workspace's own code imported through the editable install."""
     root = parent / task_id
     build_wheel(root / "environment" / "wheels", "units", "1.0", {"units.py": "FACTOR = 10\n"})
-    write(root / "environment", {"requirements.txt": "--no-index\n--find-links wheels\nunits==1.0\n"})
+    write(
+        root / "environment", {"requirements.txt": "--no-index\n--find-links wheels\nunits==1.0\n"}
+    )
     write(root / "repo", REPO)
     write(root / "tests", HIDDEN)
     write(root / "solution", GOLD)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from loopwright.runtime._context import ToolContext
 from loopwright.sandbox import CommandResult
@@ -73,11 +74,17 @@ def run_shell(ctx: ToolContext, command: str) -> CommandReport:
 
 def run_visible_tests(ctx: ToolContext, target: str | None = None) -> CommandReport:
     """`python -m pytest -q <target>` (default: the task's visible test_dir) with this Python,
-    in the workspace, in the sandbox, for at most min(time left, the task's grade timeout).
+    or the task environment's when the sandbox runs in one, in the workspace, in the sandbox,
+    for at most min(time left, the task's grade timeout).
 
-    `target` must already be checked to lie inside the workspace (see resolve_path)."""
+    `target` must already be checked to lie inside the workspace (see resolve_path); an
+    absolute one is passed as the sandbox shows it."""
     timeout = ctx.time_left(ctx.task.spec.timeouts.grade)
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    environment = ctx.sandbox.environment
+    python = environment.python if environment is not None else sys.executable
+    argv = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    if target is not None and Path(target).is_absolute():
+        target = ctx.sandbox.visible(Path(target))
     argv.append(target if target is not None else ctx.task.spec.test_dir)
     result = ctx.sandbox.run(
         argv,

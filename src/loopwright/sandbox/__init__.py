@@ -20,6 +20,8 @@ from loopwright.sandbox._envcache import (
     Prepared,
     default_env_cache,
     environment_key,
+    needs_environment,
+    prepare_environments,
 )
 from loopwright.sandbox._environment import WORKDIR, EnvironmentSandbox, TaskEnvironment
 from loopwright.sandbox._envsetup import EnvironmentBuildError, find_uv
@@ -60,6 +62,8 @@ __all__ = [
     "default_sandbox",
     "environment_key",
     "find_uv",
+    "needs_environment",
+    "prepare_environments",
     "remove_workspace",
     "sandbox_kinds",
 ]

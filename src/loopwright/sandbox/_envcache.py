@@ -21,7 +21,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,6 +53,8 @@ __all__ = [
     "Prepared",
     "default_env_cache",
     "environment_key",
+    "needs_environment",
+    "prepare_environments",
 ]
 
 ENV_SCHEMA_VERSION: Literal[1] = 1
@@ -189,6 +191,33 @@ class EnvironmentCache:
             if manifest is None:
                 manifest = _build(task, key, final)
         return Prepared(_environment(final, manifest), manifest, built)
+
+
+def needs_environment(task: Task) -> bool:
+    """True when `task` has a Python `[environment]` for `EnvironmentCache` to build (a container
+    image is the container sandbox's to build)."""
+    table = task.spec.environment
+    return table is not None and not table.container
+
+
+def prepare_environments(
+    tasks: Sequence[Task],
+    cache: EnvironmentCache,
+    *,
+    on_prepared: Callable[[Task, Prepared], None] | None = None,
+) -> list[tuple[Task, Prepared]]:
+    """Build, or find already built, the environment of each task that has one, in order; tasks
+    with the same key share one build. `on_prepared` is called after each (progress display).
+    Raises EnvironmentBuildError at the first build that fails, ConfigError for a missing Python."""
+    done = []
+    for task in tasks:
+        if not needs_environment(task):
+            continue
+        prepared = cache.ensure(task)
+        done.append((task, prepared))
+        if on_prepared is not None:
+            on_prepared(task, prepared)
+    return done
 
 
 @contextlib.contextmanager

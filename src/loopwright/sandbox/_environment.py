@@ -98,7 +98,7 @@ class EnvironmentSandbox(Sandbox):
 
     def __init__(self, inner: Sandbox, environment: TaskEnvironment, workspace: Path) -> None:
         self.inner = inner
-        self.environment = environment
+        self.environment = self._placed = environment
         self.workspace = workspace
         self.name = inner.name
         self.isolated = inner.isolated
@@ -118,14 +118,14 @@ class EnvironmentSandbox(Sandbox):
     ) -> CommandResult:
         """See `Sandbox.run`; the command runs in the environment."""
         variables = environment_variables(
-            self.environment, env, workspace=str(self.workspace), home=None
+            self._placed, env, workspace=str(self.workspace), home=None
         )
         return self.inner.run(
             argv,
             cwd=cwd,
             timeout_s=timeout_s,
             writable=writable,
-            readonly=[*readonly, *self.environment.shown],
+            readonly=[*readonly, *self._placed.shown],
             env=variables,
             output_cap=output_cap,
             network=network,

@@ -12,7 +12,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopwright.sandbox import create_workspace, remove_workspace
+from loopwright.errors import LoopwrightError
+from loopwright.sandbox import (
+    EnvironmentCache,
+    TaskEnvironment,
+    create_workspace,
+    remove_workspace,
+)
 from loopwright.scoring._grader import Grader
 from loopwright.scoring._result import GradeResult
 from loopwright.tasks import Benchmark, Task, apply_overlay
@@ -53,13 +59,21 @@ def task_variants(task: Task) -> list[tuple[str, str, Path | None]]:
     return variants
 
 
-def grade_variant(task: Task, overlay: Path | None, grader: Grader, parent: Path) -> GradeResult:
-    """Grade the task's repo with `overlay` applied (None: untouched) in a fresh workspace."""
+def grade_variant(
+    task: Task,
+    overlay: Path | None,
+    grader: Grader,
+    parent: Path,
+    environment: TaskEnvironment | None = None,
+) -> GradeResult:
+    """Grade the task's repo with `overlay` applied (None: untouched) in a fresh workspace, in
+    the task's built `environment` when given."""
     workspace = create_workspace(task.repo_dir, parent)
     try:
         if overlay is not None:
             apply_overlay(overlay, workspace.path)
-        return grader.grade(workspace.path, task)
+        placed = grader if environment is None else grader.within(environment, workspace.path)
+        return placed.grade(workspace.path, task)
     finally:
         remove_workspace(workspace)
 
@@ -69,17 +83,21 @@ def validate_benchmark(
     grader: Grader,
     *,
     on_check: Callable[[VariantCheck], None] | None = None,
+    environments: EnvironmentCache | None = None,
 ) -> list[VariantCheck]:
     """Grade every task's gold, flawed variants and untouched repo; return one check per pair.
 
     Gold must score 1.0 and be resolved; flawed variants and the untouched repo must score below
     1.0; an invalid grade fails its check. A task without solution/ fails a "gold" check.
+    A task with a Python `[environment]` is graded in it, built first when `environments` (default:
+    the default cache) does not hold it; a build that fails fails the task's checks, saying why.
     `on_check` is called as each check finishes (for progress display). Never raises on a bad task.
     """
     parent = Path(tempfile.mkdtemp(prefix="lw-validate-"))
+    cache = environments or EnvironmentCache()
     try:
         checks = []
-        for check in _checks(benchmark, grader, parent):
+        for check in _checks(benchmark, grader, parent, cache):
             checks.append(check)
             if on_check is not None:
                 on_check(check)
@@ -88,15 +106,34 @@ def validate_benchmark(
         shutil.rmtree(parent, ignore_errors=True)
 
 
-def _checks(benchmark: Benchmark, grader: Grader, parent: Path) -> Iterator[VariantCheck]:
+def _checks(
+    benchmark: Benchmark, grader: Grader, parent: Path, cache: EnvironmentCache
+) -> Iterator[VariantCheck]:
     for task in benchmark.tasks:
         if task.solution_dir is None:
             yield VariantCheck(
                 task.id, GOLD, GOLD, "score 1.0, resolved", None, False, "no solution/"
             )
+        environment, problem = _environment(task, cache)
         for variant, kind, overlay in task_variants(task):
-            grade = grade_variant(task, overlay, grader, parent)
+            if problem is not None:
+                yield VariantCheck(
+                    task.id, variant, kind, "a built environment", None, False, problem
+                )
+                continue
+            grade = grade_variant(task, overlay, grader, parent, environment)
             yield _judge(task.id, variant, kind, grade)
+
+
+def _environment(task: Task, cache: EnvironmentCache) -> tuple[TaskEnvironment | None, str | None]:
+    """The task's built environment (None for a task without a Python one), or why there is none."""
+    table = task.spec.environment
+    if table is None or table.container:
+        return None, None
+    try:
+        return cache.ensure(task).environment, None
+    except LoopwrightError as exc:
+        return None, f"environment: {exc}"
 
 
 def _judge(task_id: str, variant: str, kind: str, grade: GradeResult) -> VariantCheck:
