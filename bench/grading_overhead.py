@@ -10,7 +10,13 @@ Prints the median of each per task and the ratio of the sums, for each sandbox a
 arms (plain, each sandbox) are interleaved in one loop, so that the machine's drift hits all
 of them alike. Targets: at most 1.3 with bubblewrap (aim 1.10), 1.15 without.
 
-    python bench/grading_overhead.py [--benchmark mini] [--repeat 5]
+Then the same on a task with an `[environment]` (the test suite's `envcalc`: a dependency
+installed from a local wheel, the task's package installed editable): its environment is built
+once (not timed), and plain pytest runs with the environment's interpreter (PATH, VIRTUAL_ENV,
+the editable root on PYTHONPATH) against loopwright's grade in that environment. Target: at most
+1.15 with bubblewrap.
+
+    python bench/grading_overhead.py [--benchmark mini] [--repeat 5] [--environment-only]
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loopwright.sandbox import (
+    EnvironmentCache,
+    TaskEnvironment,
     bubblewrap_available,
     create_workspace,
     default_sandbox,
@@ -49,9 +57,21 @@ def prepare(task: Task, dest: Path) -> Path:
 PLAIN_ENV = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
-def time_plain_pytest(prepared: Path, task: Task) -> float:
+def time_plain_pytest(
+    prepared: Path, task: Task, environment: TaskEnvironment | None = None
+) -> float:
+    """Plain pytest on the prepared directory, with loopwright's Python or the environment's."""
+    env = PLAIN_ENV
+    if environment is not None:
+        env = {
+            **PLAIN_ENV,
+            "PATH": f"{environment.prefix}/bin:{PLAIN_ENV.get('PATH', '/usr/bin:/bin')}",
+            "VIRTUAL_ENV": str(environment.prefix),
+            "PYTHONPATH": ":".join(environment.import_paths(str(prepared))[1:]),
+            **dict(environment.variables),
+        }
     argv = [
-        sys.executable,
+        environment.python if environment is not None else sys.executable,
         "-m",
         "pytest",
         "-q",
@@ -62,19 +82,23 @@ def time_plain_pytest(prepared: Path, task: Task) -> float:
         *node_files(task.test_ids),
     ]
     start = time.perf_counter()
-    proc = subprocess.run(argv, cwd=prepared, capture_output=True, check=False, env=PLAIN_ENV)
+    proc = subprocess.run(argv, cwd=prepared, capture_output=True, check=False, env=env)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"plain pytest failed on {task.id}:\n{proc.stdout.decode()[-2000:]}")
     return elapsed
 
 
-def time_loopwright(task: Task, grader: Grader, parent: Path) -> tuple[float, float]:
+def time_loopwright(
+    task: Task, grader: Grader, parent: Path, environment: TaskEnvironment | None = None
+) -> tuple[float, float]:
     """(the whole: workspace, gold, grade; the sandboxed test command alone)."""
     start = time.perf_counter()
     workspace = create_workspace(task.repo_dir, parent)
     assert task.solution_dir is not None
     apply_overlay(task.solution_dir, workspace.path)
+    if environment is not None:
+        grader = grader.within(environment, workspace.path)
     grade = grader.grade(workspace.path, task)
     elapsed = time.perf_counter() - start
     remove_workspace(workspace)
@@ -89,36 +113,70 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--benchmark", default="mini")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--environment-only", action="store_true", help="Only the task with an environment."
+    )
     args = parser.parse_args()
-    bench = load_benchmark(args.benchmark)
     kinds = ["bubblewrap", "local"] if bubblewrap_available() else ["local"]
-    print(f"grading overhead on {bench.name}: {len(bench.tasks)} tasks x {args.repeat} repetitions")
     with tempfile.TemporaryDirectory(prefix="lw-bench-") as tmp:
         root = Path(tmp)
-        prepared = {t.id: prepare(t, root / "prepared" / t.id) for t in bench.tasks}
-        graders = {kind: Grader(default_sandbox(kind)) for kind in kinds}
-        warm = bench.tasks[0]  # one untimed round so imports and disk caches are warm for all
-        time_plain_pytest(prepared[warm.id], warm)
-        for grader in graders.values():
-            time_loopwright(warm, grader, root / "ws")
-        rows: dict[str, list[Row]] = {kind: [] for kind in kinds}
-        for task in bench.tasks:
-            plain: list[float] = []
-            ours: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
-            for rep in range(args.repeat):
-                # Interleaved, in an order that rotates, so drift hits every arm alike.
-                arms = ["plain", *kinds]
-                for arm in arms[rep % len(arms) :] + arms[: rep % len(arms)]:
-                    if arm == "plain":
-                        plain.append(time_plain_pytest(prepared[task.id], task))
-                    else:
-                        ours[arm].append(time_loopwright(task, graders[arm], root / "ws"))
+        if not args.environment_only:
+            bench = load_benchmark(args.benchmark)
+            print(
+                f"grading overhead on {bench.name}: {len(bench.tasks)} tasks x "
+                f"{args.repeat} repetitions"
+            )
+            rows = measure(list(bench.tasks), kinds, args.repeat, root, {})
             for kind in kinds:
-                whole = statistics.median(t for t, _ in ours[kind])
-                command = statistics.median(c for _, c in ours[kind])
-                rows[kind].append(Row(task.id, statistics.median(plain), whole, command))
+                report(kind, rows[kind])
+        task = env_task(root / "envtask")
+        built = EnvironmentCache(root / "envs").ensure(task).environment
+        print(f"\ngrading overhead in a task environment ({task.id}): {args.repeat} repetitions")
+        rows = measure([task], kinds, args.repeat, root, {task.id: built})
         for kind in kinds:
-            report(kind, rows[kind])
+            report(f"{kind}, in the task's environment", rows[kind])
+
+
+def env_task(parent: Path) -> Task:
+    """The test suite's environment task (tests/sandbox/envfactory.py), written under `parent`."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.sandbox.envfactory import make_env_task
+
+    return make_env_task(parent)
+
+
+def measure(
+    tasks: list[Task],
+    kinds: list[str],
+    repeat: int,
+    root: Path,
+    environments: dict[str, TaskEnvironment],
+) -> dict[str, list[Row]]:
+    """Per sandbox kind, one Row per task: the arms interleaved, `repeat` times each."""
+    prepared = {t.id: prepare(t, root / "prepared" / t.id) for t in tasks}
+    graders = {kind: Grader(default_sandbox(kind)) for kind in kinds}
+    warm = tasks[0]  # one untimed round so imports and disk caches are warm for all
+    time_plain_pytest(prepared[warm.id], warm, environments.get(warm.id))
+    for grader in graders.values():
+        time_loopwright(warm, grader, root / "ws", environments.get(warm.id))
+    rows: dict[str, list[Row]] = {kind: [] for kind in kinds}
+    for task in tasks:
+        env = environments.get(task.id)
+        plain: list[float] = []
+        ours: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
+        for rep in range(repeat):
+            # Interleaved, in an order that rotates, so drift hits every arm alike.
+            arms = ["plain", *kinds]
+            for arm in arms[rep % len(arms) :] + arms[: rep % len(arms)]:
+                if arm == "plain":
+                    plain.append(time_plain_pytest(prepared[task.id], task, env))
+                else:
+                    ours[arm].append(time_loopwright(task, graders[arm], root / "ws", env))
+        for kind in kinds:
+            whole = statistics.median(t for t, _ in ours[kind])
+            command = statistics.median(c for _, c in ours[kind])
+            rows[kind].append(Row(task.id, statistics.median(plain), whole, command))
+    return rows
 
 
 @dataclass(frozen=True)
