@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import textwrap
 import zipfile
 from pathlib import Path
@@ -111,6 +112,12 @@ F2P = [
 # need `wheel` from an index): the legacy editable install, which puts the checkout's src/ on
 # sys.path through a .pth file. A real task writes `pip install -e .`.
 INSTALL = "python setup.py -q develop --no-deps"
+# What an editable install amounts to, written by hand: works offline with either builder.
+PTH_INSTALL = (
+    'python -c "import os, sysconfig; '
+    "open(os.path.join(sysconfig.get_path('purelib'), 'envcalc.pth'), 'w')"
+    ".write(os.getcwd() + '/src' + chr(10))\""
+)
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -134,7 +141,7 @@ def make_env_task(
     write(root / "tests", HIDDEN)
     write(root / "solution", GOLD)
     write(root / "flawed" / "adds", FLAWED)
-    installs = ", ".join(f'"{c}"' for c in install)
+    installs = ", ".join(json.dumps(c) for c in install)  # a JSON string is a TOML string
     toml = f"""
         id = "{task_id}"
         level = 1

@@ -26,6 +26,7 @@ from loopwright.sandbox import (
     bubblewrap_available,
     default_sandbox,
     environment_key,
+    find_uv,
 )
 from loopwright.sandbox._envsetup import find_interpreter
 from loopwright.scoring import Grader, GradeResult, grade_variant, validate_benchmark
@@ -33,7 +34,7 @@ from loopwright.tasks import Task, load_benchmark_dir, load_task
 from loopwright.workflow import workflow_from_text
 from tests.taskfactory import make_calc_task
 
-from .envfactory import make_env_task
+from .envfactory import PTH_INSTALL, make_env_task
 
 needs_bwrap = pytest.mark.skipif(not bubblewrap_available(), reason="needs bubblewrap (CI has it)")
 SANDBOXES = [pytest.param("bubblewrap", marks=needs_bwrap), "local"]
@@ -44,7 +45,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Task, EnvironmentCa
     """One environment task and a cache holding its environment (built once for the module)."""
     root = tmp_path_factory.mktemp("envtask")
     task = make_env_task(root / "bench")
-    cache = EnvironmentCache(root / "cache")
+    # pip: the offline editable install needs the setuptools a venv comes with (uv's has none).
+    cache = EnvironmentCache(root / "cache", builder="pip")
     assert cache.ensure(task).built
     return task, cache
 
@@ -64,6 +66,18 @@ def test_a_task_with_a_dependency_validates_in_its_environment(
     assert (gold.score, gold.resolved, gold.invalid) == (1.0, True, False), gold.output_tail
     assert flawed.score < 1.0 and not flawed.invalid
     assert all(c.ok for c in checks.values()), [c.problem for c in checks.values()]
+
+
+@pytest.mark.skipif(find_uv() is None, reason="uv is not installed (pip install 'loopwright[uv]')")
+@pytest.mark.parametrize("kind", SANDBOXES)
+def test_an_environment_built_with_uv_validates(tmp_path: Path, kind: str) -> None:
+    task = make_env_task(tmp_path / "bench", install=(PTH_INSTALL,))
+    cache = EnvironmentCache(tmp_path / "cache", builder="uv")
+    assert cache.ensure(task).manifest.builder == "uv"
+    checks = validate_benchmark(
+        load_benchmark_dir(task.root), Grader(default_sandbox(kind)), environments=cache
+    )
+    assert all(c.ok for c in checks), [c.problem for c in checks]
 
 
 def test_without_the_environment_the_same_gold_does_not_pass(
@@ -99,7 +113,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_the_second_validate_builds_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    make_env_task(tmp_path / "bench")
+    make_env_task(tmp_path / "bench", install=(PTH_INSTALL,))
     bench, cache_dir = str(tmp_path / "bench"), tmp_path / "cache"
     argv = ["bench", "validate", bench, "--env-cache", str(cache_dir), "--json"]
     code, out, err = run(capsys, *argv)

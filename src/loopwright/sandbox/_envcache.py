@@ -29,7 +29,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loopwright.errors import ConfigError
+from loopwright.errors import ConfigError, MissingDependencyError
 from loopwright.sandbox._environment import TaskEnvironment
 from loopwright.sandbox._envsetup import (
     EnvironmentBuildError,
@@ -128,14 +128,22 @@ def _file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+Builder = Literal["auto", "uv", "pip"]
+
+
 class EnvironmentCache:
     """Builds and reuses task environments under `root` (default `default_env_cache()`,
     resolved when first used, so a cache object shipped to another machine uses that machine's
     directory). Safe to share between threads and processes: builds of one key are serialised
-    by a file lock, and a finished environment is only ever read."""
+    by a file lock, and a finished environment is only ever read.
 
-    def __init__(self, root: Path | None = None) -> None:
+    `builder` "auto" builds with uv when it is installed, else with venv and pip; "uv" requires
+    uv (MissingDependencyError at the first build otherwise); "pip" never uses uv. The builder
+    is not part of the key: an environment built either way is reused by both."""
+
+    def __init__(self, root: Path | None = None, *, builder: Builder = "auto") -> None:
         self._root = root
+        self.builder = builder
 
     @property
     def root(self) -> Path:
@@ -189,8 +197,19 @@ class EnvironmentCache:
             manifest = _read_manifest(final, key)  # built while this one waited
             built = manifest is None
             if manifest is None:
-                manifest = _build(task, key, final)
+                manifest = _build(task, key, final, self._uv())
         return Prepared(_environment(final, manifest), manifest, built)
+
+    def _uv(self) -> str | None:
+        if self.builder == "pip":
+            return None
+        uv = find_uv()
+        if uv is None and self.builder == "uv":
+            raise MissingDependencyError(
+                "the uv builder was asked for but uv is not installed",
+                fix="pip install 'loopwright[uv]' (or install uv), or use the pip builder",
+            )
+        return uv
 
 
 def needs_environment(task: Task) -> bool:
@@ -250,13 +269,12 @@ def _environment(directory: Path, manifest: EnvManifest) -> TaskEnvironment:
     )
 
 
-def _build(task: Task, key: str, final: Path) -> EnvManifest:
+def _build(task: Task, key: str, final: Path, uv: str | None) -> EnvManifest:
     """Build into a fresh temporary directory beside `final`, then rename it into place."""
     table = task.spec.environment
     assert table is not None
     started = time.monotonic()
     interpreter = find_interpreter(table.python)
-    uv = find_uv()
     temp = Path(tempfile.mkdtemp(prefix=f".build-{final.name[:8]}-", dir=final.parent))
     checkout = Path(tempfile.mkdtemp(prefix="lw-envcheckout-"))
     try:
