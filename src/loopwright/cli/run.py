@@ -104,6 +104,14 @@ def run(
     no_report: Annotated[
         bool, typer.Option("--no-report", help="Do not write RUN_DIR/report.html at the end.")
     ] = False,
+    env_cache: Annotated[
+        str | None,
+        typer.Option(
+            "--env-cache",
+            help="Where task environments are built and kept "
+            "(default: $LOOPWRIGHT_ENV_CACHE, else ~/.cache/loopwright/envs).",
+        ),
+    ] = None,
 ) -> None:
     """Run each workflow on the benchmark's tasks, grade every run, and print a table per task."""
     benchmark = load_benchmark(bench)
@@ -112,7 +120,12 @@ def run(
     models = _models_config(models_file, tier or [], meta_model)
     model = model or resolve_model("agent", models, default="sim")
     settings = EvalSettings(
-        model=model, sandbox=sandbox, seed=seed, repetitions=reps, engine=load_engine_settings()
+        model=model,
+        sandbox=sandbox,
+        seed=seed,
+        repetitions=reps,
+        engine=load_engine_settings(),
+        env_cache=env_cache,
     )
     ledger = CostLedger()  # mirrored to RUN_DIR/ledger.jsonl once the directory exists
     make_model = routed_factory(
