@@ -154,12 +154,14 @@ def test_concurrent_builds_of_one_key_build_once(tmp_path: Path) -> None:
 def test_a_failed_build_names_the_command_and_is_not_cached(tmp_path: Path) -> None:
     task = make_env_task(tmp_path, install=("echo the-build-broke >&2; exit 3",))
     cache = EnvironmentCache(tmp_path / "cache")
+    stale = cache.root / f".build-{cache.path(task).name}-killed"  # left by a killed builder
+    stale.mkdir(parents=True)
     with pytest.raises(EnvironmentBuildError) as caught:
         cache.ensure(task)
     message = str(caught.value)
     assert "echo the-build-broke >&2; exit 3" in message and "exited 3" in message
     assert "the-build-broke" in (caught.value.got or "")
-    assert [p for p in cache.root.iterdir() if p.is_dir()] == []  # no env, no leftover temp
+    assert [p for p in cache.root.iterdir() if p.is_dir()] == []  # no env, no temp, no stale
     assert cache.lookup(task) is None
 
 

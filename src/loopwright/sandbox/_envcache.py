@@ -275,7 +275,9 @@ def _build(task: Task, key: str, final: Path, uv: str | None) -> EnvManifest:
     assert table is not None
     started = time.monotonic()
     interpreter = find_interpreter(table.python)
-    temp = Path(tempfile.mkdtemp(prefix=f".build-{final.name[:8]}-", dir=final.parent))
+    for stale in final.parent.glob(f".build-{final.name}-*"):  # a builder killed mid-build
+        shutil.rmtree(stale, ignore_errors=True)  # (the key's lock is held: none is running)
+    temp = Path(tempfile.mkdtemp(prefix=f".build-{final.name}-", dir=final.parent))
     checkout = Path(tempfile.mkdtemp(prefix="lw-envcheckout-"))
     try:
         env_dir = temp / "env"

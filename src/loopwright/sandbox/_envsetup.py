@@ -13,6 +13,7 @@ import functools
 import importlib.metadata
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -190,7 +191,7 @@ def _pip_shim(scratch: Path, uv: str | None) -> Path:
     shim.mkdir()
     if uv is not None:
         script = shim / "pip"
-        script.write_text(f'#!/bin/sh\nexec {uv} pip "$@"\n', encoding="utf-8")
+        script.write_text(f'#!/bin/sh\nexec {shlex.quote(uv)} pip "$@"\n', encoding="utf-8")
         script.chmod(0o755)
     return shim
 
