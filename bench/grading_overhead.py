@@ -10,12 +10,21 @@ Prints the median of each per task and the ratio of the sums, for each sandbox a
 arms (plain, each sandbox) are interleaved in one loop, so that the machine's drift hits all
 of them alike. Targets: at most 1.3 with bubblewrap (aim 1.10), 1.15 without.
 
+Then the same on a task with an `[environment]` (the test suite's `envcalc`: a dependency
+installed from a local wheel, the task's package installed editable): its environment is built
+once (not timed), and plain pytest runs with the environment's interpreter (PATH, VIRTUAL_ENV,
+the editable root on PYTHONPATH) against loopwright's grade in that environment. Target: at most
+1.15 with bubblewrap.
+
 The container sandbox (docker) is measured too when an image is at hand: `--docker-image`,
 else LOOPWRIGHT_CONTAINER_IMAGE, else the test image built from this machine (tests/containers.py,
 run from a checkout). Its time includes starting the workspace's container; its ratio is to the
-same plain pytest on the host (the image's Python is the system one, the same version).
+same plain pytest on the host (the image's Python is the system one, the same version). It is
+not measured in the task environment (environments are built on the host; a container task
+brings its own image).
 
-    python bench/grading_overhead.py [--benchmark mini] [--repeat 5] [--docker-image TAG]
+    python bench/grading_overhead.py [--benchmark mini] [--repeat 5] [--environment-only]
+                                     [--docker-image TAG]
 """
 
 from __future__ import annotations
@@ -35,7 +44,9 @@ from loopwright.errors import LoopwrightError
 from loopwright.sandbox import (
     ContainerSettings,
     DockerSandbox,
+    EnvironmentCache,
     Sandbox,
+    TaskEnvironment,
     bubblewrap_available,
     create_workspace,
     default_sandbox,
@@ -58,9 +69,21 @@ def prepare(task: Task, dest: Path) -> Path:
 PLAIN_ENV = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
-def time_plain_pytest(prepared: Path, task: Task) -> float:
+def time_plain_pytest(
+    prepared: Path, task: Task, environment: TaskEnvironment | None = None
+) -> float:
+    """Plain pytest on the prepared directory, with loopwright's Python or the environment's."""
+    env = PLAIN_ENV
+    if environment is not None:
+        env = {
+            **PLAIN_ENV,
+            "PATH": f"{environment.prefix}/bin:{PLAIN_ENV.get('PATH', '/usr/bin:/bin')}",
+            "VIRTUAL_ENV": str(environment.prefix),
+            "PYTHONPATH": ":".join(environment.import_paths(str(prepared))[1:]),
+            **dict(environment.variables),
+        }
     argv = [
-        sys.executable,
+        environment.python if environment is not None else sys.executable,
         "-m",
         "pytest",
         "-q",
@@ -71,19 +94,23 @@ def time_plain_pytest(prepared: Path, task: Task) -> float:
         *node_files(task.test_ids),
     ]
     start = time.perf_counter()
-    proc = subprocess.run(argv, cwd=prepared, capture_output=True, check=False, env=PLAIN_ENV)
+    proc = subprocess.run(argv, cwd=prepared, capture_output=True, check=False, env=env)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"plain pytest failed on {task.id}:\n{proc.stdout.decode()[-2000:]}")
     return elapsed
 
 
-def time_loopwright(task: Task, grader: PytestGrader, parent: Path) -> tuple[float, float]:
+def time_loopwright(
+    task: Task, grader: PytestGrader, parent: Path, environment: TaskEnvironment | None = None
+) -> tuple[float, float]:
     """(the whole: workspace, gold, grade; the sandboxed test command alone)."""
     start = time.perf_counter()
     workspace = create_workspace(task.repo_dir, parent)
     assert task.solution_dir is not None
     apply_overlay(task.solution_dir, workspace.path)
+    if environment is not None:
+        grader = grader.within(environment, workspace.path)
     grade = grader.grade(workspace.path, task)
     elapsed = time.perf_counter() - start
     grader.sandbox.release(workspace.path)
@@ -99,43 +126,76 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--benchmark", default="mini")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--environment-only", action="store_true", help="Only the task with an environment."
+    )
     parser.add_argument("--docker-image", default="")
     args = parser.parse_args()
-    bench = load_benchmark(args.benchmark)
     sandboxes: dict[str, Sandbox] = {"local": default_sandbox("local")}
     if bubblewrap_available():
         sandboxes = {"bubblewrap": default_sandbox("bubblewrap"), **sandboxes}
-    docker = docker_sandbox(args.docker_image)
-    if docker is not None:
-        sandboxes["docker"] = docker
-    kinds = list(sandboxes)
-    print(f"grading overhead on {bench.name}: {len(bench.tasks)} tasks x {args.repeat} repetitions")
     with tempfile.TemporaryDirectory(prefix="lw-bench-") as tmp:
         root = Path(tmp)
-        prepared = {t.id: prepare(t, root / "prepared" / t.id) for t in bench.tasks}
-        graders = {kind: PytestGrader(sandbox) for kind, sandbox in sandboxes.items()}
-        warm = bench.tasks[0]  # one untimed round so imports and disk caches are warm for all
-        time_plain_pytest(prepared[warm.id], warm)
-        for grader in graders.values():
-            time_loopwright(warm, grader, root / "ws")
-        rows: dict[str, list[Row]] = {kind: [] for kind in kinds}
-        for task in bench.tasks:
-            plain: list[float] = []
-            ours: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
-            for rep in range(args.repeat):
-                # Interleaved, in an order that rotates, so drift hits every arm alike.
-                arms = ["plain", *kinds]
-                for arm in arms[rep % len(arms) :] + arms[: rep % len(arms)]:
-                    if arm == "plain":
-                        plain.append(time_plain_pytest(prepared[task.id], task))
-                    else:
-                        ours[arm].append(time_loopwright(task, graders[arm], root / "ws"))
-            for kind in kinds:
-                whole = statistics.median(t for t, _ in ours[kind])
-                command = statistics.median(c for _, c in ours[kind])
-                rows[kind].append(Row(task.id, statistics.median(plain), whole, command))
+        if not args.environment_only:
+            bench = load_benchmark(args.benchmark)
+            print(
+                f"grading overhead on {bench.name}: {len(bench.tasks)} tasks x "
+                f"{args.repeat} repetitions"
+            )
+            docker = docker_sandbox(args.docker_image)
+            arms = {**sandboxes, **({"docker": docker} if docker is not None else {})}
+            rows = measure(list(bench.tasks), arms, args.repeat, root, {})
+            for kind in arms:
+                report(kind, rows[kind])
+        task = env_task(root / "envtask")
+        built = EnvironmentCache(root / "envs").ensure(task).environment
+        print(f"\ngrading overhead in a task environment ({task.id}): {args.repeat} repetitions")
+        rows = measure([task], sandboxes, args.repeat, root, {task.id: built})
+        for kind in sandboxes:
+            report(f"{kind}, in the task's environment", rows[kind])
+
+
+def env_task(parent: Path) -> Task:
+    """The test suite's environment task (tests/sandbox/envfactory.py), written under `parent`."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.sandbox.envfactory import make_env_task
+
+    return make_env_task(parent)
+
+
+def measure(
+    tasks: list[Task],
+    sandboxes: dict[str, Sandbox],
+    repeat: int,
+    root: Path,
+    environments: dict[str, TaskEnvironment],
+) -> dict[str, list[Row]]:
+    """Per sandbox kind, one Row per task: the arms interleaved, `repeat` times each."""
+    prepared = {t.id: prepare(t, root / "prepared" / t.id) for t in tasks}
+    kinds = list(sandboxes)
+    graders = {kind: PytestGrader(sandbox) for kind, sandbox in sandboxes.items()}
+    warm = tasks[0]  # one untimed round so imports and disk caches are warm for all
+    time_plain_pytest(prepared[warm.id], warm, environments.get(warm.id))
+    for grader in graders.values():
+        time_loopwright(warm, grader, root / "ws", environments.get(warm.id))
+    rows: dict[str, list[Row]] = {kind: [] for kind in kinds}
+    for task in tasks:
+        env = environments.get(task.id)
+        plain: list[float] = []
+        ours: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
+        for rep in range(repeat):
+            # Interleaved, in an order that rotates, so drift hits every arm alike.
+            arms = ["plain", *kinds]
+            for arm in arms[rep % len(arms) :] + arms[: rep % len(arms)]:
+                if arm == "plain":
+                    plain.append(time_plain_pytest(prepared[task.id], task, env))
+                else:
+                    ours[arm].append(time_loopwright(task, graders[arm], root / "ws", env))
         for kind in kinds:
-            report(kind, rows[kind])
+            whole = statistics.median(t for t, _ in ours[kind])
+            command = statistics.median(c for _, c in ours[kind])
+            rows[kind].append(Row(task.id, statistics.median(plain), whole, command))
+    return rows
 
 
 def docker_sandbox(image: str) -> DockerSandbox | None:

@@ -1,10 +1,12 @@
-"""`loopwright bench list|validate`: the registered benchmarks, and checking a benchmark's tasks."""
+"""`loopwright bench list|prepare|validate`: the registered benchmarks, building their task
+environments, and checking a benchmark's tasks."""
 
 from __future__ import annotations
 
 import json
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -12,12 +14,19 @@ from rich.console import Console
 from rich.table import Table
 
 from loopwright.cli._app import EXIT_FAILED, app, progress_bar
-from loopwright.sandbox import default_sandbox
+from loopwright.sandbox import (
+    EnvironmentCache,
+    Prepared,
+    default_sandbox,
+    needs_environment,
+    prepare_environments,
+)
 from loopwright.scoring import PytestGrader, VariantCheck, task_variants, validate_benchmark
-from loopwright.tasks import Benchmark, benchmark_names, load_benchmark
+from loopwright.tasks import Benchmark, Task, benchmark_names, load_benchmark
 
 bench_app = typer.Typer(
-    help="Benchmarks: list them, and check that their tasks grade as they should."
+    help="Benchmarks: list them, build their task environments, and check that their tasks "
+    "grade as they should."
 )
 app.add_typer(bench_app, name="bench")
 
@@ -30,6 +39,14 @@ SandboxOption = Annotated[
     typer.Option(
         "--sandbox",
         help="Where tests run: auto (bubblewrap when it works), bubblewrap, local, docker.",
+    ),
+]
+EnvCacheOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--env-cache",
+        help="Where task environments are built and kept "
+        "(default: $LOOPWRIGHT_ENV_CACHE, else ~/.cache/loopwright/envs).",
     ),
 ]
 
@@ -64,6 +81,62 @@ def _summary(bench: Benchmark) -> dict[str, object]:
     }
 
 
+@bench_app.command("prepare")
+def prepare(
+    benchmark: Annotated[
+        str, typer.Argument(help="A registered benchmark name or a folder of tasks.")
+    ],
+    env_cache: EnvCacheOption = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print each environment as JSON.")
+    ] = False,
+) -> None:
+    """Build every task environment of a benchmark up front (each once; those already in the
+    cache are reused). A failed build names the command and its output, and is not cached."""
+    bench = load_benchmark(benchmark)
+    cache = EnvironmentCache(env_cache)
+    done = _prepare(bench, cache, progress_shown=not as_json)
+    if as_json:
+        typer.echo(json.dumps([_prepared_json(t, p) for t, p in done], indent=2))
+        return
+    table = Table("task", "environment", "builder", "python", "status", box=None)
+    for task, prepared in done:
+        m = prepared.manifest
+        status = f"built in {m.build_s:.1f}s" if prepared.built else "reused"
+        table.add_row(task.id, m.key[:12], m.builder, m.python_version, status)
+    if done:
+        console.print(table)
+    built = sum(p.built for _, p in done)
+    console.print(
+        f"{len(done)} environment(s) of {bench.name} ready: {built} built, "
+        f"{len(done) - built} reused (cache {cache.root})"
+    )
+
+
+def _prepare(
+    bench: Benchmark, cache: EnvironmentCache, *, progress_shown: bool
+) -> list[tuple[Task, Prepared]]:
+    """Build or reuse every environment of `bench`, with a progress bar on a terminal."""
+    total = sum(needs_environment(t) for t in bench.tasks)
+    if not total:
+        return []
+    shown = progress_shown and err_console.is_terminal
+    with progress_bar(err_console, enabled=shown) as progress:
+        bar = progress.add_task(f"preparing environments of {bench.name}", total=total)
+        return prepare_environments(
+            bench.tasks, cache, on_prepared=lambda _t, _p: progress.advance(bar)
+        )
+
+
+def _prepared_json(task: Task, prepared: Prepared) -> dict[str, object]:
+    return {
+        "task": task.id,
+        "built": prepared.built,
+        "path": str(prepared.environment.prefix),
+        **prepared.manifest.model_dump(mode="json"),
+    }
+
+
 @bench_app.command("validate")
 def validate(
     benchmark: Annotated[
@@ -71,17 +144,23 @@ def validate(
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print every check as JSON.")] = False,
     sandbox: SandboxOption = "auto",
+    env_cache: EnvCacheOption = None,
 ) -> None:
     """Grade every task's gold (must be 1.0 and resolved), flawed variants and untouched repo (< 1.0).
 
+    Task environments are built first when the cache lacks them (as `bench prepare` does).
     Exits 1 when any check fails, naming the tasks.
     """
     bench = load_benchmark(benchmark)
     grader = PytestGrader(default_sandbox(sandbox))
+    cache = EnvironmentCache(env_cache)
+    _prepare(bench, cache, progress_shown=not as_json)
     total = sum(len(task_variants(t)) + (t.solution_dir is None) for t in bench.tasks)
     with progress_bar(err_console, enabled=not as_json and err_console.is_terminal) as progress:
         bar = progress.add_task(f"validating {bench.name}", total=total)
-        checks = validate_benchmark(bench, grader, on_check=lambda _: progress.advance(bar))
+        checks = validate_benchmark(
+            bench, grader, on_check=lambda _: progress.advance(bar), environments=cache
+        )
     failed_tasks = sorted({c.task_id for c in checks if not c.ok})
     if as_json:
         typer.echo(json.dumps([_check_json(c) for c in checks], indent=2))

@@ -80,6 +80,14 @@ def run(
     no_report: Annotated[
         bool, typer.Option("--no-report", help="Do not write RUN_DIR/report.html at the end.")
     ] = False,
+    env_cache: Annotated[
+        str | None,
+        typer.Option(
+            "--env-cache",
+            help="Where task environments are built and kept "
+            "(default: $LOOPWRIGHT_ENV_CACHE, else ~/.cache/loopwright/envs).",
+        ),
+    ] = None,
 ) -> None:
     """Run each workflow on the benchmark's tasks, grade every run, and print a table per task."""
     models = _models_config(models_file, tier or [], meta_model)
@@ -92,7 +100,7 @@ def run(
 
         result = loopwright_run(
             workflows, bench, run_dir=run_dir, model=model, reps=reps, tasks=_ids(tasks), level=level,
-            seed=seed, sandbox=sandbox, models=models, api_base=api_base,
+            seed=seed, sandbox=sandbox, models=models, api_base=api_base, env_cache=env_cache,
             on_start=lambda plan: _started(plan, progress, bar, banner=not as_json),
             on_record=advance,
         )  # fmt: skip

@@ -17,7 +17,7 @@ from loopwright.evaluation._settings import EvalSettings, run_seed
 from loopwright.evaluation._task_run import TaskRunSpec, run_task
 from loopwright.models import ChatModel, PriceTable
 from loopwright.records import CycleRecord
-from loopwright.sandbox import Sandbox
+from loopwright.sandbox import EnvironmentCache, Sandbox
 from loopwright.scoring import Grader
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow
@@ -170,6 +170,9 @@ class Evaluator:
             directives=directives,
             engine=self.settings.engine,
             grader=self.grader,
+            environments=EnvironmentCache(
+                Path(self.settings.env_cache) if self.settings.env_cache else None
+            ),
         )
         return run_task(spec)
 

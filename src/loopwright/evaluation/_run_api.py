@@ -149,6 +149,7 @@ def run(
     models: ModelsConfig | None = None,
     api_base: str | None = None,
     engine: EngineSettings | None = None,
+    env_cache: str | None = None,
     on_start: Callable[[RunPlan], None] | None = None,
     on_record: OnRecord | None = None,
 ) -> RunResult:
@@ -158,7 +159,8 @@ def run(
 
     `model`: a model spec (`sim`, `scripted:FILE`, a LiteLLM name; default: `models`' agent
     role, else sim). `engine`: each agent loop's settings (default: the user's settings file,
-    written by `loopwright ab apply`). `on_record(workflow_name, record)` is called as each run
+    written by `loopwright ab apply`). `env_cache`: where task environments are built and
+    kept (default: `$LOOPWRIGHT_ENV_CACHE`, else `~/.cache/loopwright/envs`). `on_record(workflow_name, record)` is called as each run
     finishes; `on_start(plan)` once before the first run. Bad input raises UsageError/ConfigError before anything is written."""
     benchmark = bench if isinstance(bench, Benchmark) else load_benchmark(str(bench))
     chosen = select_tasks(benchmark, tasks, level)
@@ -167,7 +169,7 @@ def run(
     model = model or resolve_model("agent", models, default="sim")
     settings = EvalSettings(
         model=model, sandbox=sandbox, seed=seed, repetitions=reps,
-        engine=engine or load_engine_settings(),
+        engine=engine or load_engine_settings(), env_cache=env_cache,
     )  # fmt: skip
     ledger = CostLedger()  # mirrored to RUN_DIR/ledger.jsonl once the directory exists
     make_model = routed_factory(

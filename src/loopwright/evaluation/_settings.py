@@ -18,7 +18,10 @@ class EvalSettings(BaseModel):
     "scripted:FILE"). `run_timeout_s` overrides every task's agent timeout when set. `engine`
     picks each agent node's loop (the user's settings file, written by `loopwright ab apply`;
     docs/ab.md); it is part of the settings, so runs under other engine settings never share
-    a cache entry.
+    a cache entry. `env_cache` is the directory of built task environments as given (None:
+    `LOOPWRIGHT_ENV_CACHE`, else `~/.cache/loopwright/envs`); it is resolved where each run
+    happens, so every Ray node builds or reuses environments in its own cache. Where the
+    environments are is not part of any cache key.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -29,6 +32,7 @@ class EvalSettings(BaseModel):
     repetitions: int = Field(default=1, ge=1)
     run_timeout_s: float | None = Field(default=None, gt=0)
     engine: EngineSettings = Field(default_factory=EngineSettings)
+    env_cache: str | None = None
 
 
 def run_seed(base_seed: int, task_id: str, repetition: int) -> int:

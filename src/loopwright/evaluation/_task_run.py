@@ -8,6 +8,7 @@ agent's doing or loopwright's: failures are data, recorded in that run's record.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shutil
 import tempfile
 import time
@@ -34,7 +35,13 @@ from loopwright.records import (
     write_record,
 )
 from loopwright.runtime import EngineSettings, Registries, Runner
-from loopwright.sandbox import Sandbox, Workspace, create_workspace, remove_workspace
+from loopwright.sandbox import (
+    EnvironmentCache,
+    Sandbox,
+    Workspace,
+    create_workspace,
+    remove_workspace,
+)
 from loopwright.scoring import Grader, Grading, PytestGrader, mark_tampered
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow, workflow_hash
@@ -78,9 +85,12 @@ class TaskRunSpec:
     grader: Grader | None = None
     registries: Registries | None = None
     agent_scope: AgentScope | None = None
+    environments: EnvironmentCache | None = None  # None: the default cache, for tasks with one
 
     def grading(self) -> Grading:
-        """The grader's hold on the task's hidden material, taken now (before the agent)."""
+        """The grader's hold on the task's hidden material, taken now (before the agent). The
+        default grader runs in this spec's sandbox (placed in the task's environment by then);
+        a given grader grades in its own."""
         grader = self.grader if self.grader is not None else PytestGrader(self.sandbox)
         return grader.capture(self.task)
 
@@ -130,20 +140,42 @@ def _in_fresh_workspace(
     try:
         try:
             workspace = create_workspace(spec.task.repo_dir, scratch)
-            grading = spec.grading()  # before the agent can touch the task's files
         except Exception as exc:  # noqa: BLE001  the boundary: no workspace is this run's error
             message = f"the workspace could not be created: {type(exc).__name__}: {exc}"
             writer.write(ErrorEvent(t=writer.now(), where="workspace", message=message))
             return "error", message
         try:
-            status, error = _run_agents(spec, workspace.path, instruction, writer)
-            _keep_and_grade(spec, workspace, grading, writer)
+            placed = _in_environment(spec, workspace, writer)
+            if placed is None:
+                return "error", "the task's environment could not be built"
+            grading = _guarded(writer, "grade", placed.grading)  # before the agent runs
+            if grading is None:
+                return "error", "the task's hidden material could not be read"
+            status, error = _run_agents(placed, workspace.path, instruction, writer)
+            _keep_and_grade(placed, workspace, grading, writer)
         finally:
             _guarded(writer, "cleanup", lambda: spec.sandbox.release(workspace.path))
             _guarded(writer, "cleanup", lambda: remove_workspace(workspace))
         return status, error
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _in_environment(
+    spec: TaskRunSpec, workspace: Workspace, writer: EventWriter
+) -> TaskRunSpec | None:
+    """`spec` with its sandbox placed in the task's environment (built or reused from the
+    cache) for this workspace; `spec` itself for a task without one (or with a container image,
+    which is the container sandbox's). None when the build failed: an error event says why."""
+    table = spec.task.spec.environment
+    if table is None or table.container:
+        return spec
+    cache = spec.environments or EnvironmentCache()
+    prepared = _guarded(writer, "environment", lambda: cache.ensure(spec.task))
+    if prepared is None:
+        return None
+    placed = spec.sandbox.within(prepared.environment, workspace.path)
+    return dataclasses.replace(spec, sandbox=placed)
 
 
 def _keep_and_grade(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from loopwright.runtime._context import ToolContext
 from loopwright.sandbox import CommandResult
@@ -73,11 +73,15 @@ def run_shell(ctx: ToolContext, command: str) -> CommandReport:
 
 def run_visible_tests(ctx: ToolContext, target: str | None = None) -> CommandReport:
     """`python -m pytest -q <target>` (default: the task's visible test_dir) with the sandbox's
-    Python (a container's own), else this one, in the workspace, in the sandbox, for at most min(time left, the task's grade timeout).
+    interpreter (the task environment's, a container's, else this one), in the workspace, in the
+    sandbox, for at most min(time left, the task's grade timeout).
 
-    `target` must already be checked to lie inside the workspace (see resolve_path)."""
+    `target` must already be checked to lie inside the workspace (see resolve_path); an
+    absolute one is passed as the sandbox shows it."""
     timeout = ctx.time_left(ctx.task.spec.timeouts.grade)
-    argv = [ctx.sandbox.python or sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    argv = [ctx.sandbox.interpreter(), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    if target is not None and Path(target).is_absolute():
+        target = ctx.sandbox.visible(Path(target))
     argv.append(target if target is not None else ctx.task.spec.test_dir)
     result = ctx.sandbox.run(
         argv,

@@ -5,7 +5,8 @@ commands in it with a wall-clock timeout (the whole process tree is killed), cap
 clean environment. `BubblewrapSandbox` also denies the network and every write outside the
 workspace; `DockerSandbox` runs each workspace's commands in its own container (docker or podman
 CLI); `LocalSandbox` isolates nothing. `default_sandbox("auto")` picks bubblewrap when it
-works here, else warns loudly once and runs unsandboxed. See docs/sandbox.md.
+works here, else warns loudly once and runs unsandboxed. A task with an `[environment]` runs in a
+virtualenv built once per content by `EnvironmentCache` (`Sandbox.within`). See docs/sandbox.md.
 """
 
 from __future__ import annotations
@@ -14,6 +15,19 @@ from loopwright.sandbox._base import DEFAULT_OUTPUT_CAP, CommandResult, Sandbox
 from loopwright.sandbox._bwrap import BubblewrapSandbox, bubblewrap_available, bubblewrap_problem
 from loopwright.sandbox._docker import DockerSandbox
 from loopwright.sandbox._engine import ContainerSettings, Engine
+from loopwright.sandbox._envcache import (
+    ENV_CACHE_VARIABLE,
+    ENV_MANIFEST,
+    EnvironmentCache,
+    EnvManifest,
+    Prepared,
+    default_env_cache,
+    environment_key,
+    needs_environment,
+    prepare_environments,
+)
+from loopwright.sandbox._environment import WORKDIR, EnvironmentSandbox, TaskEnvironment
+from loopwright.sandbox._envsetup import EnvironmentBuildError, find_uv
 from loopwright.sandbox._local import LocalSandbox
 from loopwright.sandbox._select import default_sandbox, sandbox_kinds
 from loopwright.sandbox._workspace import (
@@ -28,20 +42,34 @@ from loopwright.sandbox._workspace import (
 __all__ = [
     "BINARY_SIZES",
     "DEFAULT_OUTPUT_CAP",
+    "ENV_CACHE_VARIABLE",
+    "ENV_MANIFEST",
     "NO_DIFF",
+    "WORKDIR",
     "BubblewrapSandbox",
     "CommandResult",
     "ContainerSettings",
     "DiffEvidence",
     "DockerSandbox",
     "Engine",
+    "EnvManifest",
+    "EnvironmentBuildError",
+    "EnvironmentCache",
+    "EnvironmentSandbox",
     "LocalSandbox",
+    "Prepared",
     "Sandbox",
+    "TaskEnvironment",
     "Workspace",
     "bubblewrap_available",
     "bubblewrap_problem",
     "create_workspace",
+    "default_env_cache",
     "default_sandbox",
+    "environment_key",
+    "find_uv",
+    "needs_environment",
+    "prepare_environments",
     "remove_workspace",
     "sandbox_kinds",
 ]

@@ -11,8 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from loopwright.errors import SandboxError, UsageError
+
+if TYPE_CHECKING:
+    from loopwright.sandbox._environment import TaskEnvironment
 
 __all__ = [
     "DEFAULT_OUTPUT_CAP",
@@ -72,6 +76,33 @@ class Sandbox(ABC):
     python: str | None = None
     """The Python that loopwright's own commands run inside this sandbox (the grader, the agents'
     `run_tests` tool); None: loopwright's own interpreter, which the sandbox shows."""
+
+    environment: TaskEnvironment | None = None
+    """The task environment commands run in (see `within`); None: loopwright's own Python."""
+
+    def within(self, environment: TaskEnvironment, workspace: Path) -> Sandbox:
+        """This sandbox running every command in `environment`, for runs in `workspace`.
+
+        The default wraps this sandbox (`EnvironmentSandbox`): the environment's variables and
+        read-only directories, the workspace at its own path. A sandbox that can place the
+        workspace at a fixed path (bubblewrap: `WORKDIR`) overrides this; `visible` then maps
+        paths. Never modifies this sandbox."""
+        from loopwright.sandbox._environment import EnvironmentSandbox
+
+        return EnvironmentSandbox(self, environment, workspace.resolve())
+
+    def visible(self, path: Path) -> str:
+        """`path` (a host path, resolved) as a command run by this sandbox sees it. The same
+        path, unless the sandbox places the workspace elsewhere (see `within`)."""
+        return str(path)
+
+    def interpreter(self) -> str:
+        """The Python loopwright's own commands run with in this sandbox (the grader, the
+        agents' `run_tests` tool, the A/B check runner): the task environment's when commands
+        run in one, else the sandbox's own (a container's), else loopwright's interpreter."""
+        if self.environment is not None:
+            return self.environment.python
+        return self.python or sys.executable
 
     @abstractmethod
     def run(

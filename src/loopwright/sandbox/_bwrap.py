@@ -7,13 +7,14 @@ bwrap is started in a new session like any command (so the shared timeout kills 
 
 from __future__ import annotations
 
+import copy
 import functools
 import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from loopwright.errors import MissingDependencyError
 from loopwright.sandbox._base import (
@@ -25,6 +26,7 @@ from loopwright.sandbox._base import (
     resolve_dir,
     resolve_existing,
 )
+from loopwright.sandbox._environment import WORKDIR, TaskEnvironment, environment_variables
 from loopwright.sandbox._process import run_process, to_result
 
 __all__ = [
@@ -72,6 +74,24 @@ class BubblewrapSandbox(Sandbox):
             )
         self.bwrap = found
         self._interpreter = _interpreter_paths()
+        self._workspace: Path | None = None
+
+    def within(self, environment: TaskEnvironment, workspace: Path) -> BubblewrapSandbox:
+        """This sandbox running every command in `environment`: its prefix and base Python shown
+        read-only instead of loopwright's interpreter, its variables and PATH (see
+        `environment_variables`), and `workspace` bound read-write at `WORKDIR` (a `cwd` inside
+        it is entered there), so that editable installs made at `WORKDIR` import this
+        workspace's code. Never modifies this sandbox."""
+        placed = copy.copy(self)
+        placed.environment = environment
+        placed._workspace = workspace.resolve()
+        return placed
+
+    def visible(self, path: Path) -> str:
+        """`path` as a command sees it: under `WORKDIR` when inside the placed workspace."""
+        if self._workspace is not None and path.is_relative_to(self._workspace):
+            return str(WORKDIR.joinpath(path.relative_to(self._workspace)))
+        return str(path)
 
     def run(
         self,
@@ -91,12 +111,12 @@ class BubblewrapSandbox(Sandbox):
         defaults to /tmp."""
         workdir = resolve_dir(cwd, "cwd")
         binds = [resolve_existing(p, "writable path") for p in writable]
-        full_env = build_env(env, home=_HOME)
+        full_env, python = self._variables(env)
         args = check_command(
             argv, cwd=workdir, path=full_env["PATH"], timeout_s=timeout_s, output_cap=output_cap
         )
         shown = [(p, p) for p in (resolve_existing(p, "read-only path") for p in readonly)]
-        shown += [*self._interpreter, *_hidden_binary(args[0], workdir, full_env["PATH"])]
+        shown += [*python, *_hidden_binary(args[0], workdir, full_env["PATH"])]
         wrapped = bwrap_argv(
             self.bwrap,
             args,
@@ -105,6 +125,7 @@ class BubblewrapSandbox(Sandbox):
             network=network,
             readonly=shown,
             masked=_MASKED,
+            relocated=None if self._workspace is None else (self._workspace, WORKDIR),
         )
         outcome = run_process(
             wrapped,
@@ -116,6 +137,18 @@ class BubblewrapSandbox(Sandbox):
         )
         return to_result(args, outcome, self.name)
 
+    def _variables(self, env: Mapping[str, str] | None) -> tuple[dict[str, str], list[_Pair]]:
+        """The command's variables and the Python installation to show read-only: loopwright's
+        own, or the task environment's (never both)."""
+        if self.environment is None:
+            return build_env(env, home=_HOME), self._interpreter
+        variables = environment_variables(self.environment, env, workspace=str(WORKDIR), home=_HOME)
+        shown = [resolve_existing(p, "environment directory") for p in self.environment.shown]
+        return variables, [(p, p) for p in shown]
+
+
+_Pair = tuple[Path, Path]
+
 
 def bwrap_argv(
     bwrap: str,
@@ -126,6 +159,7 @@ def bwrap_argv(
     network: bool = False,
     readonly: Iterable[tuple[Path, Path]] = (),
     masked: Iterable[Path] = (),
+    relocated: tuple[Path, PurePosixPath] | None = None,
 ) -> list[str]:
     """The full bwrap command line for `argv`. Pure but for reading which system directories
     exist; paths must already be resolved.
@@ -135,8 +169,14 @@ def bwrap_argv(
     bound read-only (the Python environment, the kit of a grade), `cwd` and `writable` are bound
     read-write, parents before children so that no bind hides another; each `masked` directory
     is covered with an empty tmpfs (loopwright's own package, whose bundled tasks hold answers).
+    `relocated` (host directory, destination) is bound read-write at the destination instead
+    of its own path (a task environment's workspace at `WORKDIR`); `cwd` and `writable` paths
+    inside it are reached through it, and a `cwd` inside it is entered there.
     """
-    rw = sorted({cwd, *writable}, key=_depth)
+    inside = relocated[0] if relocated is not None else None
+    rw = sorted(
+        {p for p in (cwd, *writable) if inside is None or not p.is_relative_to(inside)}, key=_depth
+    )
     args = [bwrap, *_isolation_flags(network=network)]
     kept = _not_yet_visible(readonly, [*map(Path, SYSTEM_DIRS), *rw])
     for src, dst in kept:
@@ -144,10 +184,15 @@ def bwrap_argv(
     for path in rw:
         args += ["--bind", str(path), str(path)]
     shown = [*map(Path, SYSTEM_DIRS), *rw, *(dst for _, dst in kept)]
+    chdir = str(cwd)
+    if relocated is not None:
+        args += ["--bind", str(relocated[0]), str(relocated[1])]
+        if cwd.is_relative_to(relocated[0]):
+            chdir = str(relocated[1].joinpath(cwd.relative_to(relocated[0])))
     for path in sorted(set(masked), key=_depth):
         if any(path.is_relative_to(place) for place in shown):
             args += ["--tmpfs", str(path)]
-    return [*args, "--chdir", str(cwd), "--", *argv]
+    return [*args, "--chdir", chdir, "--", *argv]
 
 
 def _depth(path: Path) -> tuple[int, str]:

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import shlex
 import shutil
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopwright.sandbox import CommandResult, Sandbox, default_sandbox
+from loopwright.sandbox import CommandResult, Sandbox, TaskEnvironment, default_sandbox
 from loopwright.scoring._guard import failed_grade, guard_verdict, mark_tampered
 from loopwright.scoring._junit import JunitReport, Outcome, parse_junit
 from loopwright.scoring._kit import BOOT, RECORD_ENV, Kit, write_kit
@@ -53,13 +52,20 @@ class PytestGrader:
     name = "pytest"
 
     def __init__(self, sandbox: Sandbox | None = None, *, python: str | None = None) -> None:
+        """`python` runs the tests: default the sandbox's task environment's interpreter when
+        it runs in one (`Sandbox.within`), else loopwright's own."""
         self.sandbox = sandbox if sandbox is not None else default_sandbox()
-        self.python = python or self.sandbox.python or sys.executable
+        self.python = python or self.sandbox.interpreter()
 
     def capture(self, task: Task) -> PytestGrading:
         """The task's tests copied now (`TaskTests.capture`), to grade a workspace with later.
         Raises OSError when they cannot be read."""
         return PytestGrading(self, task, TaskTests.capture(task))
+
+    def within(self, environment: TaskEnvironment, workspace: Path) -> PytestGrader:
+        """A grader for `workspace` whose tests run in `environment` (its interpreter, in this
+        grader's sandbox placed in it; see `Sandbox.within`)."""
+        return PytestGrader(self.sandbox.within(environment, workspace))
 
     def grade(self, workspace: Path, task: Task, tests: TaskTests | None = None) -> GradeResult:
         """Restore tests in `workspace` (modifies it), run them, and return the grade.
@@ -100,10 +106,14 @@ class PytestGrader:
     def _run_pytest(
         self, workspace: Path, task: Task, private: Path, conftests: tuple[Path, ...]
     ) -> _Run:
+        seen = self.sandbox.visible
         kit = write_kit(private, [p.relative_to(workspace) for p in conftests])
+        environment = self.sandbox.environment
+        paths = environment.import_paths(seen(workspace)) if environment else [seen(workspace)]
+        flags = ["-I", "-S", "-B"] if environment else ["-I", "-B"]
         result = self.sandbox.run(
-            [self.python, "-I", "-B", "-c", BOOT, str(kit.directory), str(workspace),
-             *self._pytest_args(workspace, task, kit)],
+            [self.python, *flags, "-c", BOOT, str(kit.directory), "\n".join(paths),
+             *self._pytest_args(seen(workspace), task, kit)],
             cwd=workspace,
             timeout_s=task.spec.timeouts.grade,
             writable=[kit.out],
@@ -122,16 +132,16 @@ class PytestGrader:
                 problem = str(exc)
         return _Run(result, report, problem, guard_verdict(kit, result, report))
 
-    def _pytest_args(self, workspace: Path, task: Task, kit: Kit) -> list[str]:
+    def _pytest_args(self, workspace: str, task: Task, kit: Kit) -> list[str]:
         extra = shlex.split(task.spec.test_cmd)[3:]  # after "python -m pytest"
         return [
             *extra,
             "-c",
             str(kit.ini),
             "--rootdir",
-            str(workspace),
+            workspace,
             "--confcutdir",
-            str(workspace),
+            workspace,
             "--import-mode=append",
             "-p",
             "no:cacheprovider",

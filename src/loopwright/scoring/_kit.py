@@ -28,7 +28,7 @@ from importlib.machinery import (
     EXTENSION_SUFFIXES, SOURCE_SUFFIXES, ExtensionFileLoader, FileFinder, PathFinder,
     SourceFileLoader,
 )
-kit, workspace = sys.argv[1], sys.argv[2]
+kit, workspace, *extra = sys.argv[1], *sys.argv[2].split(chr(10))
 
 
 def in_workspace(path):
@@ -66,12 +66,23 @@ def workspace_hook(path):
 sys.meta_path.insert(sys.meta_path.index(PathFinder), NoShadow)
 sys.path_hooks.insert(0, workspace_hook)
 sys.path.insert(0, kit)
+if sys.flags.no_site:
+    import site
+
+    site.venv(None)
+    site.addsitepackages(None)
 sys.path.append(workspace)
+sys.path.extend(p for p in extra if in_workspace(p))
 sys.argv[:] = ["pytest", *sys.argv[3:]]
 import pytest
 sys.exit(int(pytest.main()))
 """
 """The grading process's entry point (`python -I -B -c BOOT KIT WORKSPACE PYTEST_ARGS...`).
+WORKSPACE may be followed, after newlines, by directories inside it to append to `sys.path` too
+(a task environment's editable roots, `TaskEnvironment.import_paths`). In a task environment the
+grader also passes `-S`: its site-packages (whose `.pth` files may put the workspace on `sys.path`,
+as an editable install does) are added by BOOT once its hooks are in place, so no file of the
+workspace (a `sitecustomize.py`) is imported at start-up or through an unguarded finder.
 
 Isolated mode leaves the workspace off `sys.path`; BOOT puts the kit first (only the grader's
 files, under secret names) and the workspace last, after the standard library and

@@ -12,7 +12,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopwright.sandbox import create_workspace, remove_workspace
+from loopwright.errors import LoopwrightError
+from loopwright.sandbox import (
+    EnvironmentCache,
+    TaskEnvironment,
+    create_workspace,
+    remove_workspace,
+)
+from loopwright.scoring._grader import PytestGrader
 from loopwright.scoring._guard import failed_grade
 from loopwright.scoring._protocol import Grader
 from loopwright.scoring._result import GradeResult
@@ -54,15 +61,25 @@ def task_variants(task: Task) -> list[tuple[str, str, Path | None]]:
     return variants
 
 
-def grade_variant(task: Task, overlay: Path | None, grader: Grader, parent: Path) -> GradeResult:
+def grade_variant(
+    task: Task,
+    overlay: Path | None,
+    grader: Grader,
+    parent: Path,
+    environment: TaskEnvironment | None = None,
+) -> GradeResult:
     """Grade the task's repo with `overlay` applied (None: untouched) in a fresh workspace, with
-    any grader kind. A task whose hidden material cannot be read gets an invalid grade."""
-    try:
-        grading = grader.capture(task)
-    except OSError as exc:
-        return failed_grade(task, f"grading failed: {type(exc).__name__}: {exc}", "none")
+    any grader kind, in the task's built `environment` when given (the pytest grader's kind:
+    others grade in their own sandbox). A task whose hidden material cannot be read gets an
+    invalid grade."""
     workspace = create_workspace(task.repo_dir, parent)
     try:
+        placed = _placed(grader, environment, workspace.path)
+        try:
+            grading = placed.capture(task)
+        except OSError as exc:
+            reason = f"grading failed: {type(exc).__name__}: {exc}"
+            return failed_grade(task, reason, placed.sandbox.name)
         if overlay is not None:
             apply_overlay(overlay, workspace.path)
         return grading.grade(workspace.path)
@@ -71,22 +88,33 @@ def grade_variant(task: Task, overlay: Path | None, grader: Grader, parent: Path
         remove_workspace(workspace)
 
 
+def _placed(grader: Grader, environment: TaskEnvironment | None, workspace: Path) -> Grader:
+    """The pytest grader placed in the task's environment for `workspace`; any other as is."""
+    if environment is None or not isinstance(grader, PytestGrader):
+        return grader
+    return grader.within(environment, workspace)
+
+
 def validate_benchmark(
     benchmark: Benchmark,
     grader: Grader,
     *,
     on_check: Callable[[VariantCheck], None] | None = None,
+    environments: EnvironmentCache | None = None,
 ) -> list[VariantCheck]:
     """Grade every task's gold, flawed variants and untouched repo; return one check per pair.
 
     Gold must score 1.0 and be resolved; flawed variants and the untouched repo must score below
     1.0; an invalid grade fails its check. A task without solution/ fails a "gold" check.
+    A task with a Python `[environment]` is graded in it, built first when `environments` (default:
+    the default cache) does not hold it; a build that fails fails the task's checks, saying why.
     `on_check` is called as each check finishes (for progress display). Never raises on a bad task.
     """
     parent = Path(tempfile.mkdtemp(prefix="lw-validate-"))
+    cache = environments or EnvironmentCache()
     try:
         checks = []
-        for check in _checks(benchmark, grader, parent):
+        for check in _checks(benchmark, grader, parent, cache):
             checks.append(check)
             if on_check is not None:
                 on_check(check)
@@ -95,15 +123,34 @@ def validate_benchmark(
         shutil.rmtree(parent, ignore_errors=True)
 
 
-def _checks(benchmark: Benchmark, grader: Grader, parent: Path) -> Iterator[VariantCheck]:
+def _checks(
+    benchmark: Benchmark, grader: Grader, parent: Path, cache: EnvironmentCache
+) -> Iterator[VariantCheck]:
     for task in benchmark.tasks:
         if task.solution_dir is None:
             yield VariantCheck(
                 task.id, GOLD, GOLD, "score 1.0, resolved", None, False, "no solution/"
             )
+        environment, problem = _environment(task, cache)
         for variant, kind, overlay in task_variants(task):
-            grade = grade_variant(task, overlay, grader, parent)
+            if problem is not None:
+                yield VariantCheck(
+                    task.id, variant, kind, "a built environment", None, False, problem
+                )
+                continue
+            grade = grade_variant(task, overlay, grader, parent, environment)
             yield _judge(task.id, variant, kind, grade)
+
+
+def _environment(task: Task, cache: EnvironmentCache) -> tuple[TaskEnvironment | None, str | None]:
+    """The task's built environment (None for a task without a Python one), or why there is none."""
+    table = task.spec.environment
+    if table is None or table.container:
+        return None, None
+    try:
+        return cache.ensure(task).environment, None
+    except LoopwrightError as exc:
+        return None, f"environment: {exc}"
 
 
 def _judge(task_id: str, variant: str, kind: str, grade: GradeResult) -> VariantCheck:

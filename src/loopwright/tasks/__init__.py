@@ -6,12 +6,14 @@ from loopwright.tasks._loader import load_benchmark_dir, load_task, node_files
 from loopwright.tasks._model import (
     SCHEMA_VERSION,
     Benchmark,
+    Environment,
     FailureKind,
     FlawedVariant,
     Task,
     TaskSpec,
     Timeouts,
     node_id_file,
+    tree_digest,
 )
 from loopwright.tasks._overlay import apply_overlay
 from loopwright.tasks._registry import benchmark_names, load_benchmark, register_benchmark
@@ -19,6 +21,7 @@ from loopwright.tasks._registry import benchmark_names, load_benchmark, register
 __all__ = [
     "SCHEMA_VERSION",
     "Benchmark",
+    "Environment",
     "FailureKind",
     "FlawedVariant",
     "Task",
@@ -32,4 +35,5 @@ __all__ = [
     "node_files",
     "node_id_file",
     "register_benchmark",
+    "tree_digest",
 ]

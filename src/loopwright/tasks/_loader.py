@@ -87,6 +87,7 @@ def _layout_problems(root: Path, spec: TaskSpec) -> Iterable[str]:
     if not hidden.is_dir() or not any(p.is_file() for p in hidden.rglob("*")):
         yield "tests/ is missing or empty (the hidden tests run at grading)"
     yield from _test_id_problems(spec)
+    yield from _environment_problems(root, spec)
     yield from _collision_problems(root, spec)
     yield from _overlay_problems(root, spec)
 
@@ -102,6 +103,14 @@ def _test_id_problems(spec: TaskSpec) -> Iterable[str]:
             f"test ids outside test_dir {spec.test_dir!r} (the grader only restores that "
             f"directory, so an agent could edit them): {outside}"
         )
+
+
+def _environment_problems(root: Path, spec: TaskSpec) -> Iterable[str]:
+    if spec.environment is None:
+        return
+    for rel in spec.environment.files:
+        if not (root / rel).is_file():
+            yield f"[environment] names {rel}, which is not a file of the task"
 
 
 def _collision_problems(root: Path, spec: TaskSpec) -> Iterable[str]:

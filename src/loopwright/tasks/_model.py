@@ -10,17 +10,19 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
     "SCHEMA_VERSION",
     "Benchmark",
+    "Environment",
     "FailureKind",
     "FlawedVariant",
     "Task",
     "TaskSpec",
     "Timeouts",
     "node_id_file",
+    "tree_digest",
 ]
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -58,6 +60,84 @@ class FlawedVariant(_Strict):
     description: str = Field(min_length=1)
 
 
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Set by loopwright for every command in an environment (docs/task-format.md, "[environment]").
+RESERVED_VARIABLES = frozenset({"PATH", "HOME", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONPATH"})
+
+
+def _relative_file(value: str) -> str:
+    path = Path(value)
+    if not path.parts or path.is_absolute() or ".." in path.parts:
+        raise ValueError(
+            f"{value!r} must be a path relative to the task directory, like 'environment/x'"
+        )
+    return value
+
+
+class Environment(_Strict):
+    """The `[environment]` table of task.toml: what the task's code needs to run.
+
+    A Python environment (`python`, `requirements`, `requirements_files`, `install`, `env`) is
+    built by loopwright once per content (sandbox/_environment.py); `image` / `dockerfile` name
+    a container image for the container sandbox and are validated here only. Paths are relative
+    to the task directory. Field-level checks only; the loader checks that the files exist.
+    """
+
+    python: str | None = Field(default=None, pattern=r"^3\.\d+$")
+    requirements: list[str] = Field(default_factory=list)
+    requirements_files: list[str] = Field(default_factory=list)
+    install: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    image: str | None = Field(default=None, min_length=1)
+    dockerfile: str | None = None
+
+    @field_validator("requirements", "install")
+    @classmethod
+    def _non_empty_items(cls, items: list[str]) -> list[str]:
+        if any(not item.strip() for item in items):
+            raise ValueError("entries must not be empty")
+        return items
+
+    @field_validator("requirements_files")
+    @classmethod
+    def _relative_files(cls, items: list[str]) -> list[str]:
+        return [_relative_file(item) for item in items]
+
+    @field_validator("dockerfile")
+    @classmethod
+    def _relative_dockerfile(cls, value: str | None) -> str | None:
+        return None if value is None else _relative_file(value)
+
+    @field_validator("env")
+    @classmethod
+    def _variables(cls, env: dict[str, str]) -> dict[str, str]:
+        for name in env:
+            if not _ENV_NAME.match(name):
+                raise ValueError(f"{name!r} is not an environment variable name")
+            if name in RESERVED_VARIABLES or name.startswith("LOOPWRIGHT_"):
+                raise ValueError(
+                    f"{name} is set by loopwright in an environment; choose another variable "
+                    f"(reserved: {', '.join(sorted(RESERVED_VARIABLES))}, LOOPWRIGHT_*)"
+                )
+        return env
+
+    @model_validator(mode="after")
+    def _one_image_source(self) -> Environment:
+        if self.image is not None and self.dockerfile is not None:
+            raise ValueError("give image or dockerfile, not both")
+        return self
+
+    @property
+    def container(self) -> bool:
+        """True when the environment is a container image (`image` or `dockerfile`)."""
+        return self.image is not None or self.dockerfile is not None
+
+    @property
+    def files(self) -> list[str]:
+        """The task files the environment reads (relative paths): requirements files, dockerfile."""
+        return [*self.requirements_files, *([self.dockerfile] if self.dockerfile else [])]
+
+
 def node_id_file(test_id: str) -> str:
     """The file part of a pytest node id (`tests/test_x.py::T::t[a]` -> `tests/test_x.py`)."""
     return test_id.split("::", 1)[0]
@@ -77,6 +157,7 @@ class TaskSpec(_Strict):
     pass_to_pass: list[str] = Field(default_factory=list)
     timeouts: Timeouts = Field(default_factory=Timeouts)
     flawed: list[FlawedVariant] = Field(default_factory=list)
+    environment: Environment | None = None
 
     @field_validator("fail_to_pass", "pass_to_pass")
     @classmethod
@@ -164,7 +245,7 @@ class Task:
         Identity of the task's content for caching: any edit to the instruction, repo, tests,
         gold or flawed variants changes it. Deterministic.
         """
-        return _tree_digest(self.root)
+        return tree_digest(self.root)
 
 
 @dataclass(frozen=True)
@@ -199,7 +280,9 @@ class Benchmark:
         return h.hexdigest()
 
 
-def _tree_digest(root: Path) -> str:
+def tree_digest(root: Path) -> str:
+    """sha256 over every file under `root` (relative path and bytes, sorted), bytecode left
+    out. Deterministic."""
     h = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = path.relative_to(root)

@@ -1,0 +1,343 @@
+"""The steps of one environment build: find the interpreter and uv, make the virtualenv, install
+requirements, run the task's install commands in a checkout of its repo, make sure the grader's
+test runner is there, and find what editable installs point at.
+
+Build commands run in a sandbox like an agent's (bubblewrap when it works here, with network, the
+checkout bound at `WORKDIR` so editable installs point there; else locally), writable only in the
+environment being built. Each failing command raises EnvironmentBuildError naming it.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.requirements import Requirement
+
+from loopwright.errors import ConfigError, LoopwrightError, UserError
+from loopwright.sandbox._base import Sandbox
+from loopwright.sandbox._bwrap import BubblewrapSandbox, bubblewrap_available
+from loopwright.sandbox._environment import WORKDIR, TaskEnvironment
+from loopwright.sandbox._local import LocalSandbox
+from loopwright.tasks import Task
+
+__all__ = [
+    "BUILD_TIMEOUT_S",
+    "BuildOutcome",
+    "EnvironmentBuildError",
+    "Interpreter",
+    "build_steps",
+    "editable_roots",
+    "find_interpreter",
+    "find_uv",
+    "relocate",
+    "runner_versions",
+]
+
+BUILD_TIMEOUT_S = 1800.0
+"""Wall-clock limit of one build command (creating the venv, installing, one install command)."""
+
+RUNNER = ("pytest", "pytest-timeout")
+"""The distributions the grader needs in every environment (with their requirements)."""
+
+_TAIL_CHARS = 3000
+_BUILD_VARIABLES = {
+    "LANG": "C.UTF-8",
+    "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    "PIP_NO_INPUT": "1",
+    "PYTHONHASHSEED": "0",
+}
+
+
+class EnvironmentBuildError(UserError):
+    """A task environment could not be built: `what` names the task and the command that
+    failed, `got` is the tail of its output. Nothing of the failed build is cached."""
+
+
+@dataclass(frozen=True, slots=True)
+class Interpreter:
+    """A Python installed on this machine: its executable, version (X.Y.Z) and installation."""
+
+    path: Path
+    version: str
+    base_prefix: Path
+
+    @property
+    def minor(self) -> str:
+        """X.Y."""
+        return ".".join(self.version.split(".")[:2])
+
+
+@dataclass(frozen=True, slots=True)
+class BuildOutcome:
+    """What the steps found: whether the runner was copied in, and where the checkout was seen."""
+
+    runner_supplied: bool
+    checkout_seen: str
+
+
+def find_interpreter(version: str | None) -> Interpreter:
+    """The interpreter an environment is made from: the Python running loopwright (its base
+    installation, not a virtualenv) when `version` is None or its own X.Y, else `pythonX.Y` on
+    PATH. Raises ConfigError when that is not installed. Cached per process."""
+    own = ".".join(map(str, sys.version_info[:2]))
+    if version is None or version == own:
+        base = getattr(sys, "_base_executable", None) or sys.executable
+        return _describe(str(base))
+    found = shutil.which(f"python{version}")
+    if found is None:
+        raise ConfigError(
+            f"the task's environment asks for Python {version}, which is not installed here",
+            got=f"no python{version} on PATH",
+            fix=f"install Python {version} (e.g. `uv python install {version}`), or change "
+            "[environment] python",
+        )
+    return _describe(found)
+
+
+@functools.cache
+def _describe(executable: str) -> Interpreter:
+    probe = subprocess.run(
+        [
+            executable,
+            "-I",
+            "-c",
+            "import sys; print(sys.version.split()[0]); print(sys.base_prefix)",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    if probe.returncode != 0:
+        raise ConfigError(f"{executable} does not run", got=probe.stderr.strip()[-500:])
+    version, base_prefix = probe.stdout.split("\n")[:2]
+    return Interpreter(Path(executable).absolute(), version.strip(), Path(base_prefix.strip()))
+
+
+def find_uv() -> str | None:
+    """The uv executable: on PATH, else beside this Python (`pip install 'loopwright[uv]'`
+    puts it there), else None (environments are then built with venv and pip)."""
+    found = shutil.which("uv")
+    if found is not None:
+        return found
+    beside = Path(sys.executable).parent / "uv"
+    return str(beside) if beside.is_file() else None
+
+
+def runner_versions() -> dict[str, str]:
+    """The versions of the test runner loopwright would copy into an environment that lacks one."""
+    return {name: importlib.metadata.version(name) for name in RUNNER}
+
+
+def build_steps(
+    task: Task, interpreter: Interpreter, env_dir: Path, checkout: Path, uv: str | None
+) -> BuildOutcome:
+    """Make the virtualenv at `env_dir` (an empty directory is made there first) and install
+    into it. Raises EnvironmentBuildError naming the failing command."""
+    table = task.spec.environment
+    assert table is not None
+    env_dir.mkdir()
+    scratch = env_dir.parent
+    shim = _pip_shim(scratch, uv)
+    placed = TaskEnvironment(
+        key="build", prefix=env_dir, base_prefix=interpreter.base_prefix,
+        variables=tuple(sorted(table.env.items())),
+    )  # fmt: skip
+    sandbox, seen = _build_sandbox(placed, checkout)
+    shown = [p for p in (task.root / "environment", shim, Path(uv) if uv else None) if p]
+    shown += [task.root / rel for rel in table.requirements_files]
+    step = _Step(task, sandbox, checkout, env_dir, [p for p in shown if p.exists()], shim)
+    python = str(env_dir / "bin" / "python")
+    if uv is not None:
+        step.run_argv([uv, "venv", "--python", str(interpreter.path), str(env_dir)])
+    else:
+        step.run_argv([str(interpreter.path), "-m", "venv", str(env_dir)])
+    requirements = [*table.requirements]
+    for rel in table.requirements_files:
+        requirements += ["-r", str((task.root / rel).resolve())]
+    if requirements:
+        installer = (
+            [uv, "pip", "install", "--python", python] if uv else [python, "-m", "pip", "install"]
+        )
+        step.run_argv([*installer, *requirements])
+    for command in table.install:
+        step.run_argv(["sh", "-c", command], shown_as=command)
+    supplied = _ensure_runner(step, interpreter, env_dir)
+    return BuildOutcome(runner_supplied=supplied, checkout_seen=seen)
+
+
+def _build_sandbox(placed: TaskEnvironment, checkout: Path) -> tuple[Sandbox, str]:
+    """Bubblewrap with the checkout at `WORKDIR` when it works here; else local (the editable
+    installs then point at the temporary checkout, and only `editable_roots` reach the
+    workspace)."""
+    if bubblewrap_available():
+        return BubblewrapSandbox().within(placed, checkout), str(WORKDIR)
+    return LocalSandbox().within(placed, checkout), str(checkout.resolve())
+
+
+def _pip_shim(scratch: Path, uv: str | None) -> Path:
+    """A directory holding `pip` that runs `uv pip` (uv's virtualenvs have no pip), so install
+    commands written for pip work with either builder. Put on PATH after the environment's bin/."""
+    shim = scratch / "shim"
+    shim.mkdir()
+    if uv is not None:
+        script = shim / "pip"
+        script.write_text(f'#!/bin/sh\nexec {shlex.quote(uv)} pip "$@"\n', encoding="utf-8")
+        script.chmod(0o755)
+    return shim
+
+
+class _Step:
+    """Runs build commands in the build sandbox, raising EnvironmentBuildError on failure."""
+
+    def __init__(
+        self, task: Task, sandbox: Sandbox, checkout: Path, env_dir: Path, shown: list[Path],
+        shim: Path,
+    ) -> None:  # fmt: skip
+        self.task, self.sandbox, self.checkout = task, sandbox, checkout
+        self.env_dir, self.shown = env_dir, shown
+        rest = os.environ.get("PATH") or "/usr/local/bin:/usr/bin:/bin"
+        self.variables = {**_BUILD_VARIABLES, "PATH": os.pathsep.join([str(shim), rest])}
+
+    def run_argv(self, argv: list[str], *, shown_as: str | None = None) -> str:
+        """Run `argv`; its output, or EnvironmentBuildError naming `shown_as` (default: argv)."""
+        shown_as = shown_as if shown_as is not None else " ".join(argv)
+        try:
+            result = self.sandbox.run(
+                argv, cwd=self.checkout, timeout_s=BUILD_TIMEOUT_S, writable=[self.env_dir],
+                readonly=self.shown, env=self.variables, network=True,
+            )  # fmt: skip
+        except LoopwrightError as exc:
+            raise self._error(shown_as, str(exc)) from None
+        output = result.stdout + ("\n" + result.stderr if result.stderr else "")
+        if not result.ok:
+            how = "timed out" if result.timed_out else f"exited {result.exit_code}"
+            raise self._error(shown_as, output, how)
+        return output
+
+    def _error(
+        self, command: str, output: str, how: str = "could not start"
+    ) -> EnvironmentBuildError:
+        return EnvironmentBuildError(
+            f"building the environment of task {self.task.id} failed: `{command}` {how} "
+            "(nothing was cached)",
+            got="the output's tail:\n" + (output.strip()[-_TAIL_CHARS:] or "(no output)"),
+            fix="fix the task's [environment] table (docs/task-format.md) and run again",
+        )
+
+
+def _ensure_runner(step: _Step, interpreter: Interpreter, env_dir: Path) -> bool:
+    """True when pytest and pytest-timeout had to be copied in from loopwright's own Python
+    (same X.Y only; else the task must list them)."""
+    check = [str(env_dir / "bin" / "python"), "-c", "import pytest, pytest_timeout"]
+    try:
+        step.run_argv(check)
+        return False
+    except EnvironmentBuildError:
+        pass
+    own = ".".join(map(str, sys.version_info[:2]))
+    if interpreter.minor != own:
+        raise EnvironmentBuildError(
+            f"the environment of task {step.task.id} (Python {interpreter.minor}) has no pytest "
+            f"and pytest-timeout, and loopwright (Python {own}) cannot supply its own",
+            fix="add pytest and pytest-timeout to [environment] requirements",
+        )
+    site = next(env_dir.glob("lib/python*/site-packages"))
+    for name in _closure(RUNNER):
+        _copy_distribution(name, site)
+    script = env_dir / "bin" / "pytest"
+    script.write_text(
+        f"#!{env_dir}/bin/python\nimport sys\nfrom pytest import console_main\n"
+        "sys.exit(console_main())\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    # Compiled now: the environment is read-only when used, so bytecode never written here
+    # would be compiled again by every run (pytest: about a second each).
+    step.run_argv([str(env_dir / "bin" / "python"), "-m", "compileall", "-q", str(site)])
+    step.run_argv(check)
+    return True
+
+
+def _closure(names: tuple[str, ...]) -> list[str]:
+    """The distributions `names` need here, themselves included (requirements whose markers hold
+    for this interpreter, no extras)."""
+    found: list[str] = []
+    queue = list(names)
+    while queue:
+        name = queue.pop()
+        canonical = re.sub(r"[-_.]+", "-", name).lower()
+        if canonical in found:
+            continue
+        found.append(canonical)
+        for spec in importlib.metadata.requires(name) or []:
+            req = Requirement(spec)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                queue.append(req.name)
+    return sorted(found)
+
+
+def _copy_distribution(name: str, site: Path) -> None:
+    """Copy an installed distribution's files (those inside site-packages) to `site`."""
+    dist = importlib.metadata.distribution(name)
+    for file in dist.files or []:
+        if file.parts[0] == ".." or "__pycache__" in file.parts:
+            continue
+        source = Path(str(dist.locate_file(file)))
+        if source.is_file():
+            target = site / file
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+
+
+_QUOTED = re.compile(r"""['"](/[^'"\n]*)['"]""")
+
+
+def editable_roots(env_dir: Path, checkout_seen: str) -> list[str]:
+    """The checkout's directories that editable installs import from, relative ("" is the root):
+    path lines of `.pth` files, and the parents of the paths setuptools' editable finders map.
+    Sorted; paths with a newline or a colon are left out (they could not be passed on)."""
+    roots: set[str] = set()
+    for site in env_dir.glob("lib/python*/site-packages"):
+        for pth in site.glob("*.pth"):
+            for line in pth.read_text(encoding="utf-8", errors="replace").splitlines():
+                rel = _inside(line.strip(), checkout_seen)
+                if rel is not None and not line.startswith(("import ", "import\t")):
+                    roots.add(rel)
+        for finder in site.glob("__editable__*finder.py"):
+            for match in _QUOTED.finditer(finder.read_text(encoding="utf-8", errors="replace")):
+                rel = _inside(str(Path(match.group(1)).parent), checkout_seen)
+                if rel is not None:
+                    roots.add(rel)
+    return sorted(r for r in roots if ":" not in r and "\n" not in r)
+
+
+def _inside(path: str, root: str) -> str | None:
+    if path == root:
+        return ""
+    if path.startswith(root + "/"):
+        return path[len(root) + 1 :].rstrip("/")
+    return None
+
+
+def relocate(env_dir: Path, final: Path) -> None:
+    """Rewrite the build directory's path to `final` in the environment's scripts (shebangs,
+    activate) and pyvenv.cfg: a virtualenv is not relocatable, so it is built elsewhere and
+    renamed only once complete."""
+    old, new = str(env_dir).encode(), str(final).encode()
+    candidates = [*(env_dir / "bin").iterdir(), env_dir / "pyvenv.cfg"]
+    for path in candidates:
+        if path.is_symlink() or not path.is_file():
+            continue
+        data = path.read_bytes()
+        if old in data and b"\0" not in data[:8000]:
+            path.write_bytes(data.replace(old, new))
