@@ -10,7 +10,7 @@ from pathlib import Path
 from loopwright.evaluation import EvalJob, EvalSettings, Evaluator, TaskRunSpec, cache_key, run_task
 from loopwright.models import DEFAULT_PRICES, ScriptedModel, ToolCall
 from loopwright.records import GRADE_FILE
-from loopwright.sandbox import LocalSandbox
+from loopwright.sandbox import LocalSandbox, Sandbox
 from loopwright.scoring import Grader, GradeResult, Outcome, PytestGrader, TestResult
 from loopwright.tasks import Task
 from loopwright.workflow import workflow_from_text
@@ -75,6 +75,7 @@ class ProbeGrader:
 
     log: Log
     name: str = "probe"
+    sandbox: Sandbox = field(default_factory=LocalSandbox)
 
     def capture(self, task: Task) -> _Grading:
         self.log.lines.append("capture")
