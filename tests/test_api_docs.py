@@ -41,3 +41,23 @@ def test_the_top_level_names_resolve_and_research_is_callable() -> None:
     assert callable(loopwright.resume) and callable(loopwright.research)
     with pytest.raises(AttributeError):
         _ = loopwright.nothing_of_that_name
+
+
+def test_an_execution_with_a_cache_file_and_no_cache_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(loopwright.UsageError, match="contradict"):
+        loopwright.Execution(cache=tmp_path / "runs.db", use_cache=False)
+    assert loopwright.Execution().use_cache  # the default: a local pool with the run's cache
+
+
+def test_evolve_refuses_a_run_directory_that_holds_something(tmp_path: Path) -> None:
+    from loopwright.search import Budgets, EvolveConfig
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "notes.txt").write_text("mine")
+    config = EvolveConfig(
+        seed_workflow="builder-only", bench="mini", train_tasks=("l1-slugify",),
+        holdout_tasks=("l1-rle-decode",), budgets=Budgets(max_generations=1),
+    )  # fmt: skip
+    with pytest.raises(loopwright.UsageError, match="not empty"):
+        loopwright.evolve(config, tmp_path / "run")
+    assert [p.name for p in (tmp_path / "run").iterdir()] == ["notes.txt"]  # nothing written

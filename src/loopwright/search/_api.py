@@ -63,7 +63,10 @@ class Execution:
 
     def __post_init__(self) -> None:
         if not self.use_cache and self.cache is not None:
-            raise UsageError("--cache and --no-cache contradict each other", fix="pass one")
+            raise UsageError(
+                "a cache file and no cache contradict each other (--cache with --no-cache)",
+                fix="pass one: cache=PATH, or use_cache=False",
+            )
 
 
 def evolve(
