@@ -21,7 +21,7 @@ from loopwright.tasks import Task, load_benchmark_dir, load_task
 from loopwright.tasks._hidden import apply_test_patch
 from tests.scoring.hostile import gold_steps, run_agent, shell, write
 from tests.scoring.test_hostile import PASS_EVERYTHING_CONFTEST
-from tests.taskfactory import PARTIAL, anywhere_hidden, make_anywhere_task
+from tests.taskfactory import GOLD, PARTIAL, anywhere_hidden, make_anywhere_task
 
 LAYOUTS = ["tree", "patch"]
 ONLY_MUL = 1 / 3  # the baseline: mul right, div missing
@@ -221,3 +221,35 @@ def test_grade_variant_applies_the_overlay_and_the_hidden_tests(
     assert task.solution_dir is not None
     grade = grade_variant(task, task.solution_dir, grader, tmp_path)
     assert (grade.score, grade.resolved) == (1.0, True)
+
+
+KEEP_TEST = "from calc.core import add\n\n\ndef test_add_three():\n    assert add(1, 2) == 3\n"
+
+
+def test_a_listed_visible_test_outside_test_dir_is_restored(
+    grader: PytestGrader, tmp_path: Path
+) -> None:
+    """A pass_to_pass test in a repo file outside test_dir that no hidden test touches: the
+    agent breaks the regression and edits that file to pass; the file is reset, the regression
+    counts."""
+    task = make_anywhere_task(tmp_path / "bench", "patch")
+    (task.root / "repo" / "calc" / "more").mkdir()
+    (task.root / "repo" / "calc" / "more" / "test_keep.py").write_text(KEEP_TEST)
+    toml = task.root / "task.toml"
+    toml.write_text(
+        toml.read_text().replace(
+            'pass_to_pass = ["tests/test_add.py::test_add"]',
+            'pass_to_pass = ["tests/test_add.py::test_add", "calc/more/test_keep.py::test_add_three"]',
+        )
+    )
+    task = load_task(task.root)
+    broken = GOLD.replace("return a + b", "return 0 if (a, b) == (1, 2) else a + b")
+    ws = create_workspace(task.repo_dir, tmp_path / "ws")
+    try:
+        (ws.path / "calc" / "core.py").write_text(broken)
+        (ws.path / "calc" / "more" / "test_keep.py").write_text("def test_add_three():\n    pass\n")
+        grade = grader.grade(ws.path, task)
+    finally:
+        remove_workspace(ws)
+    assert (grade.score, grade.resolved, grade.p2p_passed, grade.invalid) == (1.0, False, 1, False)
+    assert "reset calc/more/test_keep.py (changed by the agent)" in grade.restored

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from loopwright.tasks import Task, place_hidden, read_hidden_sources
+from loopwright.tasks import Task, node_files, place_hidden, read_hidden_sources
 
 __all__ = ["HOOK_FILES", "RestoreReport", "TaskTests", "restore_tests"]
 
@@ -43,8 +43,9 @@ class TaskTests:
     directory (relative to test_dir), the task's hidden-test files (relative to the task
     directory: `tests/...` or `tests.patch`), the repo's original hook files (relative to
     repo/), the hidden tests as they land in the workspace (`placed`: workspace-relative path ->
-    content, None where a patch deletes the file), and the repo's own version of each placed
-    path that exists there (`base`).
+    content, None where a patch deletes the file; also the repo's version of any other file of
+    a listed test id outside test_dir), and the repo's own version of each placed path that
+    exists there (`base`).
 
     Take it before an agent starts (`capture`), and restoration no longer depends on the task
     directory staying untouched: an unsandboxed agent can rewrite the task's files on disk.
@@ -66,6 +67,7 @@ class TaskTests:
             placed = place_hidden(layout, task.spec.test_dir, hidden, repo)
         except ValueError as exc:
             raise OSError(f"hidden tests of task {task.id}: {exc}") from None
+        placed.update(_pinned_test_files(task, placed))
         return cls(
             visible=_read_tree(repo / task.spec.test_dir),
             hidden=hidden,
@@ -163,6 +165,18 @@ def _real_dir(workspace: Path, rel: str) -> None:
         if current.is_symlink() or (current.exists() and not current.is_dir()):
             _remove(current)
         current.mkdir(exist_ok=True)
+
+
+def _pinned_test_files(task: Task, placed: dict[str, bytes | None]) -> dict[str, bytes | None]:
+    """The repo's version of every test-id file outside test_dir that no hidden test places:
+    visible tests anywhere in the tree that the grader runs, so restored like test_dir."""
+    prefix = task.spec.test_dir.rstrip("/") + "/"
+    pinned: dict[str, bytes | None] = {}
+    for rel in node_files(task.test_ids):
+        path = task.repo_dir / rel
+        if not rel.startswith(prefix) and rel not in placed and path.is_file():
+            pinned[rel] = path.read_bytes()
+    return pinned
 
 
 def _read_hooks(repo: Path) -> dict[str, bytes]:

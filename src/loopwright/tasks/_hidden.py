@@ -125,4 +125,10 @@ def place_hidden(
         }
         return dict(apply_test_patch(patch, base))
     prefix = "" if layout == "tree" else test_dir.rstrip("/") + "/"
-    return {prefix + rel.removeprefix("tests/"): content for rel, content in sources.items()}
+    placed: dict[str, bytes | None] = {
+        prefix + rel.removeprefix("tests/"): content for rel, content in sources.items()
+    }
+    inside_git = [rel for rel in placed if ".git" in Path(rel).parts]
+    if inside_git:
+        raise ValueError(f"hidden test files may not go inside .git: {inside_git}")
+    return placed

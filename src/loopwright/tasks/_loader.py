@@ -87,7 +87,7 @@ def _layout_problems(root: Path, spec: TaskSpec) -> Iterable[str]:
     placed, problem = _placed_hidden(root, spec)
     if problem is not None:
         yield problem
-    yield from _test_id_problems(spec, placed)
+    yield from _test_id_problems(spec, placed, root / "repo")
     yield from _environment_problems(root, spec)
     if spec.hidden_tests_layout == "test_dir":
         yield from _collision_problems(root, spec)
@@ -111,7 +111,7 @@ def _placed_hidden(root: Path, spec: TaskSpec) -> tuple[dict[str, bytes | None],
         return {}, f"hidden tests: {exc}"
 
 
-def _test_id_problems(spec: TaskSpec, placed: dict[str, bytes | None]) -> Iterable[str]:
+def _test_id_problems(spec: TaskSpec, placed: dict[str, bytes | None], repo: Path) -> Iterable[str]:
     both = set(spec.fail_to_pass) & set(spec.pass_to_pass)
     if both:
         yield f"test ids in both fail_to_pass and pass_to_pass: {sorted(both)}"
@@ -120,12 +120,14 @@ def _test_id_problems(spec: TaskSpec, placed: dict[str, bytes | None]) -> Iterab
     outside = [
         t
         for t in (*spec.fail_to_pass, *spec.pass_to_pass)
-        if not t.startswith(prefix) and node_id_file(t) not in restored
+        if not t.startswith(prefix)
+        and node_id_file(t) not in restored
+        and not (repo / node_id_file(t)).is_file()
     ]
     if outside:
         yield (
-            f"test ids outside test_dir {spec.test_dir!r} and the hidden tests (the grader "
-            f"only restores those, so an agent could edit them): {outside}"
+            f"test ids outside test_dir {spec.test_dir!r} in files that are neither hidden "
+            f"tests nor files of repo/ (the grader restores only those): {outside}"
         )
 
 
