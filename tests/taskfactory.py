@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import textwrap
 from pathlib import Path
 
@@ -125,5 +126,102 @@ def make_calc_task(
             grade_timeout=grade_timeout,
             per_test=per_test,
         )
+    )
+    return load_task(root)
+
+
+# A task whose hidden tests sit in two directories: they add `test_mul` to the existing
+# tests/test_add.py and a new calc/tests/test_div.py. Laid out as a tree or as a git patch.
+ANYWHERE_ADD_TESTS = """
+from calc.core import add
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_mul():
+    from calc.core import mul
+
+    assert mul(3, 4) == 12
+"""
+ANYWHERE_DIV_TESTS = """
+import pytest
+
+from calc import core
+
+
+def test_div():
+    assert core.div(6, 3) == 2
+
+
+def test_div_by_zero():
+    with pytest.raises(ZeroDivisionError):
+        core.div(1, 0)
+"""
+ANYWHERE_F2P = [
+    "tests/test_add.py::test_mul",
+    "calc/tests/test_div.py::test_div",
+    "calc/tests/test_div.py::test_div_by_zero",
+]
+ANYWHERE_TOML = """
+schema_version = 1
+id = "{task_id}"
+level = 1
+hidden_tests_layout = "{layout}"
+fail_to_pass = {f2p}
+pass_to_pass = ["tests/test_add.py::test_add"]
+
+[[flawed]]
+name = "only-mul"
+kind = "partial_feature"
+description = "Adds mul but not div."
+"""
+
+
+def anywhere_hidden() -> dict[str, str]:
+    """The hidden tests as they land in the workspace (workspace-relative path -> text)."""
+    return {
+        "tests/test_add.py": textwrap.dedent(ANYWHERE_ADD_TESTS).lstrip("\n"),
+        "calc/tests/test_div.py": textwrap.dedent(ANYWHERE_DIV_TESTS).lstrip("\n"),
+    }
+
+
+def git_patch(repo: Path, files: dict[str, str]) -> str:
+    """A `git diff`-style patch turning `repo`'s versions of `files` into the given texts."""
+    chunks = []
+    for rel, text in files.items():
+        old_path = repo / rel
+        old = old_path.read_text().splitlines(keepends=True) if old_path.is_file() else []
+        header = [f"diff --git a/{rel} b/{rel}\n"]
+        if not old:
+            header.append("new file mode 100644\n")
+        lines = difflib.unified_diff(
+            old,
+            text.splitlines(keepends=True),
+            fromfile=f"a/{rel}" if old else "/dev/null",
+            tofile=f"b/{rel}",
+        )
+        chunks.append("".join(header) + "".join(lines))
+    return "".join(chunks)
+
+
+def make_anywhere_task(parent: Path, layout: str, task_id: str = "calc-anywhere") -> Task:
+    """The calc task with hidden tests in two directories, one of them modifying a visible test
+    file; `layout` is "tree" or "patch". 3 fail_to_pass tests (only-mul passes 1), 1 pass_to_pass."""
+    root = parent / task_id
+    write_files(root / "repo", {k: v for k, v in REPO.items()})
+    hidden = anywhere_hidden()
+    if layout == "tree":
+        for rel, text in hidden.items():
+            (root / "tests" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / "tests" / rel).write_text(text)
+    else:
+        (root / "tests.patch").write_text(git_patch(root / "repo", hidden))
+    write_files(root / "solution", {"calc/core.py": GOLD})
+    write_files(root / "flawed" / "only-mul", {"calc/core.py": PARTIAL})
+    (root / "instruction.md").write_text("Add `mul(a, b)` and `div(a, b)` to `calc/core.py`.\n")
+    (root / "task.toml").write_text(
+        ANYWHERE_TOML.format(task_id=task_id, layout=layout, f2p=repr(ANYWHERE_F2P))
     )
     return load_task(root)

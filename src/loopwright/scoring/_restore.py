@@ -12,10 +12,10 @@ import re
 import shutil
 import tomllib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from loopwright.tasks import Task
+from loopwright.tasks import Task, node_files, place_hidden, read_hidden_sources
 
 __all__ = ["HOOK_FILES", "RestoreReport", "TaskTests", "restore_tests"]
 
@@ -40,7 +40,12 @@ class RestoreReport:
 @dataclass(frozen=True, slots=True)
 class TaskTests:
     """An in-memory copy of everything restoration reads from a task: the repo's visible test
-    directory, the hidden tests, and the repo's original hook files (relative path -> bytes).
+    directory (relative to test_dir), the task's hidden-test files (relative to the task
+    directory: `tests/...` or `tests.patch`), the repo's original hook files (relative to
+    repo/), the hidden tests as they land in the workspace (`placed`: workspace-relative path ->
+    content, None where a patch deletes the file; also the repo's version of any other file of
+    a listed test id outside test_dir), and the repo's own version of each placed path that
+    exists there (`base`).
 
     Take it before an agent starts (`capture`), and restoration no longer depends on the task
     directory staying untouched: an unsandboxed agent can rewrite the task's files on disk.
@@ -49,48 +54,65 @@ class TaskTests:
     visible: dict[str, bytes]
     hidden: dict[str, bytes]
     hooks: dict[str, bytes]
+    placed: dict[str, bytes | None] = field(default_factory=dict)
+    base: dict[str, bytes] = field(default_factory=dict)
 
     @classmethod
     def capture(cls, task: Task) -> TaskTests:
-        """Read the task's test and hook files now. Raises OSError when they cannot be read."""
-        repo = task.repo_dir
+        """Read the task's test and hook files now (and apply a test patch). Raises OSError
+        when they cannot be read or a test patch does not apply."""
+        repo, layout = task.repo_dir, task.spec.hidden_tests_layout
+        hidden = read_hidden_sources(task.root, layout)
+        try:
+            placed = place_hidden(layout, task.spec.test_dir, hidden, repo)
+        except ValueError as exc:
+            raise OSError(f"hidden tests of task {task.id}: {exc}") from None
+        placed.update(_pinned_test_files(task, placed))
         return cls(
             visible=_read_tree(repo / task.spec.test_dir),
-            hidden=_read_tree(task.hidden_tests_dir),
-            hooks={
-                path.relative_to(repo).as_posix(): path.read_bytes()
-                for path in _hook_candidates(repo)
-                if path.is_file() and not path.is_symlink()
+            hidden=hidden,
+            hooks=_read_hooks(repo),
+            placed=placed,
+            base={
+                rel: (repo / rel).read_bytes()
+                for rel in placed
+                if (repo / rel).is_file() and not (repo / rel).is_symlink()
             },
         )
 
     def changes_on_disk(self, task: Task) -> list[str]:
         """The files of this copy that differ from the task directory now (relative to the
         task's root), sorted; empty when the task is as it was."""
-        now = TaskTests.capture(task)
-        test_dir = f"repo/{task.spec.test_dir}"
-        changed = [f"{test_dir}/{p}" for p in _diff_keys(self.visible, now.visible)]
-        changed += [f"tests/{p}" for p in _diff_keys(self.hidden, now.hidden)]
-        changed += [f"repo/{p}" for p in _diff_keys(self.hooks, now.hooks)]
+        repo, test_dir = task.repo_dir, task.spec.test_dir
+        hidden = read_hidden_sources(task.root, task.spec.hidden_tests_layout)
+        changed = [
+            f"repo/{test_dir}/{p}" for p in _diff_keys(self.visible, _read_tree(repo / test_dir))
+        ]
+        changed += _diff_keys(self.hidden, hidden)
+        changed += [f"repo/{p}" for p in _diff_keys(self.hooks, _read_hooks(repo))]
         return sorted(changed)
 
     def write_back(self, task: Task) -> None:
         """Put this copy's files back into the task directory (repair after tampering)."""
         _write_tree(self.visible, task.repo_dir / task.spec.test_dir)
-        _write_tree(self.hidden, task.hidden_tests_dir)
+        _write_tree(self.hidden, task.root)
         _write_tree(self.hooks, task.repo_dir)
 
 
 def restore_tests(workspace: Path, task: Task, tests: TaskTests | None = None) -> RestoreReport:
-    """Rebuild `<workspace>/<test_dir>` from the task and neutralise collection hooks.
+    """Rebuild `<workspace>/<test_dir>` from the task, place the hidden tests, and neutralise
+    collection hooks.
 
-    Afterwards the test directory holds exactly the repo's visible tests plus the hidden tests;
-    hook files match the original repo or are gone; no compiled bytecode is left. Reads `tests`
-    (default: the task directory, read now), never the workspace's copies. Not atomic: run it on
-    a workspace nobody else is using.
+    Afterwards the test directory holds exactly the repo's visible tests; every hidden-test
+    path holds the task's version (wherever it is in the tree, overwriting the workspace's
+    file; removed where a test patch deletes it); hook files match the original repo or the
+    hidden tests, or are gone; no compiled bytecode is left. Reads `tests` (default: the task
+    directory, read now), never the workspace's copies. Not atomic: run it on a workspace
+    nobody else is using.
     """
     source = tests if tests is not None else TaskTests.capture(task)
     actions = list(_reset_test_dir(workspace, task.spec.test_dir, source))
+    actions += _place_hidden(workspace, task.spec.test_dir, source)
     hook_actions, conftests = _neutralise_hooks(workspace, task.spec.test_dir, source)
     _remove_bytecode(workspace)
     return RestoreReport(actions=(*actions, *hook_actions), conftests=tuple(conftests))
@@ -101,11 +123,68 @@ def _reset_test_dir(workspace: Path, rel: str, source: TaskTests) -> Iterator[st
     changed = _tree_changes(source.visible, current)
     if changed:
         yield f"reset {rel}/: " + ", ".join(changed[:10]) + (" ..." if len(changed) > 10 else "")
+    _real_dir(workspace, str(Path(rel).parent))
     if current.exists() or current.is_symlink():
         _remove(current)
     current.mkdir(parents=True, exist_ok=True)
     _write_tree(source.visible, current)
-    _write_tree(source.hidden, current)
+
+
+def _place_hidden(workspace: Path, test_dir: str, source: TaskTests) -> list[str]:
+    """Write (or delete) every hidden-test path; report those outside test_dir the agent had
+    changed from the repo's version (the test directory's own changes are reported by its
+    reset)."""
+    prefix = test_dir.rstrip("/") + "/"
+    actions = []
+    for rel, content in source.placed.items():
+        target = workspace / rel
+        if not rel.startswith(prefix) and _changed_from(target, source.base.get(rel)):
+            actions.append(f"reset {rel} (changed by the agent)")
+        _real_dir(workspace, str(Path(rel).parent))
+        if target.exists() or target.is_symlink():
+            _remove(target)
+        if content is not None:
+            target.write_bytes(content)
+    return actions
+
+
+def _changed_from(path: Path, original: bytes | None) -> bool:
+    if original is None:
+        return path.exists() or path.is_symlink()
+    return not _same(path, original)
+
+
+def _real_dir(workspace: Path, rel: str) -> None:
+    """Make `workspace/rel` a real directory: any component the agent turned into a symlink or a
+    file is removed first, so nothing restoration writes lands outside the workspace."""
+    current = workspace
+    for part in Path(rel).parts:
+        if part in ("", "."):
+            continue
+        current = current / part
+        if current.is_symlink() or (current.exists() and not current.is_dir()):
+            _remove(current)
+        current.mkdir(exist_ok=True)
+
+
+def _pinned_test_files(task: Task, placed: dict[str, bytes | None]) -> dict[str, bytes | None]:
+    """The repo's version of every test-id file outside test_dir that no hidden test places:
+    visible tests anywhere in the tree that the grader runs, so restored like test_dir."""
+    prefix = task.spec.test_dir.rstrip("/") + "/"
+    pinned: dict[str, bytes | None] = {}
+    for rel in node_files(task.test_ids):
+        path = task.repo_dir / rel
+        if not rel.startswith(prefix) and rel not in placed and path.is_file():
+            pinned[rel] = path.read_bytes()
+    return pinned
+
+
+def _read_hooks(repo: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(repo).as_posix(): path.read_bytes()
+        for path in _hook_candidates(repo)
+        if path.is_file() and not path.is_symlink()
+    }
 
 
 def _tree_changes(original: dict[str, bytes], current: Path) -> list[str]:
@@ -160,8 +239,13 @@ def _neutralise_hooks(
 ) -> tuple[list[str], list[Path]]:
     """Reset or remove hook files; return the actions and the conftest.py files that remain."""
     expected = dict(source.hooks)
-    for rel, content in [*source.visible.items(), *source.hidden.items()]:
+    for rel, content in source.visible.items():
         expected[f"{test_dir}/{rel}"] = content  # the test directory was just rebuilt
+    for rel, placed in source.placed.items():  # and the hidden tests placed
+        if placed is None:
+            expected.pop(rel, None)
+        else:
+            expected[rel] = placed
     actions, conftests = [], []
     for path in _hook_candidates(workspace):
         rel = path.relative_to(workspace).as_posix()

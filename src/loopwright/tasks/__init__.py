@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from loopwright.tasks._hidden import HIDDEN_LAYOUTS, place_hidden, read_hidden_sources
 from loopwright.tasks._loader import load_benchmark_dir, load_task, node_files
 from loopwright.tasks._model import (
     SCHEMA_VERSION,
@@ -19,6 +20,7 @@ from loopwright.tasks._overlay import apply_overlay
 from loopwright.tasks._registry import benchmark_names, load_benchmark, register_benchmark
 
 __all__ = [
+    "HIDDEN_LAYOUTS",
     "SCHEMA_VERSION",
     "Benchmark",
     "Environment",
@@ -34,6 +36,8 @@ __all__ = [
     "load_task",
     "node_files",
     "node_id_file",
+    "place_hidden",
+    "read_hidden_sources",
     "register_benchmark",
     "tree_digest",
 ]

@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from loopwright.errors import ConfigError
+from loopwright.tasks._hidden import PATCH_FILE, place_hidden, read_hidden_sources
 from loopwright.tasks._model import Benchmark, Task, TaskSpec, node_id_file
 
 __all__ = ["load_benchmark_dir", "load_task", "node_files", "pydantic_problems"]
@@ -83,25 +84,50 @@ def _layout_problems(root: Path, spec: TaskSpec) -> Iterable[str]:
         yield "instruction.md is empty"
     if not (root / "repo").is_dir():
         yield "repo/ is missing (the starting repository)"
-    hidden = root / "tests"
-    if not hidden.is_dir() or not any(p.is_file() for p in hidden.rglob("*")):
-        yield "tests/ is missing or empty (the hidden tests run at grading)"
-    yield from _test_id_problems(spec)
+    placed, problem = _placed_hidden(root, spec)
+    if problem is not None:
+        yield problem
+    yield from _test_id_problems(spec, placed, root / "repo")
     yield from _environment_problems(root, spec)
-    yield from _collision_problems(root, spec)
-    yield from _overlay_problems(root, spec)
+    if spec.hidden_tests_layout == "test_dir":
+        yield from _collision_problems(root, spec)
+    yield from _overlay_problems(root, spec, placed)
 
 
-def _test_id_problems(spec: TaskSpec) -> Iterable[str]:
+def _placed_hidden(root: Path, spec: TaskSpec) -> tuple[dict[str, bytes | None], str | None]:
+    """Where the hidden tests land in the workspace, or why that cannot be worked out."""
+    layout = spec.hidden_tests_layout
+    if layout == "patch":
+        if not (root / PATCH_FILE).is_file():
+            return {}, f"{PATCH_FILE} is missing (hidden_tests_layout = 'patch')"
+    else:
+        hidden = root / "tests"
+        if not hidden.is_dir() or not any(p.is_file() for p in hidden.rglob("*")):
+            return {}, "tests/ is missing or empty (the hidden tests run at grading)"
+    try:
+        sources = read_hidden_sources(root, layout)
+        return place_hidden(layout, spec.test_dir, sources, root / "repo"), None
+    except (OSError, ValueError) as exc:
+        return {}, f"hidden tests: {exc}"
+
+
+def _test_id_problems(spec: TaskSpec, placed: dict[str, bytes | None], repo: Path) -> Iterable[str]:
     both = set(spec.fail_to_pass) & set(spec.pass_to_pass)
     if both:
         yield f"test ids in both fail_to_pass and pass_to_pass: {sorted(both)}"
     prefix = spec.test_dir.rstrip("/") + "/"
-    outside = [t for t in (*spec.fail_to_pass, *spec.pass_to_pass) if not t.startswith(prefix)]
+    restored = {path for path, content in placed.items() if content is not None}
+    outside = [
+        t
+        for t in (*spec.fail_to_pass, *spec.pass_to_pass)
+        if not t.startswith(prefix)
+        and node_id_file(t) not in restored
+        and not (repo / node_id_file(t)).is_file()
+    ]
     if outside:
         yield (
-            f"test ids outside test_dir {spec.test_dir!r} (the grader only restores that "
-            f"directory, so an agent could edit them): {outside}"
+            f"test ids outside test_dir {spec.test_dir!r} in files that are neither hidden "
+            f"tests nor files of repo/ (the grader restores only those): {outside}"
         )
 
 
@@ -124,7 +150,7 @@ def _collision_problems(root: Path, spec: TaskSpec) -> Iterable[str]:
             yield f"hidden test {rel} has the same path as a visible test in repo/{spec.test_dir}"
 
 
-def _overlay_problems(root: Path, spec: TaskSpec) -> Iterable[str]:
+def _overlay_problems(root: Path, spec: TaskSpec, placed: dict[str, bytes | None]) -> Iterable[str]:
     overlays = [root / "solution"] if (root / "solution").is_dir() else []
     tagged = {v.name for v in spec.flawed}
     flawed_root = root / "flawed"
@@ -140,7 +166,8 @@ def _overlay_problems(root: Path, spec: TaskSpec) -> Iterable[str]:
     for overlay in overlays:
         for path in overlay.rglob("*"):
             rel = path.relative_to(overlay)
-            if path.is_file() and rel.parts[: len(test_dir.parts)] == test_dir.parts:
+            in_tests = rel.parts[: len(test_dir.parts)] == test_dir.parts
+            if path.is_file() and (in_tests or rel.as_posix() in placed):
                 yield f"{overlay.relative_to(root)}/{rel} changes a test file; overlays must not"
 
 

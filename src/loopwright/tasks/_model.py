@@ -151,6 +151,7 @@ class TaskSpec(_Strict):
     level: int = Field(ge=1, le=3)
     summary: str = ""
     test_dir: str = "tests"
+    hidden_tests_layout: Literal["test_dir", "tree", "patch"] = "test_dir"
     test_cmd: str = "python -m pytest"
     allow_internet: bool = False
     fail_to_pass: list[str] = Field(min_length=1)
@@ -217,8 +218,13 @@ class Task:
 
     @property
     def hidden_tests_dir(self) -> Path:
-        """Hidden tests, overlaid onto `<workspace>/<test_dir>` only at grading."""
+        """Hidden tests (layouts `test_dir` and `tree`), placed in the workspace only at grading."""
         return self.root / "tests"
+
+    @property
+    def hidden_tests_patch(self) -> Path:
+        """The hidden tests as a unified diff (layout `patch`), applied only at grading."""
+        return self.root / "tests.patch"
 
     @property
     def solution_dir(self) -> Path | None:
