@@ -5,6 +5,7 @@ reward or junit file from the workspace."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from loopwright.scoring import (
 )
 from loopwright.scoring._unittest import parse_unittest
 from loopwright.tasks import Task, load_benchmark_dir, load_task
+from tests.containers import docker_sandbox_or_skip
 from tests.scoring.hostile import run_agent, shell, write
 from tests.scoring.runner_tasks import (
     JUNIT_IDS,
@@ -259,3 +261,17 @@ def test_an_agent_that_rewrites_the_hidden_checker_still_gets_its_real_score(
     assert record.score_end == pytest.approx(1 / 3)
     saved = json.loads((tmp_path / "run" / "grade.json").read_text())
     assert saved["score"] == pytest.approx(1 / 3)
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize(
+    "make", [unittest_task, command_task, junit_task], ids=lambda f: f.__name__
+)
+def test_runner_tasks_validate_in_the_container_sandbox(
+    tmp_path: Path, make: Callable[[Path], Task]
+) -> None:
+    docker = docker_sandbox_or_skip()
+    make(tmp_path / "bench")
+    checks = validate_benchmark(load_benchmark_dir(tmp_path / "bench"), PytestGrader(docker))
+    assert all(c.ok for c in checks), [c.problem for c in checks]
+    assert {c.grade.sandbox for c in checks if c.grade is not None} == {"docker"}
