@@ -114,10 +114,14 @@ test_sub (tests.test_a.T.test_sub) ...
 test_us (tests.test_a.T.test_us) ... unexpected success
 test_xf (tests.test_a.T.test_xf) ... expected failure
 test_old (tests.test_a.T) ... ok
+test_noisy (tests.test_a.T.test_noisy) ... printed by the testok
+setUpClass (tests.test_a.S) ... ERROR
 test_missing (unittest.loader._FailedTest.test_missing) ... ERROR
 
 ======================================================================
 ERROR: test_missing (unittest.loader._FailedTest.test_missing)
+----------------------------------------------------------------------
+ERROR: setUpClass (tests.test_a.S)
 ----------------------------------------------------------------------
 Ran 10 tests in 0.001s
 
@@ -137,10 +141,11 @@ def test_unittest_verbose_output_parses_into_outcomes() -> None:
         "test_us": Outcome.FAILED,
         "test_xf": Outcome.XFAILED,
         "test_old": Outcome.PASSED,
+        "test_noisy": Outcome.PASSED,
     }
     assert "tests.test_a.T.test_old" in parsed.report.cases  # Python 3.10's form
     assert parsed.report.collection_errors == ("test_missing: failed to import",)
-    assert parsed.finished
+    assert (parsed.ran, parsed.reported, parsed.finished) == (10, 10, True)
     assert not parse_unittest(VERBOSE.split("Ran ")[0]).finished
 
 
@@ -164,6 +169,25 @@ def test_a_unittest_run_cut_short_by_the_code_under_test_is_tampered(
     result = grade(task, GOLD + "\nimport os\nos._exit(0)\n", tmp_path, sandbox)
     assert result.invalid and (result.invalid_reason or "").startswith(TAMPER_PREFIX)
     assert result.score == 0.0
+
+
+FORGE = """
+import sys
+
+for name in {names}:
+    sys.__stderr__.write(f"{{name}} (tests.test_ops_hidden.TestOps.{{name}}) ... ok\\n")
+"""
+
+
+def test_forged_unittest_lines_do_not_raise_the_score(tmp_path: Path, sandbox: Sandbox) -> None:
+    """Code under test prints `... ok` lines for the tests it fails: the real lines win; a
+    line for a test that never ran makes the count disagree with `Ran N tests`: tampered."""
+    task = unittest_task(tmp_path)
+    forged = FORGE.format(names=["test_div", "test_div_by_zero"])
+    same_tests = grade(task, PARTIAL + forged, tmp_path, sandbox)
+    assert same_tests.score == pytest.approx(1 / 3) and not same_tests.invalid
+    extra = grade(task, PARTIAL + FORGE.format(names=["test_extra"]), tmp_path, sandbox)
+    assert extra.tampered and "forged" in (extra.invalid_reason or "")
 
 
 # --- command: reward, junit, exit code ---------------------------------------------------------

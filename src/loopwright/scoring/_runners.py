@@ -25,7 +25,7 @@ from loopwright.scoring._junit import JunitReport, parse_junit
 from loopwright.scoring._protocol import Grader
 from loopwright.scoring._restore import TaskTests, restore_tests
 from loopwright.scoring._result import TAMPER_PREFIX, GradeResult
-from loopwright.scoring._unittest import parse_unittest
+from loopwright.scoring._unittest import UnittestReport, parse_unittest
 from loopwright.tasks import Task
 
 __all__ = ["OUTPUT_ENV", "CommandGrader", "RunnerGrading", "UnittestGrader", "grader_for"]
@@ -122,9 +122,10 @@ class UnittestGrader(_RunnerGrader):
     """Runs `python -m unittest -v -b` on the modules of the task's test ids (`pkg.mod.Class.test`
     -> `pkg.mod`) in the workspace, and reads per-test outcomes from its verbose output.
 
-    Invalid when the run timed out, printed no results, or ended without its `Ran N tests`
-    summary (the code under test cut it short: `tamper:`), or when its exit code contradicts
-    the outcomes it printed (`tamper:`)."""
+    Invalid when the run timed out, printed no results or more than the output cap, or ended
+    without its `Ran N tests` summary (the code under test cut it short: `tamper:`), or when
+    the number of tests its lines name differs from that N, or its exit code contradicts the
+    outcomes it printed (both `tamper:`: lines were forged)."""
 
     name = "unittest"
 
@@ -140,24 +141,31 @@ class UnittestGrader(_RunnerGrader):
             network=task.spec.allow_internet,
         )
         parsed = parse_unittest(result.stderr)
-        reason = _unittest_problem(result, parsed.report, parsed.finished)
         return score_cases(
             task,
             parsed.report,
-            reason,
+            _unittest_problem(result, parsed),
             result,
             restored=restored,
             duration_s=time.perf_counter() - started,
         )
 
 
-def _unittest_problem(result: CommandResult, report: JunitReport, finished: bool) -> str | None:
+def _unittest_problem(result: CommandResult, parsed: UnittestReport) -> str | None:
+    report = parsed.report
     if result.timed_out:
         return f"unittest timed out after {result.duration_s:.0f}s (the grade timeout)"
-    if not finished:
+    if result.truncated:
+        return "unittest's output was cut at the output cap: its results cannot be read"
+    if parsed.ran is None:
         return (
             f"{TAMPER_PREFIX} the test process ended before unittest finished "
             f"(exit code {result.exit_code}): the code under test stopped it"
+        )
+    if parsed.ran != parsed.reported:
+        return (
+            f"{TAMPER_PREFIX} unittest ran {parsed.ran} tests but its output names "
+            f"{parsed.reported}: test lines were forged"
         )
     if report.empty:
         return f"no test results parsed (exit code {result.exit_code})"

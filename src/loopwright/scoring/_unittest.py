@@ -19,12 +19,15 @@ __all__ = ["UnittestReport", "parse_unittest"]
 _MESSAGE_CAP = 400
 _HEAD = re.compile(r"^ *(?P<name>\w+) \((?P<where>[\w.]+)\)(?: \(.*?\))?(?P<tail> \.\.\. .*)?$")
 _STATUS = re.compile(
-    r" \.\.\. (?P<status>ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$"
+    # What a test wrote to the real stderr may precede the status on its line ("... noiseok").
+    r" \.\.\. .*?(?P<status>ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$"
 )
 _BLOCK = re.compile(
     r"^(?P<kind>FAIL|ERROR|UNEXPECTED SUCCESS): (?P<name>\w+) \((?P<where>[\w.]+)\)"
 )
 _RAN = re.compile(r"^Ran (\d+) tests? in ", re.MULTILINE)
+# Class and module fixtures report their errors on lines of their own; they are not tests.
+_FIXTURES = frozenset({"setUpClass", "tearDownClass", "setUpModule", "tearDownModule"})
 _FAILED_IMPORT = "unittest.loader._FailedTest"
 _OUTCOMES = {
     "ok": Outcome.PASSED,
@@ -38,11 +41,19 @@ _OUTCOMES = {
 
 @dataclass(frozen=True, slots=True)
 class UnittestReport:
-    """The outcomes read from unittest's verbose output; `finished` says whether the
-    `Ran N tests` summary was written (the run was not cut short)."""
+    """The outcomes read from unittest's verbose output. `ran` is the N of the last `Ran N
+    tests` summary (None: the run was cut short before it); `reported` is how many distinct
+    tests the per-test lines name (failed imports included, as unittest counts them). The two
+    differ when lines were forged or could not be read."""
 
     report: JunitReport
-    finished: bool
+    ran: int | None
+    reported: int
+
+    @property
+    def finished(self) -> bool:
+        """True when unittest wrote its `Ran N tests` summary."""
+        return self.ran is not None
 
 
 def parse_unittest(text: str) -> UnittestReport:
@@ -51,22 +62,26 @@ def parse_unittest(text: str) -> UnittestReport:
     cases: dict[str, JunitCase] = {}
     errors: list[str] = []
     current: str | None = None
+    heads: set[str] = set()
     for line in text.splitlines():
         block = _BLOCK.match(line)
         if block is not None:
-            _record(
-                cases, errors, _test_id(block["name"], block["where"]), _OUTCOMES[block["kind"]]
-            )
+            if block["name"] not in _FIXTURES:
+                test_id = _test_id(block["name"], block["where"])
+                _record(cases, errors, test_id, _OUTCOMES[block["kind"]])
             continue
         head = _HEAD.match(line)
         if head is not None:
-            current = _test_id(head["name"], head["where"])
+            fixture = head["name"] in _FIXTURES
+            current = None if fixture else _test_id(head["name"], head["where"])
+            heads.update([current] if current is not None else [])
         status = _STATUS.search(line)
         if status is not None and current is not None:
             word = status["status"]
             _record(cases, errors, current, _outcome(word), "" if word == "ok" else word)
     report = JunitReport(cases, tuple(dict.fromkeys(errors)))
-    return UnittestReport(report, _RAN.search(text) is not None)
+    ran = [int(n) for n in _RAN.findall(text)]
+    return UnittestReport(report, ran[-1] if ran else None, len(heads))
 
 
 def _test_id(name: str, where: str) -> str:
