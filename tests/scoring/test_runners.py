@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from loopwright.cli import main
 from loopwright.errors import ConfigError
 from loopwright.sandbox import Sandbox, create_workspace, default_sandbox, remove_workspace
 from loopwright.scoring import (
@@ -299,3 +300,21 @@ def test_runner_tasks_validate_in_the_container_sandbox(
     checks = validate_benchmark(load_benchmark_dir(tmp_path / "bench"), PytestGrader(docker))
     assert all(c.ok for c in checks), [c.problem for c in checks]
     assert {c.grade.sandbox for c in checks if c.grade is not None} == {"docker"}
+
+
+def test_bench_validate_reports_a_unittest_and_a_reward_task_valid(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    unittest_task(tmp_path / "bench")
+    command_task(tmp_path / "bench")
+    code = main(["bench", "validate", str(tmp_path / "bench"), "--json"])
+    checks = json.loads(capsys.readouterr().out)
+    assert code == 0, checks
+    assert {(c["task"], c["variant"]): c["score"] for c in checks} == {
+        ("calc-reward", "gold"): 1.0,
+        ("calc-reward", "only-mul"): pytest.approx(1 / 3),
+        ("calc-reward", "untouched"): 0.0,
+        ("calc-unittest", "gold"): 1.0,
+        ("calc-unittest", "only-mul"): pytest.approx(1 / 3),
+        ("calc-unittest", "untouched"): 0.0,
+    }
