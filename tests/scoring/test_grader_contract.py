@@ -1,5 +1,5 @@
-"""The Grader protocol's contract, for every grader kind loopwright ships (pytest, and the A/B
-harness's brief checks): a grader captures a task's hidden material before the agent, grades
+"""The Grader protocol's contract, for every grader kind loopwright ships (pytest, unittest,
+command, and the A/B harness's brief checks): a grader captures a task's hidden material before the agent, grades
 the known-good solution 1.0 and resolved and the untouched repository below 1.0, and an agent
 that rewrote the hidden material on disk after the capture gets a `tamper:` grade while the
 task's files are put back."""
@@ -15,8 +15,9 @@ import pytest
 
 from loopwright.harness import BriefGrader, load_brief_suite
 from loopwright.sandbox import LocalSandbox, Sandbox, create_workspace, remove_workspace
-from loopwright.scoring import Grader, GradeResult, PytestGrader
+from loopwright.scoring import CommandGrader, Grader, GradeResult, PytestGrader, UnittestGrader
 from loopwright.tasks import Task, apply_overlay
+from tests.scoring.runner_tasks import command_task, unittest_task
 from tests.taskfactory import make_calc_task
 
 
@@ -44,7 +45,26 @@ def _brief_kind(tmp_path: Path) -> Kind:
     return Kind(BriefGrader, brief.task(), brief.solution_dir, brief.checks_file)
 
 
-KINDS = {"pytest": _pytest_kind, "brief-checks": _brief_kind}
+def _unittest_kind(tmp_path: Path) -> Kind:
+    task = unittest_task(tmp_path / "bench")
+    assert task.solution_dir is not None
+    return Kind(
+        UnittestGrader, task, task.solution_dir, task.hidden_tests_dir / "test_ops_hidden.py"
+    )
+
+
+def _command_kind(tmp_path: Path) -> Kind:
+    task = command_task(tmp_path / "bench")
+    assert task.solution_dir is not None
+    return Kind(CommandGrader, task, task.solution_dir, task.hidden_tests_dir / "check.py")
+
+
+KINDS = {
+    "pytest": _pytest_kind,
+    "brief-checks": _brief_kind,
+    "unittest": _unittest_kind,
+    "command": _command_kind,
+}
 
 
 @pytest.fixture(params=sorted(KINDS))

@@ -42,7 +42,7 @@ from loopwright.sandbox import (
     create_workspace,
     remove_workspace,
 )
-from loopwright.scoring import Grader, Grading, PytestGrader, mark_tampered
+from loopwright.scoring import Grader, Grading, grader_for, mark_tampered
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow, workflow_hash
 
@@ -66,8 +66,8 @@ relay and wall clock."""
 class TaskRunSpec:
     """Everything one run needs. `run_dir` must not exist yet or be empty.
 
-    `grader` grades the finished workspace (None: `PytestGrader(sandbox)`, the task's hidden
-    tests); `registries` supply the Runner's tools and loops (None: the default ones);
+    `grader` grades the finished workspace (None: `grader_for(task, sandbox)`, the task's hidden
+    tests run by the runner its task.toml names, pytest by default); `registries` supply the Runner's tools and loops (None: the default ones);
     `agent_scope` wraps the agent phase (None: nothing)."""
 
     workflow: Workflow
@@ -89,9 +89,9 @@ class TaskRunSpec:
 
     def grading(self) -> Grading:
         """The grader's hold on the task's hidden material, taken now (before the agent). The
-        default grader runs in this spec's sandbox (placed in the task's environment by then);
+        default grader (the task's runner kind) runs in this spec's sandbox (placed in the task's environment by then);
         a given grader grades in its own."""
-        grader = self.grader if self.grader is not None else PytestGrader(self.sandbox)
+        grader = self.grader if self.grader is not None else grader_for(self.task, self.sandbox)
         return grader.capture(self.task)
 
 

@@ -1,5 +1,5 @@
-"""Grading with partial credit: the Grader protocol (one implementation per grader kind; pytest is
-the default), test restoration, pytest junit parsing, and benchmark validation."""
+"""Grading with partial credit: the Grader protocol (one implementation per grader kind: pytest, the
+default; unittest; command), test restoration, pytest junit parsing, and benchmark validation."""
 
 from __future__ import annotations
 
@@ -9,6 +9,13 @@ from loopwright.scoring._junit import JunitCase, JunitReport, Outcome, parse_jun
 from loopwright.scoring._protocol import Grader, Grading
 from loopwright.scoring._restore import HOOK_FILES, RestoreReport, TaskTests, restore_tests
 from loopwright.scoring._result import GRADE_SCHEMA_VERSION, TAMPER_PREFIX, GradeResult, TestResult
+from loopwright.scoring._runners import (
+    OUTPUT_ENV,
+    CommandGrader,
+    RunnerGrading,
+    UnittestGrader,
+    grader_for,
+)
 from loopwright.scoring._validate import (
     GOLD,
     UNTOUCHED,
@@ -22,8 +29,10 @@ __all__ = [
     "GOLD",
     "GRADE_SCHEMA_VERSION",
     "HOOK_FILES",
+    "OUTPUT_ENV",
     "TAMPER_PREFIX",
     "UNTOUCHED",
+    "CommandGrader",
     "GradeResult",
     "Grader",
     "Grading",
@@ -33,10 +42,13 @@ __all__ = [
     "PytestGrader",
     "PytestGrading",
     "RestoreReport",
+    "RunnerGrading",
     "TaskTests",
     "TestResult",
+    "UnittestGrader",
     "VariantCheck",
     "grade_variant",
+    "grader_for",
     "mark_tampered",
     "parse_junit",
     "restore_tests",

@@ -197,8 +197,30 @@ def _invalid_reason(run: _Run) -> str | None:
 
 
 def _score(task: Task, run: _Run, restored: list[str], duration_s: float) -> GradeResult:
-    reason = _invalid_reason(run)
-    cases = run.report.cases if run.report is not None else {}
+    return score_cases(
+        task,
+        run.report,
+        _invalid_reason(run),
+        run.result,
+        restored=restored,
+        duration_s=duration_s,
+    )
+
+
+def score_cases(
+    task: Task,
+    report: JunitReport | None,
+    reason: str | None,
+    result: CommandResult,
+    *,
+    restored: list[str],
+    duration_s: float,
+) -> GradeResult:
+    """The grade of one test run: each listed test id's outcome in `report` (missing when
+    absent), partial credit over fail_to_pass; invalid, every test counted failed, when
+    `reason` says why the run cannot be trusted. Shared by the grader kinds that report
+    per-test outcomes."""
+    cases = report.cases if report is not None else {}
     f2p = set(task.spec.fail_to_pass)
     tests = []
     for test_id in task.test_ids:
@@ -217,7 +239,7 @@ def _score(task: Task, run: _Run, restored: list[str], duration_s: float) -> Gra
     f2p_passed = sum(t.passed for t in tests if t.fail_to_pass)
     p2p_passed = sum(t.passed for t in tests if not t.fail_to_pass)
     f2p_total, p2p_total = len(task.spec.fail_to_pass), len(task.spec.pass_to_pass)
-    out = run.result.stdout + ("\n" + run.result.stderr if run.result.stderr else "")
+    out = result.stdout + ("\n" + result.stderr if result.stderr else "")
     return GradeResult(
         task_id=task.id,
         score=f2p_passed / f2p_total,
@@ -229,12 +251,12 @@ def _score(task: Task, run: _Run, restored: list[str], duration_s: float) -> Gra
         p2p_passed=p2p_passed,
         p2p_total=p2p_total,
         tests=tests,
-        collection_errors=list(run.report.collection_errors) if run.report else [],
+        collection_errors=list(report.collection_errors) if report else [],
         restored=restored,
-        exit_code=run.result.exit_code,
-        timed_out=run.result.timed_out,
-        sandbox=run.result.sandbox,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        sandbox=result.sandbox,
         duration_s=round(duration_s, 4),
-        pytest_duration_s=round(run.result.duration_s, 4),
+        pytest_duration_s=round(result.duration_s, 4),
         output_tail=out[-_TAIL_CHARS:],
     )

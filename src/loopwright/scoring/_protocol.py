@@ -1,9 +1,10 @@
 """The Grader protocol: what `run_task` calls to grade a finished workspace.
 
-A grader kind is one implementation: `PytestGrader` (a task's hidden tests, run by pytest) and
-the A/B harness's brief checks (`harness.BriefGrader`). A new test runner (unittest, a shell
-command, a task environment's own interpreter) is a new class with these two methods, handed to
-`TaskRunSpec.grader` or `Evaluator.grader`; nothing else in the evaluation stack changes.
+A grader kind is one implementation: `PytestGrader` (a task's hidden tests, run by pytest),
+`UnittestGrader` and `CommandGrader` (the runners a task.toml's `[grading]` table may choose;
+`grader_for` picks a task's) and the A/B harness's brief checks (`harness.BriefGrader`). Another
+kind is a new class with these two methods, handed to `TaskRunSpec.grader` or
+`Evaluator.grader`; nothing else in the evaluation stack changes.
 
 Grading has two steps because the agent is an adversary that may rewrite the task's own files
 on disk where the sandbox does not isolate: `capture(task)` runs before the agent starts and

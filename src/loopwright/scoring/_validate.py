@@ -23,6 +23,7 @@ from loopwright.scoring._grader import PytestGrader
 from loopwright.scoring._guard import failed_grade
 from loopwright.scoring._protocol import Grader
 from loopwright.scoring._result import GradeResult
+from loopwright.scoring._runners import CommandGrader, UnittestGrader, grader_for
 from loopwright.tasks import Benchmark, Task, apply_overlay
 
 __all__ = [
@@ -89,10 +90,19 @@ def grade_variant(
 
 
 def _placed(grader: Grader, environment: TaskEnvironment | None, workspace: Path) -> Grader:
-    """The pytest grader placed in the task's environment for `workspace`; any other as is."""
-    if environment is None or not isinstance(grader, PytestGrader):
+    """A test-runner grader (pytest, unittest, command) placed in the task's environment for
+    `workspace`; any other as is."""
+    if environment is None or not isinstance(grader, PytestGrader | UnittestGrader | CommandGrader):
         return grader
     return grader.within(environment, workspace)
+
+
+def _for_task(grader: Grader, task: Task) -> Grader:
+    """The grader of `task`'s runner kind in `grader`'s sandbox when `grader` is the default
+    kind (pytest) and the task names another runner; `grader` otherwise."""
+    if not isinstance(grader, PytestGrader) or task.spec.grading.runner == "pytest":
+        return grader
+    return grader_for(task, grader.sandbox)
 
 
 def validate_benchmark(
@@ -105,7 +115,8 @@ def validate_benchmark(
     """Grade every task's gold, flawed variants and untouched repo; return one check per pair.
 
     Gold must score 1.0 and be resolved; flawed variants and the untouched repo must score below
-    1.0; an invalid grade fails its check. A task without solution/ fails a "gold" check.
+    1.0; an invalid grade fails its check. A pytest `grader` stands for the default kind: a
+    task whose `[grading] runner` is another is graded by that kind in the same sandbox. A task without solution/ fails a "gold" check.
     A task with a Python `[environment]` is graded in it, built first when `environments` (default:
     the default cache) does not hold it; a build that fails fails the task's checks, saying why.
     `on_check` is called as each check finishes (for progress display). Never raises on a bad task.
@@ -138,7 +149,7 @@ def _checks(
                     task.id, variant, kind, "a built environment", None, False, problem
                 )
                 continue
-            grade = grade_variant(task, overlay, grader, parent, environment)
+            grade = grade_variant(task, overlay, _for_task(grader, task), parent, environment)
             yield _judge(task.id, variant, kind, grade)
 
 

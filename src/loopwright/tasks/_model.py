@@ -18,6 +18,7 @@ __all__ = [
     "Environment",
     "FailureKind",
     "FlawedVariant",
+    "GradingTable",
     "Task",
     "TaskSpec",
     "Timeouts",
@@ -138,6 +139,48 @@ class Environment(_Strict):
         return [*self.requirements_files, *([self.dockerfile] if self.dockerfile else [])]
 
 
+Runner = Literal["pytest", "unittest", "command"]
+_UNITTEST_ID = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*){2,}$")
+
+
+class GradingTable(_Strict):
+    """The `[grading]` table of task.toml: which test runner grades the task
+    (docs/task-format.md, "[grading]"). `pytest` (the default) runs the hidden tests by node id;
+    `unittest` runs `python -m unittest -v` on the test ids' modules; `command` runs `command`
+    (with `sh -c`, in the workspace) and reads per-test outcomes from the junit XML file
+    `junit`, or a score in [0, 1] from the file `reward`, or with neither the exit code alone.
+    `junit` and `reward` are relative to the private output directory the grader makes
+    (`$LOOPWRIGHT_OUTPUT`), never to the workspace."""
+
+    runner: Runner = "pytest"
+    command: str | None = Field(default=None, min_length=1)
+    junit: str | None = None
+    reward: str | None = None
+
+    @field_validator("junit", "reward")
+    @classmethod
+    def _relative_output(cls, value: str | None) -> str | None:
+        return None if value is None else _relative_file(value)
+
+    @model_validator(mode="after")
+    def _fields_of_runner(self) -> GradingTable:
+        if self.runner == "command":
+            if self.command is None:
+                raise ValueError("runner 'command' needs command = \"...\"")
+            if self.junit is not None and self.reward is not None:
+                raise ValueError("give junit or reward, not both")
+        elif self.command or self.junit or self.reward:
+            raise ValueError(
+                f"command, junit and reward are for runner 'command', not {self.runner!r}"
+            )
+        return self
+
+    @property
+    def per_test(self) -> bool:
+        """True when the runner reports per-test outcomes (all but a command without junit)."""
+        return self.runner != "command" or self.junit is not None
+
+
 def node_id_file(test_id: str) -> str:
     """The file part of a pytest node id (`tests/test_x.py::T::t[a]` -> `tests/test_x.py`)."""
     return test_id.split("::", 1)[0]
@@ -154,26 +197,44 @@ class TaskSpec(_Strict):
     hidden_tests_layout: Literal["test_dir", "tree", "patch"] = "test_dir"
     test_cmd: str = "python -m pytest"
     allow_internet: bool = False
-    fail_to_pass: list[str] = Field(min_length=1)
+    fail_to_pass: list[str] = Field(default_factory=list)
     pass_to_pass: list[str] = Field(default_factory=list)
     timeouts: Timeouts = Field(default_factory=Timeouts)
     flawed: list[FlawedVariant] = Field(default_factory=list)
     environment: Environment | None = None
+    grading: GradingTable = Field(default_factory=GradingTable)
 
     @field_validator("fail_to_pass", "pass_to_pass")
     @classmethod
-    def _node_ids(cls, ids: list[str]) -> list[str]:
-        for test_id in ids:
-            path, sep, rest = test_id.partition("::")
-            if not sep or not rest or not path.endswith(".py") or path.startswith("/"):
-                raise ValueError(
-                    f"{test_id!r} is not a pytest node id relative to the workspace "
-                    "(expected 'tests/test_file.py::test_name')"
-                )
+    def _distinct(cls, ids: list[str]) -> list[str]:
         if len(set(ids)) != len(ids):
             dupes = sorted({i for i in ids if ids.count(i) > 1})
             raise ValueError(f"duplicate test ids: {dupes}")
         return ids
+
+    @model_validator(mode="after")
+    def _ids_of_runner(self) -> TaskSpec:
+        runner = self.grading.runner
+        if self.grading.per_test and not self.fail_to_pass:
+            raise ValueError("fail_to_pass: list at least one test id")
+        if not self.grading.per_test and (self.fail_to_pass or self.pass_to_pass):
+            raise ValueError(
+                "a command graded by its reward file or exit code has no test ids: "
+                "leave fail_to_pass and pass_to_pass out"
+            )
+        for test_id in (*self.fail_to_pass, *self.pass_to_pass):
+            if runner == "pytest":
+                _check_node_id(test_id)
+            elif runner == "unittest" and not _UNITTEST_ID.match(test_id):
+                raise ValueError(
+                    f"{test_id!r} is not a unittest id (expected 'package.module.Class.test_name')"
+                )
+        if runner == "pytest" and not re.match(r"^python3? -m pytest(\s|$)", self.test_cmd):
+            raise ValueError(
+                f"{self.test_cmd!r}: the grader runs pytest itself; test_cmd must start with "
+                "'python -m pytest'"
+            )
+        return self
 
     @field_validator("test_dir")
     @classmethod
@@ -185,14 +246,14 @@ class TaskSpec(_Strict):
             )
         return value
 
-    @field_validator("test_cmd")
-    @classmethod
-    def _pytest_cmd(cls, value: str) -> str:
-        if not re.match(r"^python3? -m pytest(\s|$)", value):
-            raise ValueError(
-                f"{value!r}: the grader runs pytest itself; test_cmd must start with 'python -m pytest'"
-            )
-        return value
+
+def _check_node_id(test_id: str) -> None:
+    path, sep, rest = test_id.partition("::")
+    if not sep or not rest or not path.endswith(".py") or path.startswith("/"):
+        raise ValueError(
+            f"{test_id!r} is not a pytest node id relative to the workspace "
+            "(expected 'tests/test_file.py::test_name')"
+        )
 
 
 @dataclass(frozen=True)
