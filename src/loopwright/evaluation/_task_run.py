@@ -36,6 +36,7 @@ from loopwright.records import (
 )
 from loopwright.runtime import EngineSettings, Registries, Runner
 from loopwright.sandbox import (
+    DockerSandbox,
     EnvironmentCache,
     Sandbox,
     Workspace,
@@ -168,14 +169,36 @@ def _in_environment(
     cache) for this workspace; `spec` itself for a task without one (or with a container image,
     which is the container sandbox's). None when the build failed: an error event says why."""
     table = spec.task.spec.environment
-    if table is None or table.container:
+    if table is None:
         return spec
+    if table.container:
+        return _in_image(spec, workspace, writer)
     cache = spec.environments or EnvironmentCache()
     prepared = _guarded(writer, "environment", lambda: cache.ensure(spec.task))
     if prepared is None:
         return None
     placed = spec.sandbox.within(prepared.environment, workspace.path)
     return dataclasses.replace(spec, sandbox=placed)
+
+
+def _in_image(spec: TaskRunSpec, workspace: Workspace, writer: EventWriter) -> TaskRunSpec | None:
+    """`spec` with the workspace's container started from the task's `image` (the container
+    sandbox). None, with an error event saying what to do, when the sandbox runs no containers
+    or the task names a `dockerfile` (not built by this version)."""
+    table = spec.task.spec.environment
+    assert table is not None
+    sandbox, image = spec.sandbox, table.image
+    if image is None:
+        problem = f"a dockerfile environment ({table.dockerfile}) is not built by loopwright yet"
+    elif not isinstance(sandbox, DockerSandbox):
+        problem = f"the task runs in the container image {image}: use --sandbox docker"
+    else:
+        network = spec.task.spec.allow_internet
+        started = _guarded(writer, "environment",
+                           lambda: sandbox.attach(workspace.path, network=network, image=image))  # fmt: skip
+        return spec if started is not None else None
+    writer.write(ErrorEvent(t=writer.now(), where="environment", message=problem))
+    return None
 
 
 def _keep_and_grade(

@@ -14,7 +14,9 @@ from pathlib import Path
 
 from loopwright.errors import LoopwrightError
 from loopwright.sandbox import (
+    DockerSandbox,
     EnvironmentCache,
+    Sandbox,
     TaskEnvironment,
     create_workspace,
     remove_workspace,
@@ -75,6 +77,7 @@ def grade_variant(
     invalid grade."""
     workspace = create_workspace(task.repo_dir, parent)
     try:
+        _attach_image(task, grader.sandbox, workspace.path)
         placed = _placed(grader, environment, workspace.path)
         try:
             grading = placed.capture(task)
@@ -87,6 +90,14 @@ def grade_variant(
     finally:
         grader.sandbox.release(workspace.path)
         remove_workspace(workspace)
+
+
+def _attach_image(task: Task, sandbox: Sandbox, workspace: Path) -> None:
+    """Start the workspace's container from the task's `image` (container sandbox only; under
+    another sandbox, the task is graded with that sandbox's own interpreter)."""
+    table = task.spec.environment
+    if table is not None and table.image is not None and isinstance(sandbox, DockerSandbox):
+        sandbox.attach(workspace, network=task.spec.allow_internet, image=table.image)
 
 
 def _placed(grader: Grader, environment: TaskEnvironment | None, workspace: Path) -> Grader:
