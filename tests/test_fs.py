@@ -65,3 +65,39 @@ def test_open_append_appends_to_a_regular_file(tmp_path: Path) -> None:
     finally:
         os.close(fd)
     assert log.read_text() == "one\ntwo\n"
+
+
+def test_a_reopened_event_log_drops_a_line_a_kill_cut_off(tmp_path: Path) -> None:
+    from loopwright.records import EventWriter, read_events
+    from loopwright.records._events import ErrorEvent
+
+    path = tmp_path / "events.jsonl"
+    with EventWriter(path) as writer:
+        writer.write(ErrorEvent(t=0.0, where="first", message="whole"))
+    whole = path.read_bytes()
+    path.write_bytes(whole + b'{"type": "error", "t": 1.0, "wher')  # killed mid-write
+    with EventWriter(path) as writer:
+        writer.write(ErrorEvent(t=2.0, where="resumed", message="after"))
+    events = read_events(path)  # before the fix: a ConfigError on the glued line
+    assert [e.where for e in events if isinstance(e, ErrorEvent)] == ["first", "resumed"]
+
+
+def test_drop_torn_tail_keeps_a_file_that_ends_with_a_newline(tmp_path: Path) -> None:
+    import os
+
+    from loopwright._fs import drop_torn_tail
+
+    path = tmp_path / "log"
+    path.write_bytes(b"one\ntwo\n")
+    fd = os.open(path, os.O_RDWR)
+    try:
+        assert drop_torn_tail(fd) == 0
+    finally:
+        os.close(fd)
+    path.write_bytes(b"x" * 70_000)  # no newline at all: everything is a torn line
+    fd = os.open(path, os.O_RDWR)
+    try:
+        assert drop_torn_tail(fd) == 70_000
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == b""

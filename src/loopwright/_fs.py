@@ -18,7 +18,7 @@ import os
 import secrets
 from pathlib import Path
 
-__all__ = ["atomic_write", "open_append", "write_all"]
+__all__ = ["atomic_write", "drop_torn_tail", "open_append", "write_all"]
 
 _TEMP_ATTEMPTS = 16
 
@@ -85,3 +85,26 @@ def write_all(fd: int, payload: bytes) -> None:
     view = memoryview(payload)
     while view:
         view = view[os.write(fd, view) :]
+
+
+def drop_torn_tail(fd: int) -> int:
+    """Cut off the end of the file open at `fd` after its last newline: a line a kill left
+    half-written (an incomplete record, so nothing valid is lost). Returns the bytes cut; 0 for
+    an empty file or one that ends with a newline. Run before appending to a log that is
+    reopened (a resumed run), so the next line starts on a line of its own."""
+    size = os.fstat(fd).st_size
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return 0
+    keep, end = 0, size
+    while end > 0:
+        start = max(0, end - _TAIL_CHUNK)
+        found = os.pread(fd, end - start, start).rfind(b"\n")
+        if found >= 0:
+            keep = start + found + 1
+            break
+        end = start
+    os.ftruncate(fd, keep)
+    return size - keep
+
+
+_TAIL_CHUNK = 1 << 16

@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from loopwright._fs import atomic_write, open_append, write_all
+from loopwright._fs import atomic_write, drop_torn_tail, open_append, write_all
 from loopwright.errors import ConfigError
 
 __all__ = [
@@ -186,6 +186,8 @@ class EventWriter:
 
     The file is opened once, never through a symlink (one at the path is replaced, see
     `open_append`), and every line goes to that file whatever happens to its name meanwhile.
+    Reopening a log whose last line a kill cut off drops that partial line first
+    (`drop_torn_tail`), so the file stays readable after the next append.
     On `close()`, if the name no longer leads to it (an agent removed or replaced it, or put a
     symlink there), what was written is put back under the name as a regular file. Use as a
     context manager or call `close()`. Not thread-safe: one writer per run.
@@ -195,6 +197,7 @@ class EventWriter:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._fd = open_append(path)
+        drop_torn_tail(self._fd)  # a reopened log (a resumed outer loop) killed mid-line
         self._start = time.monotonic()
 
     def now(self) -> float:

@@ -25,7 +25,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from loopwright import __version__
-from loopwright._fs import atomic_write, open_append, write_all
+from loopwright._fs import atomic_write, drop_torn_tail, open_append, write_all
 from loopwright.errors import ConfigError, UsageError
 
 __all__ = [
@@ -240,10 +240,10 @@ class EventLog(Generic[E]):
     """A JSONL log of typed events, one per line, each `{"v": VERSION, "event": ..., ...}`.
 
     `events` is a TypeAdapter of a discriminated union on `event`. A line is written with one
-    `write` and fsync-free (a log, not a checkpoint); a line cut off by a kill is repaired before
-    the next append (the partial line is ended, so the next event starts on a line of its own)
-    and skipped on read, as are lines of unknown events or other versions (counted in
-    `skipped`). `listener`, when given, sees every event appended.
+    `write` and fsync-free (a log, not a checkpoint); a line cut off by a kill is dropped before
+    the next append (`drop_torn_tail`: it held no whole event), so the next event starts on a
+    line of its own; on read, a line that does not parse, of an unknown event or of another
+    version is skipped (counted in `skipped`). `listener`, when given, sees every event appended.
     """
 
     def __init__(
@@ -261,7 +261,7 @@ class EventLog(Generic[E]):
         line = json.dumps(payload, sort_keys=False) + "\n"
         fd = open_append(self.path)
         try:
-            _end_torn_line(fd)
+            drop_torn_tail(fd)
             write_all(fd, line.encode("utf-8"))
         finally:
             os.close(fd)
@@ -289,13 +289,6 @@ class EventLog(Generic[E]):
                 yield self.events.validate_python(obj)
             except ValidationError:
                 self.skipped += 1
-
-
-def _end_torn_line(fd: int) -> None:
-    """End a last line a kill cut off (no final newline) so the next line parses."""
-    size = os.fstat(fd).st_size
-    if size and os.pread(fd, 1, size - 1) != b"\n":
-        write_all(fd, b"\n")
 
 
 def source_commit() -> str | None:
