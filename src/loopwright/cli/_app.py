@@ -68,6 +68,7 @@ def _register_commands() -> None:
     from loopwright.cli import report as _report  # noqa: F401
     from loopwright.cli import research as _research  # noqa: F401
     from loopwright.cli import run as _run  # noqa: F401
+    from loopwright.cli import tasks as _tasks  # noqa: F401
     from loopwright.cli import workflow as _workflow  # noqa: F401
 
 
