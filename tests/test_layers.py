@@ -1,0 +1,83 @@
+"""The package order of DESIGN.md holds: a package imports only the packages below it.
+
+The order is the package table of the design notes, top to bottom. Shared
+modules at the root (`errors`, `registry`, `_fs`) may be imported from anywhere."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import loopwright
+
+ORDER = (
+    "cli",
+    "report",
+    "harness",
+    "research",
+    "search",
+    "reflection",
+    "evaluation",
+    "store",
+    "runtime",
+    "scoring",
+    "models",
+    "sandbox",
+    "tasks",
+    "records",
+    "workflow",
+)
+ROOT_MODULES = frozenset({"errors", "registry", "_fs", "__version__"})
+SRC = Path(loopwright.__file__).parent
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(line, dotted module) of every absolute `loopwright` import in `path`, lazy ones included;
+    `from loopwright import x` yields `loopwright.x`."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "loopwright":
+                found += [(node.lineno, f"loopwright.{alias.name}") for alias in node.names]
+            else:
+                found.append((node.lineno, node.module))
+    return [(line, name) for line, name in found if name.startswith("loopwright.")]
+
+
+def _violations(package: str) -> list[str]:
+    rank = ORDER.index(package)
+    out = []
+    for path in sorted((SRC / package).rglob("*.py")):
+        if "bundled" in path.relative_to(SRC).parts:  # task repositories, not loopwright code
+            continue
+        for line, name in _imports(path):
+            target = name.split(".")[1]
+            if target in ROOT_MODULES:
+                continue
+            if target not in ORDER:
+                out.append(f"{path.relative_to(SRC)}:{line} imports {name} (not a package)")
+            elif ORDER.index(target) < rank:
+                out.append(f"{path.relative_to(SRC)}:{line} imports {name}, which is above it")
+    return out
+
+
+@pytest.mark.parametrize("package", ORDER)
+def test_packages_import_only_downwards(package: str) -> None:
+    assert _violations(package) == []
+
+
+def test_every_package_is_placed() -> None:
+    packages = {p.name for p in SRC.iterdir() if (p / "__init__.py").exists()}
+    assert packages == set(ORDER)
+
+
+def test_an_upward_import_is_caught(tmp_path: Path) -> None:
+    bad = tmp_path / "m.py"
+    bad.write_text(
+        "def f():\n    from loopwright.search import evolve\n    from loopwright import cli\n"
+    )
+    assert _imports(bad) == [(2, "loopwright.search"), (3, "loopwright.cli")]
