@@ -88,6 +88,26 @@ FirstChildren = Annotated[
     ),
 ]
 
+Stages = Annotated[
+    str | None,
+    typer.Option(
+        "--stages",
+        help="Staged evaluation: minibatch sizes a child is tried on first, e.g. 3,all "
+        "(docs/evolve.md).",
+    ),
+]
+StageMargin = Annotated[
+    float,
+    typer.Option("--stage-margin", help="A staged child stops when this far below its parent."),
+]
+Parents = Annotated[
+    str, typer.Option("--parents", help="Parent selection: tournament or pareto (per task).")
+]
+Merge = Annotated[
+    float,
+    typer.Option("--merge", help="pareto: share of children made by merging two parents."),
+]
+
 
 @app.command("evolve")
 def evolve(
@@ -139,6 +159,10 @@ def evolve(
     strategy: Strategy = "guided",
     exploration: Exploration = 0.25,
     first_children: FirstChildren = "reflected",
+    stages: Stages = None,
+    stage_margin: StageMargin = 0.1,
+    parents: Parents = "tournament",
+    merge: Merge = 0.0,
 ) -> None:
     """Evolve workflows: calibrate, then generations of train/holdout/select/mutate."""
     run = _execution(executor, workers, job_timeout, ray_address, cache, no_cache)
@@ -159,7 +183,8 @@ def evolve(
             "elitism": min(elitism, max(population - 1, 1)), "repetitions": reps,
             "holdout_repetitions": holdout_reps, "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
             "overfit_gap": overfit_gap, "strategy": strategy, "exploration": exploration,
-            "first_children": first_children,
+            "first_children": first_children, "stages": _stages(stages),
+            "stage_margin": stage_margin, "parents": parents, "merge_rate": merge,
             "calibration": {"band_low": low, "band_high": high, "repetitions": calibration_reps},
             "budgets": {
                 "max_generations": generations, "max_evaluations": max_evaluations,
@@ -202,6 +227,10 @@ def outer_calibrate(
     strategy: Strategy = "guided",
     exploration: Exploration = 0.25,
     first_children: FirstChildren = "reflected",
+    stages: Stages = None,
+    stage_margin: StageMargin = 0.1,
+    parents: Parents = "tournament",
+    merge: Merge = 0.0,
 ) -> None:
     """Create the run: calibrate the seed, choose the split, build generation 0.
 
@@ -213,7 +242,8 @@ def outer_calibrate(
             "population": population, "elitism": min(2, population - 1), "sandbox": sandbox,
             "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
             "holdout_repetitions": holdout_reps, "strategy": strategy, "exploration": exploration,
-            "first_children": first_children,
+            "first_children": first_children, "stages": _stages(stages),
+            "stage_margin": stage_margin, "parents": parents, "merge_rate": merge,
             "calibration": {"band_low": low, "band_high": high},
             "budgets": {"max_generations": generations},
         }
@@ -476,6 +506,22 @@ def _generation_table(result: EvolveResult, *, simulated: bool = True) -> Table:
 
 def _ids(text: str | None) -> list[str] | None:
     return None if text is None else [i.strip() for i in text.split(",") if i.strip()]
+
+
+def _stages(text: str | None) -> list[int]:
+    """`--stages 3,6,all` -> [3, 6]: the minibatch sizes before the full evaluation (`all`, which
+    may be left out, is the full training evaluation every child that goes on gets)."""
+    if text is None:
+        return []
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if parts and parts[-1] == "all":
+        parts = parts[:-1]
+    try:
+        return [int(p) for p in parts]
+    except ValueError:
+        raise UsageError(
+            "--stages takes task counts ending in all", got=text, fix="e.g. --stages 3,all"
+        ) from None
 
 
 def _floats(text: str, flag: str) -> tuple[float, float]:

@@ -15,6 +15,7 @@ from loopwright.errors import ConfigError
 from loopwright.search._config import EvolveConfig
 from loopwright.search._individual import Individual
 from loopwright.search._progress import GenerationSummary, Spent
+from loopwright.search._staging import StageVerdict
 from loopwright.store import DirLock
 
 __all__ = [
@@ -42,7 +43,9 @@ class Checkpoint(BaseModel):
     individual ever made (by id, with all results); `population` the ids of the current one.
     `seed_id` is the seed workflow's individual (the baseline of the holdout gain).
     `reflected` lists the generations whose `reflection_gen{N}.json` is written (optional:
-    checkpoints from before reflection load with none).
+    checkpoints from before reflection load with none). `stage_verdicts` holds every verdict
+    of staged evaluation so far, in the order they were made (a child stopped at a stage has
+    `stopped` true; optional: checkpoints from before staging load with none).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -64,6 +67,11 @@ class Checkpoint(BaseModel):
     stop_reason: str | None = None
     winner_id: str | None = None
     reflected: tuple[int, ...] = ()
+    stage_verdicts: tuple[StageVerdict, ...] = ()
+
+    def stopped_ids(self) -> frozenset[str]:
+        """The individuals a stage stopped (they never get the full training evaluation)."""
+        return frozenset(v.individual_id for v in self.stage_verdicts if v.stopped)
 
 
 def rng_state(rng: random.Random) -> list[Any]:

@@ -148,6 +148,14 @@ class EvolveConfig(_Frozen):
     strategy always does). `designs` lists the designer's workflows generation 0 holds
     beside the seed (`minimal`, `thorough`); an empty tuple turns the designer off.
 
+    Search economy (docs/evolve.md): `stages` are the minibatch sizes a child of generation 1
+    on is evaluated on first (one repetition, nested, stratified by level; `()`: none, every
+    child gets the full training evaluation at once); a child clearly worse than its parent
+    on a stage (its mean below the parent's by more than `stage_margin`) stops there.
+    `parents` draws parents by `tournament` or from the per-task `pareto` frontier of every
+    fully evaluated individual; with `pareto`, `merge_rate` is the share of children made by
+    a three-way merge of two frontier members that lead on different tasks.
+
     `seed_workflow` (a built-in name or a workflow file) and `bench` (a bundled name or a
     benchmark directory) are the one source of the seed and the tasks:
     `EvolutionEngine.start` resolves them, and a resumed run reloads the tasks from `bench`.
@@ -177,6 +185,10 @@ class EvolveConfig(_Frozen):
     first_children: Literal["reflected", "blind"] = "reflected"
     designs: tuple[str, ...] = DESIGN_KINDS
     reflection: ReflectionSettings = Field(default_factory=ReflectionSettings)
+    stages: tuple[int, ...] = ()
+    stage_margin: float = 0.1
+    parents: Literal["tournament", "pareto"] = "tournament"
+    merge_rate: float = 0.0
 
     @model_validator(mode="after")
     def _check(self) -> EvolveConfig:
@@ -214,6 +226,7 @@ class EvolveConfig(_Frozen):
                 got=", ".join(unknown),
                 fix=f"use some of: {', '.join(DESIGN_KINDS)} (or none: designs: [])",
             )
+        _check_economy(self)
         if self.train_tasks is not None and not (self.train_tasks and self.holdout_tasks):
             raise ConfigError("explicit task splits must not be empty", fix="name tasks")
         if self.train_tasks and self.holdout_tasks:
@@ -237,6 +250,32 @@ class EvolveConfig(_Frozen):
         the guided strategy (the only one that reads the reports)."""
         enabled = self.reflection.enabled
         return self.strategy == "guided" if enabled is None else enabled
+
+
+def _check_economy(config: EvolveConfig) -> None:
+    stages = config.stages
+    if any(n < 1 for n in stages) or list(stages) != sorted(set(stages)):
+        raise ConfigError(
+            "stages must be positive minibatch sizes in increasing order",
+            got=",".join(str(n) for n in stages),
+            fix="pass e.g. --stages 3,all (3 tasks first, then all of them), or omit it",
+        )
+    if not 0.0 <= config.stage_margin <= 1.0:
+        raise ConfigError(
+            "stage_margin must lie in [0, 1]",
+            got=str(config.stage_margin),
+            fix="pass e.g. --stage-margin 0.1 (0: stop any child below its parent)",
+        )
+    if not 0.0 <= config.merge_rate <= 1.0:
+        raise ConfigError(
+            "merge_rate must lie in [0, 1]", got=str(config.merge_rate), fix="pass e.g. 0.2"
+        )
+    if config.merge_rate > 0 and config.parents != "pareto":
+        raise ConfigError(
+            "merge needs Pareto-frontier parents",
+            got=f"merge_rate {config.merge_rate} with parents {config.parents}",
+            fix="pass --parents pareto with --merge, or drop --merge",
+        )
 
 
 def _require_positive(name: str, value: float | None) -> None:

@@ -1,9 +1,11 @@
 """The evolution engine: the same generation lifecycle every generation, resumable.
 
-Per generation: evaluate every unevaluated individual on the training tasks; evaluate the best
-on holdout (reported, never selected on); update the archive; log a GenerationSummary; check
-budgets and convergence; select parents by tournament; mutate; filter novelty; register the
-children as ephemeral modes and drop the modes of non-survivors.
+Per generation: evaluate every unevaluated individual on the training tasks (with `stages`,
+children first on nested minibatches, stopping those clearly worse than their parent); evaluate
+the best on holdout (reported, never selected on); update the archive; log a GenerationSummary;
+check budgets and convergence; select parents (tournament, or from the per-task Pareto
+frontier); mutate or merge; filter novelty; register the children as ephemeral modes and drop
+the modes of non-survivors.
 
 Determinism: evaluation draws nothing from the run RNG (each run's seed comes from the base
 seed, task and repetition), so the RNG state saved at a generation boundary stays valid until
@@ -21,6 +23,7 @@ from contextlib import closing
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from loopwright.errors import ConfigError
 from loopwright.evaluation import (
@@ -66,6 +69,7 @@ from loopwright.search._engine_records import (
 from loopwright.search._individual import Individual, Lineage, TaskResult
 from loopwright.search._modes import EphemeralModeRegistry
 from loopwright.search._overfit import OverfitDetector
+from loopwright.search._pareto import Frontier, frontier, pareto_pick
 from loopwright.search._progress import (
     EvaluationFinished,
     GenerationFinished,
@@ -80,14 +84,23 @@ from loopwright.search._progress import (
     RunFinished,
     RunStarted,
     Spent,
+    StageFinished,
 )
-from loopwright.search._protocols import MutationContext
+from loopwright.search._protocols import MutationContext, MutationResult
 from loopwright.search._reflection_inputs import reflection_candidates
-from loopwright.search._report import contenders, failures_of, leader, rank, tied_best, train_view
-from loopwright.store import (
-    RunIndex,
-    is_simulated,
+from loopwright.search._report import (
+    contenders,
+    failures_of,
+    fully_evaluated,
+    leader,
+    rank,
+    tied_best,
+    train_view,
 )
+from loopwright.search._selection import selection_key
+from loopwright.search._staging import StageVerdict, stage_order, stage_runs, stage_verdict
+from loopwright.search.mutations._merge import merge_workflows
+from loopwright.store import RunIndex, StageRow, is_simulated
 from loopwright.tasks import Task, load_benchmark
 from loopwright.workflow import Workflow, resolve_task_workflow, workflow_hash
 
@@ -260,7 +273,9 @@ class EvolutionEngine:
         budget lets the holdout of the generation's best run first."""
         gen = self.state.generation
         self.log.emit(GenerationStarted(generation=gen, population=list(self.state.population)))
-        reason = self._evaluate_split("train", list(self.state.population))
+        reason = self._run_stages()
+        if reason is None:
+            reason = self._evaluate_split("train", self._going_on())
         if reason in (None, "max_train_evaluations"):
             reason = self._evaluate_holdout() or reason
         reason = reason or train_budget_exhausted(self.config.budgets, self._train_runs())
@@ -305,7 +320,7 @@ class EvolutionEngine:
             self._finish(reason)
             return reason
         gen = self.state.generation
-        views = [train_view(i) for i in self._population() if i.fitness is not None]
+        views = self._contenders()
         elites = _top(views, self.config.elitism)
         report = self._guidance(gen)
         children = self._offspring(views, self.config.population - len(elites), gen + 1, report)
@@ -318,13 +333,77 @@ class EvolutionEngine:
 
     # -- evaluation ---------------------------------------------------------------------------
 
-    def _evaluate_split(self, split: Split, ids: list[str]) -> StopReason | None:
+    def _run_stages(self) -> StopReason | None:
+        """Staged evaluation of this generation's children (search/_staging.py): each stage's
+        runs for the children still going on, then a verdict on each against its parent.
+        Verdicts are recorded once (a resumed run recomputes the same ones and skips them)."""
+        staged = [i for i in self.state.population if self._stageable(i)]
+        if not staged:
+            return None
+        gen = self.state.generation
+        levels = {t: self.tasks[t].spec.level for t in self.state.train_tasks}
+        order = stage_order(self.state.train_tasks, levels, self.config.seed, gen)
+        for stage, size in enumerate(self.config.stages):
+            if size >= len(order):
+                break
+            runs = stage_runs(order, size)
+            alive = [i for i in staged if i not in self.state.stopped_ids()]
+            reason = self._evaluate_split("train", alive, runs=runs)
+            if reason is not None:
+                return reason
+            for ind_id in alive:
+                self._judge(ind_id, stage, runs)
+        return None
+
+    def _stageable(self, ind_id: str) -> bool:
+        """A child of this generation (not generation 0) whose parent is fully evaluated and
+        which still lacks the full training evaluation."""
+        ind = self.individuals[ind_id]
+        parents = ind.lineage.parents
+        return (
+            bool(self.config.stages)
+            and ind.generation == self.state.generation > 0
+            and bool(parents)
+            and parents[0] in self.individuals
+            and self._complete(self.individuals[parents[0]])
+            and not self._complete(ind)
+        )
+
+    def _complete(self, ind: Individual) -> bool:
+        return fully_evaluated(ind, self.state.train_tasks, self.config.repetitions)
+
+    def _judge(self, ind_id: str, stage: int, runs: tuple[tuple[str, int], ...]) -> None:
+        if any(v.individual_id == ind_id and v.stage == stage for v in self.state.stage_verdicts):
+            return
+        child = self.individuals[ind_id]
+        parent = self.individuals.get(child.lineage.parents[0])
+        verdict = stage_verdict(child, parent, runs, stage=stage, margin=self.config.stage_margin)
+        self.state = self.state.model_copy(
+            update={"stage_verdicts": (*self.state.stage_verdicts, verdict)}
+        )
+        self._checkpoint()
+        self.index.add_stage_verdict(
+            StageRow(run_id=self.run_dir.name, generation=self.state.generation,
+                     **_verdict_fields(verdict))
+        )  # fmt: skip
+        fields = {**_verdict_fields(verdict), "tasks": list(verdict.tasks)}
+        self.log.emit(StageFinished(generation=self.state.generation, **fields))
+
+    def _going_on(self) -> list[str]:
+        """The population without the children a stage stopped."""
+        stopped = self.state.stopped_ids()
+        return [i for i in self.state.population if i not in stopped]
+
+    def _evaluate_split(
+        self, split: Split, ids: list[str], *, runs: tuple[tuple[str, int], ...] | None = None
+    ) -> StopReason | None:
         """Evaluate what `ids` still lack on the split's tasks, through the evaluator's executor
         (several at once when it has workers). Each result is committed as it arrives, with a
         checkpoint. Budgets act as if the jobs ran one by one in order: the evaluation budget
         caps the jobs started, and under a dollar budget results are committed in job order,
-        so where the run stops does not depend on the number of workers."""
-        pending = self._pending(split, ids)
+        so where the run stops does not depend on the number of workers. `runs` restricts the
+        (task, repetition) pairs (a stage's); by default every one of the split."""
+        pending = self._pending(split, ids, runs)
         if not pending:
             return None
         reason = self._exhausted(split)
@@ -359,16 +438,19 @@ class EvolutionEngine:
         them all, so this is the same after a resume)."""
         return sum(r.split == "train" for i in self.individuals.values() for r in i.results)
 
-    def _pending(self, split: Split, ids: list[str]) -> list[tuple[str, str, int]]:
-        """(individual, task, repetition) not evaluated yet, in canonical order."""
-        task_ids = self.state.train_tasks if split == "train" else self.state.holdout_tasks
+    def _pending(
+        self, split: Split, ids: list[str], runs: tuple[tuple[str, int], ...] | None = None
+    ) -> list[tuple[str, str, int]]:
+        """(individual, task, repetition) not evaluated yet, in canonical order (`runs`' order
+        when given)."""
+        if runs is None:
+            task_ids = self.state.train_tasks if split == "train" else self.state.holdout_tasks
+            reps = range(self._repetitions(split))
+            runs = tuple((task_id, rep) for task_id in task_ids for rep in reps)
         pending = []
         for ind_id in ids:
             done = {(r.task_id, r.repetition) for r in self.individuals[ind_id].results}
-            for task_id in task_ids:
-                for rep in range(self._repetitions(split)):
-                    if (task_id, rep) not in done:
-                        pending.append((ind_id, task_id, rep))
+            pending += [(ind_id, task, rep) for task, rep in runs if (task, rep) not in done]
         return pending
 
     def _room(self, split: Split, wanted: int) -> int:
@@ -505,41 +587,96 @@ class EvolutionEngine:
         children: list[Individual] = []
         tries = 0
         credit = credit_table(self.individuals.values()) if report is not None else None
+        front = self._frontier()
         while len(children) < n and tries < 4 * n + 4:
             tries += 1
-            parent = self.parts.tournament(parents, self.config.tournament_k, self.rng)
+            merged = self._maybe_merge(front)
+            if merged is not None:
+                self._adopt(*merged, gen, children)
+                continue
+            parent = self._select(parents, front)
             failures = failures_of(self.individuals[parent.id], self.run_dir)
             ctx = _context(self.rng, failures, report=report, credit=credit, mates=tuple(parents))
             ctx = replace(ctx, novel=lambda wf: self.novelty.check(wf).accepted)
-            result = self.parts.mutate(parent.workflow, ctx)
-            verdict = None if result.child is None else self.novelty.check(result.child)
-            if result.child is None or verdict is None or not verdict.accepted:
-                self.log.emit(
-                    MutationRejected(
-                        generation=gen,
-                        parent_id=parent.id,
-                        operator=result.operator,
-                        stage="mutation" if result.child is None else "novelty",
-                        reason=result.reason if verdict is None else verdict.reason,
-                    )
-                )
-                continue
-            child = Individual(
-                id=_individual_id(self.config.seed, gen, 100 + len(children), result.child),
-                generation=gen,
-                workflow=result.child,
-                lineage=Lineage(
-                    parents=(parent.id, *result.parents),
-                    operator=result.operator,
-                    target=result.target,
-                    reason=result.reason,
-                    guidance=result.guidance,
-                ),
-            )
-            self.novelty.remember(child)
-            children.append(child)
-            self.log.emit(child_created(child))
+            self._adopt(parent, self.parts.mutate(parent.workflow, ctx), gen, children)
         return children
+
+    def _adopt(
+        self, parent: Individual, result: MutationResult, gen: int, children: list[Individual]
+    ) -> None:
+        """Append `result`'s child to `children` when there is one and the novelty filter lets it
+        in; otherwise log why not."""
+        verdict = None if result.child is None else self.novelty.check(result.child)
+        if result.child is None or verdict is None or not verdict.accepted:
+            self.log.emit(
+                MutationRejected(
+                    generation=gen,
+                    parent_id=parent.id,
+                    operator=result.operator,
+                    stage="mutation" if result.child is None else "novelty",
+                    reason=result.reason if verdict is None else verdict.reason,
+                )
+            )
+            return
+        child = Individual(
+            id=_individual_id(self.config.seed, gen, 100 + len(children), result.child),
+            generation=gen,
+            workflow=result.child,
+            lineage=Lineage(
+                parents=(parent.id, *result.parents),
+                operator=result.operator,
+                target=result.target,
+                reason=result.reason,
+                guidance=result.guidance,
+            ),
+        )
+        self.novelty.remember(child)
+        children.append(child)
+        self.log.emit(child_created(child))
+
+    # -- parents: tournament or the Pareto frontier, and merge --------------------------------
+
+    def _frontier(self) -> Frontier | None:
+        """With `parents: pareto`, the frontier of every fully evaluated individual so far
+        (None otherwise, or when nobody leads a task yet: then the tournament chooses)."""
+        if self.config.parents != "pareto":
+            return None
+        done = [train_view(i) for i in self.individuals.values() if self._complete(i)]
+        front = frontier(done, self.state.train_tasks)
+        return front if front.members else None
+
+    def _select(self, parents: list[Individual], front: Frontier | None) -> Individual:
+        if front is None:
+            return self.parts.tournament(parents, self.config.tournament_k, self.rng)
+        return pareto_pick(front, self.rng)
+
+    def _maybe_merge(self, front: Frontier | None) -> tuple[Individual, MutationResult] | None:
+        """With probability `merge_rate` (one draw, only when merging is on and there is a
+        frontier), a merge of two frontier members that lead on different tasks, over their
+        nearest common ancestor: (base parent, result). None when no merge is tried this time
+        or no pair qualifies (then a mutation is made instead)."""
+        if front is None or self.config.merge_rate <= 0:
+            return None
+        if self.rng.random() >= self.config.merge_rate:
+            return None
+        a = pareto_pick(front, self.rng)
+        mates = [
+            m for m in front.members
+            if front.leads[m.id] - front.leads[a.id] and front.leads[a.id] - front.leads[m.id]
+        ]  # fmt: skip
+        if not mates:
+            return None
+        b = pareto_pick(Frontier(tuple(mates), front.leads), self.rng)
+        ancestor = _common_ancestor(a.id, b.id, self.individuals)
+        if ancestor is None:
+            return None
+        result = merge_workflows(
+            a.workflow,
+            b.workflow,
+            self.individuals[ancestor].workflow,
+            prefer_a=selection_key(a) <= selection_key(b),
+        )
+        return a, replace(result, parents=(b.id,))
 
     def _set_population(self, population: list[Individual], *, generation: int) -> None:
         for ind in population:
@@ -598,6 +735,7 @@ class EvolutionEngine:
             overfit=self.overfit.check(best.fitness, holdout),
             diversity=len({i.hash for i in pop}),
             population_size=len(pop),
+            stopped=sum(i.id in self.state.stopped_ids() for i in pop),
             archive_coverage=self.archive.coverage(),
             evaluations=sum(len(i.results) for i in pop),
             spent=self._spent(),
@@ -679,6 +817,33 @@ def _split_of(
             fix=f"choose from: {', '.join(sorted(tasks))}",
         )
     return ids
+
+
+def _verdict_fields(verdict: StageVerdict) -> dict[str, Any]:
+    return {name: getattr(verdict, name) for name in StageVerdict.model_fields}
+
+
+def _common_ancestor(a: str, b: str, individuals: Mapping[str, Individual]) -> str | None:
+    """The nearest common ancestor of `a` and `b` through lineage parents (an individual is its
+    own ancestor at distance 0): the smallest summed distance, then the smaller id."""
+    da, db = _ancestors(a, individuals), _ancestors(b, individuals)
+    common = set(da) & set(db)
+    return min(common, key=lambda i: (da[i] + db[i], i)) if common else None
+
+
+def _ancestors(start: str, individuals: Mapping[str, Individual]) -> dict[str, int]:
+    dist = {start: 0}
+    frontier_ = [start]
+    while frontier_:
+        nxt = []
+        for ind_id in frontier_:
+            ind = individuals.get(ind_id)
+            for p in ind.lineage.parents if ind is not None else ():
+                if p not in dist and p in individuals:
+                    dist[p] = dist[ind_id] + 1
+                    nxt.append(p)
+        frontier_ = nxt
+    return dist
 
 
 def _individual_id(base_seed: int, generation: int, slot: int, workflow: Workflow) -> str:

@@ -33,6 +33,7 @@ __all__ = [
     "RunResumed",
     "RunStarted",
     "Spent",
+    "StageFinished",
     "read_progress",
 ]
 
@@ -71,7 +72,8 @@ class GenerationSummary(_Frozen):
 
     `train_*` are training fitness (mean partial credit); `holdout_best` is the best's holdout
     score, reported only and never used for selection. `diversity` counts distinct workflow
-    hashes in the population. `spent` is cumulative.
+    hashes in the population; `stopped` counts its children that staged evaluation stopped
+    (they are in the population but not among the fully evaluated). `spent` is cumulative.
     """
 
     generation: int
@@ -83,6 +85,7 @@ class GenerationSummary(_Frozen):
     overfit: OverfitSignal
     diversity: int
     population_size: int
+    stopped: int = 0
     archive_coverage: float
     evaluations: int
     spent: Spent
@@ -209,6 +212,23 @@ class ChildCreated(_Event):
     reason: str | None = None
 
 
+class StageFinished(_Event):
+    """A child's verdict after a stage of staged evaluation (search/_staging.py): its mean on
+    the stage's runs against its parent's on the same runs; `stopped` children go no further."""
+
+    event: Literal["stage_finished"] = "stage_finished"
+    generation: int
+    individual_id: str
+    parent_id: str
+    stage: int
+    tasks: list[str]
+    child_mean: float | None
+    parent_mean: float | None
+    margin: float
+    stopped: bool
+    reason: str
+
+
 class RunFinished(_Event):
     event: Literal["run_finished"] = "run_finished"
     stop_reason: str
@@ -218,7 +238,8 @@ class RunFinished(_Event):
 
 ProgressEvent = Annotated[
     CalibrationRunFinished | CalibrationFinished | RunStarted | RunResumed | GenerationStarted | EvaluationFinished | GenerationFinished
-    | ReflectionSkipped | ReflectionFinished | MutationRejected | ChildCreated | RunFinished,
+    | ReflectionSkipped | ReflectionFinished | MutationRejected | ChildCreated | StageFinished
+    | RunFinished,
     Field(discriminator="event"),
 ]  # fmt: skip
 """What an evolve run reports as it goes: `progress.jsonl`, one per line, and the events an

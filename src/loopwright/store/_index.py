@@ -14,6 +14,7 @@ from dataclasses import astuple, fields, replace
 from math import fsum
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from loopwright.records import CycleRecord
 from loopwright.store._rows import (
@@ -23,6 +24,7 @@ from loopwright.store._rows import (
     GenerationRow,
     IndividualRow,
     Spend,
+    StageRow,
     TestOutcomeRow,
     ledger_rows,
 )
@@ -131,6 +133,28 @@ class RunIndex:
                 ],
             )  # fmt: skip
         return replace(row, evaluation_id=evaluation_id)
+
+    def add_stage_verdict(self, row: StageRow) -> None:
+        """Insert or replace a child's verdict after one stage of staged evaluation."""
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO stage_verdicts (run_id, individual_id, generation, stage,"
+                " parent_id, tasks_json, child_mean, parent_mean, margin, stopped, reason)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (row.run_id, row.individual_id, row.generation, row.stage, row.parent_id,
+                 json.dumps(list(row.tasks)), row.child_mean, row.parent_mean, row.margin,
+                 int(row.stopped), row.reason),
+            )  # fmt: skip
+
+    def stage_verdicts(self, run_id: str) -> list[StageRow]:
+        """The run's stage verdicts by (generation, individual, stage)."""
+        rows = self._conn.execute(
+            "SELECT run_id, individual_id, generation, stage, parent_id, tasks_json, child_mean,"
+            " parent_mean, margin, stopped, reason FROM stage_verdicts WHERE run_id = ?"
+            " ORDER BY generation, individual_id, stage",
+            (run_id,),
+        )
+        return [_stage_row(r) for r in rows]
 
     def add_generation(self, row: GenerationRow) -> None:
         """Insert or replace one generation's summary."""
@@ -262,3 +286,8 @@ def _evaluation_row(r: Sequence[object]) -> EvaluationRow:
     for name in ("simulated", "resolved", "invalid", "cached"):
         values[name] = bool(values[name])
     return EvaluationRow(**values)  # type: ignore[arg-type]  # columns mirror the dataclass
+
+
+def _stage_row(r: tuple[Any, ...]) -> StageRow:
+    tasks = tuple(json.loads(r[5]))
+    return StageRow(r[0], r[1], r[2], r[3], r[4], tasks, r[6], r[7], r[8], bool(r[9]), r[10])

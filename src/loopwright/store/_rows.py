@@ -15,6 +15,7 @@ __all__ = [
     "IndividualRow",
     "LedgerRow",
     "Spend",
+    "StageRow",
     "TestOutcomeRow",
     "ledger_rows",
     "utc_now",
@@ -24,6 +25,25 @@ __all__ = [
 def utc_now() -> str:
     """The current wall-clock time, ISO 8601 UTC to the second (the index's timestamps)."""
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True, slots=True)
+class StageRow:
+    """A child's verdict after one stage of staged evaluation: its mean on the stage's runs
+    (`tasks`, repetition 0) against its parent's on the same runs; `stopped` children went no
+    further (docs/evolve.md, "Staged evaluation")."""
+
+    run_id: str
+    individual_id: str
+    generation: int
+    stage: int
+    parent_id: str
+    tasks: tuple[str, ...]
+    child_mean: float | None
+    parent_mean: float | None
+    margin: float
+    stopped: bool
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)

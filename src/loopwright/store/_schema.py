@@ -120,6 +120,20 @@ CREATE TABLE IF NOT EXISTS generation_summaries (
     summary_json     TEXT NOT NULL,
     PRIMARY KEY (run_id, generation)
 );
+CREATE TABLE IF NOT EXISTS stage_verdicts (
+    run_id        TEXT NOT NULL,
+    individual_id TEXT NOT NULL,
+    generation    INTEGER NOT NULL,
+    stage         INTEGER NOT NULL,
+    parent_id     TEXT NOT NULL,
+    tasks_json    TEXT NOT NULL,
+    child_mean    REAL,
+    parent_mean   REAL,
+    margin        REAL NOT NULL,
+    stopped       INTEGER NOT NULL,
+    reason        TEXT NOT NULL,
+    PRIMARY KEY (run_id, individual_id, stage)
+);
 CREATE TABLE IF NOT EXISTS fitness_cache (
     key           TEXT PRIMARY KEY,
     workflow_hash TEXT NOT NULL,
@@ -168,10 +182,13 @@ def _ensure_schema(conn: sqlite3.Connection, path: Path) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         found = _schema_version(conn)
-        if found is None:
+        if found is None or found == INDEX_SCHEMA_VERSION:
+            # Every table is IF NOT EXISTS: an index written before a table was added to
+            # this schema version gains it here (tables are only ever added within a version).
             for statement in _DDL.split(";"):
                 if statement.strip():
                     conn.execute(statement)
+        if found is None:
             conn.executemany(
                 "INSERT INTO meta (key, value) VALUES (?, ?)",
                 [
