@@ -37,6 +37,7 @@ from loopwright.search._credit import CreditRow, credit_table
 from loopwright.search._modes import EphemeralModeRegistry
 from loopwright.search._reflection_step import reflect_generation
 from loopwright.search._report import evolve_result
+from loopwright.search._staging import StageVerdict
 from loopwright.store import INDEX_FILE, RunIndex, default_run_path, is_simulated
 from loopwright.workflow import to_mermaid
 
@@ -320,6 +321,8 @@ def outer_status(
     rows = credit_table(checkpoint.individuals.values()).rows
     if rows:
         console.print(_credit_table(rows))
+    if checkpoint.stage_verdicts:
+        console.print(_stage_table(checkpoint.stage_verdicts))
     if reflection:
         found = sorted(run_dir.glob("reflection_gen*.json"), key=_generation_of)
         if not found:
@@ -534,6 +537,20 @@ def _floats(text: str, flag: str) -> tuple[float, float]:
 
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
+
+
+def _stage_table(verdicts: Sequence[StageVerdict]) -> Table:
+    """Staged evaluation: each child's minibatch mean against its parent's, and the verdict."""
+    table = Table(title="staged evaluation (children on their minibatch)", title_justify="left",
+                  box=None)  # fmt: skip
+    for col in ("child", "parent", "stage", "tasks", "child mean", "parent mean", "verdict"):
+        table.add_column(col)
+    for v in verdicts:
+        table.add_row(
+            v.individual_id[:8], v.parent_id[:8], str(v.stage), str(len(v.tasks)),
+            _fmt(v.child_mean), _fmt(v.parent_mean), "stopped" if v.stopped else "goes on",
+        )  # fmt: skip
+    return table
 
 
 def _credit_table(rows: Sequence[CreditRow]) -> Table:

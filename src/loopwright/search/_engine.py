@@ -863,4 +863,7 @@ def _hyperparameters(config: EvolveConfig) -> HyperparameterRecord:
         operators=config.operators,
         strategy=config.strategy,
         exploration=config.exploration if config.strategy == "guided" else None,
+        parents=config.parents,
+        stages=config.stages,
+        merge_rate=config.merge_rate,
     )

@@ -24,6 +24,7 @@ from loopwright.models import DEFAULT_PRICES, ScriptedModel
 from loopwright.records import EventWriter
 from loopwright.runtime import Registries, Runner, StepResult, ToolContext, default_registries
 from loopwright.sandbox import LocalSandbox
+from loopwright.search._config import EvolveConfig
 from loopwright.search._engine import EvolutionEngine
 from loopwright.search._report import EvolveResult, evolve_result
 from loopwright.store import RunDir, is_simulated
@@ -173,14 +174,18 @@ class OuterLoop:
 
     def _finalize(self) -> StepResult:
         engine = self._live()
-        path = write_result(engine.run_dir, evolve_result(engine.state), engine.config.model)
+        state, config = engine.state, engine.config
+        path = write_result(engine.run_dir, evolve_result(state), config.model, config=config)
         return StepResult(True, f"result written to {path.name}")
 
 
-def write_result(run_dir: Path, result: EvolveResult, model: str) -> Path:
+def write_result(
+    run_dir: Path, result: EvolveResult, model: str, *, config: EvolveConfig | None = None
+) -> Path:
     """Write `<run>/result.json` (schema in docs/evolve.md) atomically; return its path.
     `model` is the run's agent model: the file says which model made its figures and whether
-    it was simulated."""
+    it was simulated. With `config`, `search` records how the search spent its runs (strategy,
+    parent selection, stages, merge)."""
     gain = result.gain
     data: dict[str, Any] = {
         "schema_version": RESULT_SCHEMA_VERSION,
@@ -216,6 +221,15 @@ def write_result(run_dir: Path, result: EvolveResult, model: str) -> Path:
         },
         "spent": result.spent.model_dump(mode="json"),
     }
+    if config is not None:
+        data["search"] = {
+            "strategy": config.strategy,
+            "parents": config.parents,
+            "stages": list(config.stages),
+            "stage_margin": config.stage_margin if config.stages else None,
+            "merge_rate": config.merge_rate,
+            "stopped_children": sum(s.stopped for s in result.summaries),
+        }
     return RunDir(run_dir).write_json(RESULT_FILE, data)
 
 

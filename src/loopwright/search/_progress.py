@@ -65,6 +65,9 @@ class HyperparameterRecord(_Frozen):
     operators: tuple[str, ...] | None
     strategy: str = "random"
     exploration: float | None = None
+    parents: str = "tournament"
+    stages: tuple[int, ...] = ()
+    merge_rate: float = 0.0
 
 
 class GenerationSummary(_Frozen):

@@ -204,12 +204,13 @@ def scores_section(cp: Checkpoint) -> Section:
                 "gap",
                 "alarm",
                 "diversity",
+                "stopped",
                 "coverage",
                 "evals",
                 "spent",
             ],
             [_score_row(s, i) for s, i in zip(summaries, intervals, strict=True)],
-            numeric=(2, 3, 4, 6, 8, 9, 10, 11),
+            numeric=(2, 3, 4, 6, 8, 9, 10, 11, 12),
         )
     )
     return Section("scores", "Train and holdout per generation", body)
@@ -306,6 +307,7 @@ def _score_row(s: GenerationSummary, interval: tuple[float, float] | None) -> li
         fmt(s.overfit.gap, "+.2f"),
         "ALARM" if s.overfit.alarm else "",
         s.diversity,
+        s.stopped,
         f"{s.archive_coverage:.2f}",
         s.spent.evaluations,
         fmt_usd(s.spent.usd),
