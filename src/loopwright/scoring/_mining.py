@@ -139,9 +139,10 @@ def mine_repository(
     a git repository or a `since` that names no commit. A commit that cannot be mined is a
     dropped row, never an exception."""
     started = time.perf_counter()
+    out = _check_out(options.out)
     git = GitRepo(options.repo)
-    out = _prepare_out(options.out)
     shas = git.window(since=options.since, max_commits=options.max_commits, paths=options.paths)
+    out.mkdir(parents=True, exist_ok=True)
     if on_window is not None:
         on_window(len(shas))
     work = Path(tempfile.mkdtemp(prefix=_WORK, dir=out))
@@ -167,14 +168,14 @@ def mine_repository(
     return report
 
 
-def _prepare_out(out: Path) -> Path:
+def _check_out(out: Path) -> Path:
+    """`out` resolved; UsageError (before anything is created) when it is not new or empty."""
     out = out.expanduser().resolve()
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(
             f"--out {out} already exists and is not an empty directory",
             fix="give a new directory (mining never overwrites a benchmark)",
         )
-    out.mkdir(parents=True, exist_ok=True)
     return out
 
 

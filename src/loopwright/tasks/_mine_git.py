@@ -74,14 +74,15 @@ class GitRepo:
         """The first-parent commits of HEAD after `since` (all when None) that touch `paths` (a
         glob; all when None), the newest `max_commits` of them, oldest first. A root commit
         (no parent to diff against) is left out."""
-        args = ["rev-list", "--first-parent", "--parents"]
+        args = ["rev-list", "--first-parent"]
         if max_commits is not None:
             args.append(f"--max-count={max_commits}")
         args.append(f"{self.resolve(since)}..HEAD" if since else "HEAD")
         if paths:
             args += ["--", f":(glob){paths}"]
-        lines = self._run(*args).decode().split("\n")
-        return [line.split()[0] for line in reversed(lines) if len(line.split()) >= 2]
+        shas = self._run(*args).decode().split()
+        roots = set(self._run("rev-list", "--max-parents=0", "HEAD").decode().split())
+        return [sha for sha in reversed(shas) if sha not in roots]
 
     def parents(self, rev: str) -> list[str]:
         """`rev`'s parents, first parent first."""
