@@ -13,7 +13,7 @@ from rich.table import Table
 
 from loopwright.cli._app import app, progress_bar
 from loopwright.cli.bench import EnvCacheOption, SandboxOption
-from loopwright.models import SIM_MODEL_NAME, model_factory
+from loopwright.models import model_factory
 from loopwright.sandbox import EnvironmentCache, default_sandbox
 from loopwright.scoring import (
     MineOptions,
@@ -96,7 +96,7 @@ def mine(
 
 def _rewriter(model: str | None, api_base: str | None) -> tuple[Rewrite | None, str]:
     """The instruction rewrite for `--model` and how the report names the instructions' source."""
-    if model is None or model == SIM_MODEL_NAME or model.startswith(SIM_MODEL_NAME + "?"):
+    if model is None or model.strip().partition("?")[0] == "sim":
         why = "no --model" if model is None else "sim does not rewrite"
         return None, f"the commit message, as is ({why})"
     chat = model_factory(model, benchmark=None, api_base=api_base)(0)
