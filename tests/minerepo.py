@@ -91,7 +91,7 @@ def make_mine_repo(repo: Path) -> dict[str, str]:
                                                "tests/test_core.py": TESTS})}  # fmt: skip
     ids["feature"] = commit(
         repo,
-        "Add mul and neg to calc\n\nFixes #7: calc cannot multiply or negate.\n\nSigned-off-by: t <t@x>",
+        "Add mul and neg to calc\n\nFixes #7: calc cannot multiply or negate.\nNote: neg too.\n\nSigned-off-by: t <t@x>",
         {"calc/core.py": FEATURE_CORE, "tests/test_core.py": FEATURE_TESTS},
     )
     ids["tests-only"] = commit(

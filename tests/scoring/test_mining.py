@@ -23,7 +23,7 @@ from loopwright.scoring import (
     validate_benchmark,
 )
 from loopwright.tasks import load_benchmark
-from tests.minerepo import EXPECTED_F2P, EXPECTED_P2P, make_mine_repo
+from tests.minerepo import EXPECTED_F2P, EXPECTED_P2P, commit, make_mine_repo
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def mined(
 ) -> tuple[MineReport, Path, dict[str, str]]:
     root = tmp_path_factory.mktemp("mining")
     ids = make_mine_repo(root / "repo")
-    options = MineOptions(repo=root / "repo", out=root / "out")
+    options = MineOptions(repo=root / "repo", out=root / "out", jobs=2)  # window order kept
     seen: list[int] = []
     report = mine_repository(options, grader, on_window=seen.append)
     assert seen == [5]
@@ -141,3 +141,22 @@ def test_a_model_without_a_usable_reply_leaves_the_draft() -> None:
     rewrite = statement_rewriter(ScriptedModel(["no json", "still none"]), why.append)
     assert rewrite("Add mul\n") == "Add mul\n"
     assert len(why) == 1
+
+
+def test_a_commit_whose_tree_cannot_be_exported_safely_is_dropped_saying_why(
+    tmp_path: Path, grader: PytestGrader
+) -> None:
+    root = tmp_path / "repo"
+    ids = make_mine_repo(root)
+    (root / "calc" / "escape").symlink_to("/etc/passwd")
+    commit(root, "Link out", {})
+    commit(root, "Add sub", {"calc/sub.py": "def sub(a, b):\n    return a - b\n",
+                             "tests/test_sub.py": "def test_sub():\n    from calc.sub import sub\n    assert sub(2, 1) == 1\n"})  # fmt: skip
+    report = mine_repository(
+        MineOptions(repo=root, out=tmp_path / "out", since=ids["still-failing"]), grader
+    )
+    verdicts = [(c.kept, c.reason) for c in report.commits]
+    assert verdicts[0] == (False, "no code change (tests or other files only)")
+    assert verdicts[1][0] is False
+    assert verdicts[1][1].startswith("could not be mined: AbsoluteLinkError")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["benchmark.toml", "mine.json"]

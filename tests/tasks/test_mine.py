@@ -111,6 +111,7 @@ def test_the_instruction_is_the_message_without_trailers_and_the_new_signatures(
 ) -> None:
     text = instruction_draft(candidate(repo, "feature"))
     assert text.startswith("Add mul and neg to calc\n\nFixes #7: calc cannot multiply")
+    assert "Note: neg too." in text  # a body line that only looks like a trailer stays
     assert "Signed-off-by" not in text
     assert "- `calc/core.py: def neg(a):`" in text
     assert "- `calc/core.py: def mul(a, b):`" in text

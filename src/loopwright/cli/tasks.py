@@ -3,6 +3,7 @@ as task folders that `bench validate`, `run`, `evolve`, `research` and `ab` take
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -69,13 +70,20 @@ def mine(
     api_base: Annotated[
         str | None, typer.Option("--api-base", help="OpenAI-compatible server for --model.")
     ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", min=1, help="Commits mined at once (default: the cores)."),
+    ] = None,
     sandbox: SandboxOption = "auto",
     env_cache: EnvCacheOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Turn a repository's own history into a validated benchmark, offline: each first-parent
     commit that changes code and tests and has a stable fail-to-pass test becomes a task."""
-    options = MineOptions(repo=repo, out=out, max_commits=max_commits, since=since, paths=paths)
+    options = MineOptions(
+        repo=repo, out=out, max_commits=max_commits, since=since, paths=paths,
+        jobs=jobs or min(os.cpu_count() or 1, 64),
+    )  # fmt: skip
     rewrite, source = _rewriter(model, api_base)
     grader = PytestGrader(default_sandbox(sandbox))
     shown = not as_json and err_console.is_terminal

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import tarfile
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -64,7 +66,8 @@ class _Strict(BaseModel):
 class MineOptions(_Strict):
     """What to mine: `repo`'s first-parent history after `since`, the newest `max_commits`
     commits touching `paths` (a glob), into `out` (absent or empty). `runs`: how many runs of
-    each state a FAIL_TO_PASS test must be stable over."""
+    each state a FAIL_TO_PASS test must be stable over. `jobs`: commits mined at once (threads;
+    each waits on its test runs, so up to the cores helps); the result does not depend on it."""
 
     repo: Path
     out: Path
@@ -72,6 +75,7 @@ class MineOptions(_Strict):
     since: str | None = None
     paths: str | None = None
     runs: int = Field(default=2, ge=1, le=5)
+    jobs: int = Field(default=1, ge=1, le=64)
 
 
 class MinedCommit(_Strict):
@@ -149,13 +153,8 @@ def mine_repository(
     ctx = _Context(
         git, out, work, grader, environments or EnvironmentCache(), rewrite, options.runs
     )
-    rows = []
     try:
-        for sha in shas:
-            row = _mine_commit(ctx, sha)
-            rows.append(row)
-            if on_commit is not None:
-                on_commit(row)
+        rows = _mine_window(ctx, shas, options.jobs, on_commit)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report = MineReport(
@@ -166,6 +165,28 @@ def mine_repository(
     )  # fmt: skip
     _write_index(out, report)
     return report
+
+
+def _mine_window(
+    ctx: _Context, shas: list[str], jobs: int, on_commit: Callable[[MinedCommit], None] | None
+) -> list[MinedCommit]:
+    """Every commit's verdict, in window order, mined `jobs` at a time (`on_commit` as each
+    finishes)."""
+    if jobs == 1:
+        rows = []
+        for sha in shas:
+            rows.append(_mine_commit(ctx, sha))
+            if on_commit is not None:
+                on_commit(rows[-1])
+        return rows
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="mine") as pool:
+        futures = {pool.submit(_mine_commit, ctx, sha): sha for sha in shas}
+        done: dict[str, MinedCommit] = {}
+        for future in as_completed(futures):
+            done[futures[future]] = row = future.result()
+            if on_commit is not None:
+                on_commit(row)
+    return [done[sha] for sha in shas]
 
 
 def _check_out(out: Path) -> Path:
@@ -188,8 +209,21 @@ def _write_index(out: Path, report: MineReport) -> None:
 
 
 def _mine_commit(ctx: _Context, sha: str) -> MinedCommit:
-    """One commit's verdict; the task folder is in `ctx.out` when it is kept."""
+    """One commit's verdict; the task folder is in `ctx.out` when it is kept. A commit whose
+    files cannot be read or written (an unsafe path in its tree, a git failure) is dropped
+    saying why."""
     started = time.perf_counter()
+    try:
+        return _verdict(ctx, sha, started)
+    except (LoopwrightError, OSError, ValueError, tarfile.TarError) as exc:
+        return MinedCommit(
+            commit=sha, subject="", kept=False,
+            reason=f"could not be mined: {type(exc).__name__}: {str(exc).splitlines()[0]}",
+            seconds=round(time.perf_counter() - started, 3),
+        )  # fmt: skip
+
+
+def _verdict(ctx: _Context, sha: str, started: float) -> MinedCommit:
     found = extract_candidate(ctx.git, sha)
     if isinstance(found, Skip):
         return MinedCommit(commit=sha, subject=found.subject, kept=False, reason=found.reason)
@@ -217,9 +251,10 @@ def _mine_candidate(ctx: _Context, cand: Candidate) -> MinedCommit:
     kept, dropped = _variants(ctx, cand, final, environment)
     instruction = ctx.rewrite(final.instruction) if ctx.rewrite else final.instruction
     spec = spec.model_copy(update={"flawed": [v for v, _ in kept]})
-    dest = ctx.out / task_id
-    write_task(dest, spec, instruction, final.repo_dir, _patch(final), cand.gold,
+    done = ctx.work / f"{task_id}.done"  # written whole, then moved into the benchmark
+    write_task(done, spec, instruction, final.repo_dir, _patch(final), cand.gold,
                {v.name: files for v, files in kept})  # fmt: skip
+    done.rename(ctx.out / task_id)
     return base.model_copy(
         update={
             "kept": True, "reason": f"{len(split.fail_to_pass)} fail-to-pass test(s)",

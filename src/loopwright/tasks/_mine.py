@@ -37,7 +37,11 @@ SOURCE_SUFFIXES = frozenset({".py", ".pyx", ".pxd", ".pyi"})
 """The files whose change makes a commit a code change (the repositories mined are Python)."""
 _TEST_DIRS = frozenset({"tests", "test", "testing"})
 _SIGNATURE = re.compile(r"^\s*(?:async\s+def|def|class)\s+([A-Za-z]\w*)")
-_TRAILER = re.compile(r"^[A-Z][A-Za-z-]+: ")
+_TRAILER = re.compile(
+    r"^(Signed-off-by|Co-authored-by|Reviewed-by|Acked-by|Tested-by|Reported-by|Suggested-by|"
+    r"Helped-by|Change-Id|Cc):\s",
+    re.IGNORECASE,
+)
 
 
 def is_test_path(path: str) -> bool:
