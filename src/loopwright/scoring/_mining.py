@@ -13,10 +13,11 @@ import json
 import shutil
 import tarfile
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -123,6 +124,7 @@ class _Context:
     cache: EnvironmentCache
     rewrite: Rewrite | None
     runs: int
+    rewrite_lock: threading.Lock = field(default_factory=threading.Lock)  # one model call at a time
 
 
 def mine_repository(
@@ -226,8 +228,9 @@ def _mine_commit(ctx: _Context, sha: str) -> MinedCommit:
 def _verdict(ctx: _Context, sha: str, started: float) -> MinedCommit:
     found = extract_candidate(ctx.git, sha)
     if isinstance(found, Skip):
-        return MinedCommit(commit=sha, subject=found.subject, kept=False, reason=found.reason)
-    row = _mine_candidate(ctx, found)
+        row = MinedCommit(commit=sha, subject=found.subject, kept=False, reason=found.reason)
+    else:
+        row = _mine_candidate(ctx, found)
     return row.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
 
 
@@ -249,7 +252,7 @@ def _mine_candidate(ctx: _Context, cand: Candidate) -> MinedCommit:
     )
     final = _restage(task, spec)
     kept, dropped = _variants(ctx, cand, final, environment)
-    instruction = ctx.rewrite(final.instruction) if ctx.rewrite else final.instruction
+    instruction = _instruction(ctx, final.instruction)
     spec = spec.model_copy(update={"flawed": [v for v, _ in kept]})
     done = ctx.work / f"{task_id}.done"  # written whole, then moved into the benchmark
     write_task(done, spec, instruction, final.repo_dir, _patch(final), cand.gold,
@@ -263,6 +266,13 @@ def _mine_candidate(ctx: _Context, cand: Candidate) -> MinedCommit:
             "dropped_variants": dropped,
         }
     )  # fmt: skip
+
+
+def _instruction(ctx: _Context, draft: str) -> str:
+    if ctx.rewrite is None:
+        return draft
+    with ctx.rewrite_lock:  # a model instance answers one call at a time (models.ChatModel)
+        return ctx.rewrite(draft)
 
 
 def _stage(ctx: _Context, cand: Candidate, task_id: str) -> tuple[Task, str]:
