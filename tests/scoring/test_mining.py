@@ -10,6 +10,7 @@ import pytest
 
 from loopwright.errors import UsageError
 from loopwright.models import ScriptedModel
+from loopwright.sandbox import EnvironmentBuildError, EnvironmentCache, Prepared
 from loopwright.scoring import (
     MINE_REPORT_FILE,
     MineOptions,
@@ -22,7 +23,7 @@ from loopwright.scoring import (
     statement_rewriter,
     validate_benchmark,
 )
-from loopwright.tasks import load_benchmark
+from loopwright.tasks import Task, load_benchmark
 from tests.minerepo import EXPECTED_F2P, EXPECTED_P2P, commit, make_mine_repo
 
 
@@ -160,3 +161,27 @@ def test_a_commit_whose_tree_cannot_be_exported_safely_is_dropped_saying_why(
     assert verdicts[1][0] is False
     assert verdicts[1][1].startswith("could not be mined: AbsoluteLinkError")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["benchmark.toml", "mine.json"]
+
+
+class _FailingBuilds(EnvironmentCache):
+    def ensure(self, task: Task) -> Prepared:
+        raise EnvironmentBuildError(f"building the environment of task {task.id} failed: boom")
+
+
+def test_a_candidate_whose_inferred_environment_does_not_build_is_dropped_saying_why(
+    tmp_path: Path, grader: PytestGrader
+) -> None:
+    root = tmp_path / "repo"
+    ids = make_mine_repo(root)
+    commit(root, "Package it", {"setup.py": "from setuptools import setup\nsetup(name='calc')\n"})
+    commit(root, "Add sub", {"calc/sub.py": "def sub(a, b):\n    return a - b\n",
+                             "tests/test_sub.py": "def test_sub():\n    from calc.sub import sub\n    assert sub(2, 1) == 1\n"})  # fmt: skip
+    options = MineOptions(repo=root, out=tmp_path / "out", since=ids["still-failing"])
+    report = mine_repository(options, grader, environments=_FailingBuilds(tmp_path / "envs"))
+    last = report.commits[-1]
+    assert (last.kept, last.environment) == (
+        False,
+        "setup.py (its install_requires are installed by pip install -e .)",
+    )
+    assert last.reason.startswith("environment: building the environment of task add-sub-")
+    assert last.reason.endswith("failed: boom")
