@@ -82,3 +82,20 @@ def test_mine_of_a_folder_that_is_no_repository_exits_2(
     assert code == 2
     assert "not a git repository" in err
     assert not (tmp_path / "o").exists()
+
+
+def test_mine_with_a_model_writes_its_problem_statement(
+    tmp_path: Path, repo: tuple[Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    statement = "calc can only add. It should multiply with mul(a, b) and negate with neg(a)."
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"replies": [json.dumps({"problem_statement": statement})]}))
+    code, out, _ = run(
+        capsys, "tasks", "mine", str(repo[0]), "--out", str(tmp_path / "out"),
+        "--paths", "tests/test_core.py", "--model", f"scripted:{script}",
+    )  # fmt: skip
+    assert code == 0
+    assert "1 task(s) kept of 1 commit(s) examined" in out
+    assert "instructions: rewritten by scripted from the commit message" in out
+    (task,) = [p for p in (tmp_path / "out").iterdir() if (p / "task.toml").is_file()]
+    assert (task / "instruction.md").read_text() == statement + "\n"
