@@ -136,5 +136,6 @@ def _print_mined(report: MineReport, out: Path) -> None:
     if kept:
         console.print(
             f"check it: loopwright bench validate {out}\n"
-            f"use it: loopwright run --benchmark {out} ... (any command taking --benchmark)"
+            f"use it: loopwright run builder-only --bench {out} (evolve and research take "
+            "--bench too)"
         )
