@@ -1,11 +1,23 @@
 """Grading with partial credit: the Grader protocol (one implementation per grader kind: pytest, the
-default; unittest; command), test restoration, pytest junit parsing, and benchmark validation."""
+default; unittest; command), test restoration, pytest junit parsing, benchmark validation, and
+mining a repository's history into validated tasks (`tasks mine`)."""
 
 from __future__ import annotations
 
 from loopwright.scoring._grader import PytestGrader, PytestGrading
 from loopwright.scoring._guard import mark_tampered
 from loopwright.scoring._junit import JunitCase, JunitReport, Outcome, parse_junit
+from loopwright.scoring._mine_runs import Split, TestRun, run_test_files, split_outcomes
+from loopwright.scoring._mine_statement import statement_rewriter
+from loopwright.scoring._mining import (
+    MINE_REPORT_FILE,
+    MINE_SCHEMA_VERSION,
+    MinedCommit,
+    MineOptions,
+    MineReport,
+    Rewrite,
+    mine_repository,
+)
 from loopwright.scoring._protocol import Grader, Grading
 from loopwright.scoring._restore import HOOK_FILES, RestoreReport, TaskTests, restore_tests
 from loopwright.scoring._result import GRADE_SCHEMA_VERSION, TAMPER_PREFIX, GradeResult, TestResult
@@ -29,6 +41,8 @@ __all__ = [
     "GOLD",
     "GRADE_SCHEMA_VERSION",
     "HOOK_FILES",
+    "MINE_REPORT_FILE",
+    "MINE_SCHEMA_VERSION",
     "OUTPUT_ENV",
     "TAMPER_PREFIX",
     "UNTOUCHED",
@@ -38,20 +52,30 @@ __all__ = [
     "Grading",
     "JunitCase",
     "JunitReport",
+    "MineOptions",
+    "MineReport",
+    "MinedCommit",
     "Outcome",
     "PytestGrader",
     "PytestGrading",
     "RestoreReport",
+    "Rewrite",
     "RunnerGrading",
+    "Split",
     "TaskTests",
     "TestResult",
+    "TestRun",
     "UnittestGrader",
     "VariantCheck",
     "grade_variant",
     "grader_for",
     "mark_tampered",
+    "mine_repository",
     "parse_junit",
     "restore_tests",
+    "run_test_files",
+    "split_outcomes",
+    "statement_rewriter",
     "task_variants",
     "validate_benchmark",
 ]
