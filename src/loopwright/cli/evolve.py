@@ -34,11 +34,11 @@ from loopwright.search import (
 )
 from loopwright.search._checkpoint import RunLock, load_checkpoint
 from loopwright.search._credit import CreditRow, credit_table
-from loopwright.search._modes import EphemeralModeRegistry
+from loopwright.search._modes import promote_winner
 from loopwright.search._reflection_step import reflect_generation
 from loopwright.search._report import evolve_result
 from loopwright.store import INDEX_FILE, RunIndex, default_run_path, is_simulated
-from loopwright.workflow import to_mermaid
+from loopwright.workflow import read_provenance, to_mermaid
 
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True, highlight=False)
@@ -298,6 +298,24 @@ def outer_status(
             console.print(describe_report(load_reflection(found[-1])), markup=False)
 
 
+@outer.command("finalize")
+def outer_finalize(
+    run_dir: RunDir,
+    no_report: Annotated[
+        bool, typer.Option("--no-report", help="Do not write RUN_DIR/report.html.")
+    ] = False,
+) -> None:
+    """Finish a stopped run as `evolve` does: write result.json and the report, and print the
+    summary (refused while the run is still going)."""
+    with RunLock(run_dir):
+        path = search.finalize_run(run_dir)
+    checkpoint = load_checkpoint(run_dir)
+    _report(evolve_result(checkpoint), simulated=is_simulated(checkpoint.config.model))
+    console.print(f"result written to {path}")
+    if not no_report:
+        report_at_end(run_dir, console)
+
+
 @outer.command("promote")
 def outer_promote(
     run_dir: RunDir,
@@ -305,19 +323,13 @@ def outer_promote(
     force: Annotated[bool, typer.Option("--force", help="Promote even if the CI has 0.")] = False,
     library: Annotated[Path | None, typer.Option("--library", help="Workflow library.")] = None,
 ) -> None:
-    """Copy the winner into the user's workflow library (refused if its gain CI includes 0)."""
-    result = evolve_result(load_checkpoint(run_dir))
-    if not force and (result.gain is None or result.gain.includes_zero):
-        raise UsageError(
-            "the winner's holdout gain over the seed is not significant",
-            got="no holdout gain" if result.gain is None else result.gain.describe(),
-            fix="evolve longer or on more holdout tasks, or pass --force",
-        )
-    registry = EphemeralModeRegistry(run_dir)
-    if result.winner.mode not in registry.names():
-        registry.register(result.winner)
-    path = registry.promote(result.winner.mode, name, library, overwrite=force)
-    console.print(f"promoted {result.winner.mode} as {name}: {path}")
+    """Copy the winner into the user's workflow library with its provenance (refused if its
+    gain CI includes 0); then use it by name: `loopwright run NAME ...`."""
+    path = promote_winner(run_dir, name, library, force=force)
+    provenance = read_provenance(path)
+    mode = provenance.mode if provenance is not None else "the winner"
+    console.print(f"promoted {mode} as {name}: {path}")
+    console.print(f"use it by name: loopwright run {name} --bench BENCH")
 
 
 # -- helpers ----------------------------------------------------------------------------------
