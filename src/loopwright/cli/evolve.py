@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -79,6 +80,18 @@ Strategy = Annotated[
 Exploration = Annotated[
     float, typer.Option("--exploration", help="Share of random mutations under guided.")
 ]
+MinTrain = Annotated[
+    int | None,
+    typer.Option(
+        "--min-train", help="Refuse (exit 2) when calibration keeps fewer training tasks."
+    ),
+]
+MinHoldout = Annotated[
+    int | None,
+    typer.Option(
+        "--min-holdout", help="Refuse (exit 2) when calibration keeps fewer holdout tasks."
+    ),
+]
 FirstChildren = Annotated[
     str,
     typer.Option(
@@ -113,6 +126,8 @@ def evolve(
     holdout: Annotated[str | None, typer.Option("--holdout", help="Holdout task ids.")] = None,
     band: Annotated[str, typer.Option("--band", help="Calibration pass-rate band.")] = "0.3,0.7",
     calibration_reps: Annotated[int, typer.Option("--calibration-reps")] = 3,
+    min_train: MinTrain = None,
+    min_holdout: MinHoldout = None,
     max_evaluations: Annotated[int | None, typer.Option("--max-evaluations")] = None,
     max_train_evaluations: Annotated[
         int | None, typer.Option("--max-train-evaluations", help="Training runs only.")
@@ -160,7 +175,8 @@ def evolve(
             "holdout_repetitions": holdout_reps, "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
             "overfit_gap": overfit_gap, "strategy": strategy, "exploration": exploration,
             "first_children": first_children,
-            "calibration": {"band_low": low, "band_high": high, "repetitions": calibration_reps},
+            "calibration": {"band_low": low, "band_high": high, "repetitions": calibration_reps,
+                            "min_train": min_train, "min_holdout": min_holdout},
             "budgets": {
                 "max_generations": generations, "max_evaluations": max_evaluations,
                 "max_train_evaluations": max_train_evaluations,
@@ -187,6 +203,8 @@ def outer_calibrate(
     generations: Annotated[int, typer.Option("--generations")] = 4,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     band: Annotated[str, typer.Option("--band")] = "0.3,0.7",
+    min_train: MinTrain = None,
+    min_holdout: MinHoldout = None,
     train: Annotated[str | None, typer.Option("--train", help="Training task ids.")] = None,
     holdout: Annotated[str | None, typer.Option("--holdout", help="Holdout task ids.")] = None,
     holdout_reps: Annotated[int, typer.Option("--holdout-reps")] = 3,
@@ -214,7 +232,8 @@ def outer_calibrate(
             "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
             "holdout_repetitions": holdout_reps, "strategy": strategy, "exploration": exploration,
             "first_children": first_children,
-            "calibration": {"band_low": low, "band_high": high},
+            "calibration": {"band_low": low, "band_high": high, "min_train": min_train,
+                            "min_holdout": min_holdout},
             "budgets": {"max_generations": generations},
         }
     )  # fmt: skip
@@ -398,6 +417,8 @@ class _Display:
             text = f"calibrating {event.done}/{event.total}: {event.task_id}"
         elif isinstance(event, CalibrationFinished):
             console.print(_calibration_table(event.calibration))
+            for warning in event.calibration.warnings:
+                err_console.print(f"[bold yellow]warning:[/] {escape(warning)}")
         elif isinstance(event, GenerationStarted):
             self.generation, self.evaluations = event.generation, 0
             text = f"generation {self.generation}: 0 evaluations"
