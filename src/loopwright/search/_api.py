@@ -202,7 +202,7 @@ def _build(
         seed = resolve_task_workflow(config.seed_workflow)
         result = calibrate(
             evaluator, seed, tasks, config.calibration, root, on_record=tick,
-            holdout_repetitions=config.holdout_repetitions,
+            holdout_repetitions=config.holdout_repetitions or config.repetitions,
         )  # fmt: skip
         log.emit(CalibrationFinished(calibration=result))
         split = (result.train, result.holdout)
