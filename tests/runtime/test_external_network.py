@@ -1,0 +1,154 @@
+"""Hostile external agents and the network: inside an external agent's command only the model
+endpoint is reachable (bubblewrap: a namespace with loopback only, and a forwarder to the
+endpoint). The stand-in agent below tries the endpoint and a decoy listener the test opens on
+another loopback port outside; it must reach the first and never the second."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopwright.runtime import EXTERNAL_AGENTS, ExternalSettings, default_registries, external_loop
+from loopwright.runtime.external._network import loopback_endpoint, network_plan
+from loopwright.sandbox import BubblewrapSandbox, LocalSandbox, bubblewrap_available
+from loopwright.workflow import EXTERNAL_LOOP_PREFIX
+from tests.runtime.conftest import FakeModel, Harness, agent, chain
+
+HOSTILE = """\
+import json, os, socket, urllib.request
+
+out = {}
+base = os.environ["ANTHROPIC_BASE_URL"]
+try:
+    with urllib.request.urlopen(base + "/v1/models", timeout=10) as reply:
+        out["endpoint"] = reply.read().decode()
+except OSError as exc:
+    out["endpoint"] = "failed: " + repr(exc)
+for name, host in (("decoy", "127.0.0.1"), ("decoy_localhost", "localhost")):
+    try:
+        socket.create_connection((host, DECOY_PORT), timeout=5).close()
+        out[name] = "connected"
+    except OSError as exc:
+        out[name] = "failed: " + repr(exc)
+with open("net.json", "w") as f:
+    json.dump(out, f)
+"""
+
+
+class _Model(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b'{"model": "ok"}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def model_server() -> Iterator[ThreadingHTTPServer]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Model)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def decoy() -> Iterator[tuple[int, list[int]]]:
+    """A listener on another loopback port, outside any namespace; counts the connections."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    accepted: list[int] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            accepted.append(1)
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield listener.getsockname()[1], accepted
+    listener.close()
+
+
+def run_hostile(
+    h: Harness, tmp_path: Path, url: str, decoy_port: int
+) -> tuple[dict[str, str], dict[str, Any]]:
+    script = tmp_path / "bin" / "claude"
+    script.parent.mkdir()
+    script.write_text(f"#!{sys.executable}\nDECOY_PORT = {decoy_port}\n{HOSTILE}")
+    script.chmod(0o755)
+    settings = ExternalSettings(
+        executable=str(script),
+        api_base=url,
+        environ={"PATH": os.environ["PATH"]},
+    )
+    loop = external_loop(EXTERNAL_AGENTS.get("claude-code"), settings)
+    regs = default_registries().with_loop(EXTERNAL_LOOP_PREFIX + "claude-code", loop)
+    node = agent("builder", loop=EXTERNAL_LOOP_PREFIX + "claude-code", timeout_s=60)
+    h.run(chain(node), FakeModel([]), registries=regs)
+    (record,) = (h.events_path.parent / "external").glob("*.json")
+    return json.loads((h.workspace / "net.json").read_text()), json.loads(record.read_text())
+
+
+@pytest.mark.skipif(not bubblewrap_available(), reason="bubblewrap does not work here")
+def test_an_external_agent_reaches_its_model_endpoint_and_nothing_else(
+    h: Harness,
+    tmp_path: Path,
+    model_server: ThreadingHTTPServer,
+    decoy: tuple[int, list[int]],
+) -> None:
+    h.sandbox = BubblewrapSandbox()  # type: ignore[assignment]  # the harness field is typed Local
+    port, accepted = decoy
+    url = f"http://127.0.0.1:{model_server.server_address[1]}"
+    seen, record = run_hostile(h, tmp_path, url, port)
+    assert seen["endpoint"] == '{"model": "ok"}'
+    assert seen["decoy"].startswith("failed") and seen["decoy_localhost"].startswith("failed")
+    assert accepted == []
+    assert record["network"] == "endpoint-only" and record["schema_version"] == 2
+
+
+def test_the_local_sandbox_cannot_restrict_and_says_so(
+    h: Harness,
+    tmp_path: Path,
+    model_server: ThreadingHTTPServer,
+    decoy: tuple[int, list[int]],
+) -> None:
+    # The same hostile agent unsandboxed reaches the decoy: the test above can fail.
+    port, accepted = decoy
+    url = f"http://127.0.0.1:{model_server.server_address[1]}"
+    seen, record = run_hostile(h, tmp_path, url, port)
+    assert seen["decoy"] == "connected" and accepted
+    assert record["network"].startswith("open: the local sandbox cannot restrict")
+
+
+def test_the_network_plan_follows_the_sandbox_and_the_endpoint() -> None:
+    bwrap = BubblewrapSandbox() if bubblewrap_available() else None
+    assert network_plan(LocalSandbox(), "http://127.0.0.1:9").mode == "open"
+    assert loopback_endpoint("http://localhost:8080/v1") == ("127.0.0.1", 8080)
+    assert loopback_endpoint("http://[::1]:9") == ("::1", 9)
+    assert loopback_endpoint("https://api.anthropic.com/v1") is None
+    assert loopback_endpoint("http://127.0.0.1:notaport") is None
+    if bwrap is not None:
+        assert network_plan(bwrap, None).mode == "none"
+        assert network_plan(bwrap, "http://127.0.0.1:9").endpoint == ("127.0.0.1", 9)
+        remote = network_plan(bwrap, "https://api.openai.com/v1")
+        assert remote.mode == "open" and "not on loopback" in remote.why
