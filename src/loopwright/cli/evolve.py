@@ -106,7 +106,8 @@ FirstChildren = Annotated[
 def evolve(
     bench: Annotated[str | None, typer.Option("--bench", help="Benchmark name or folder.")] = None,
     seed_workflow: Annotated[
-        str | None, typer.Option("--seed-workflow", help="Built-in name or YAML/JSON file.")
+        str | None,
+        typer.Option("--seed-workflow", help="Built-in or library name, or a workflow file."),
     ] = None,
     model: Annotated[str, typer.Option("--model", help="sim or scripted:FILE.")] = "sim",
     generations: Annotated[int, typer.Option("--generations", help="Max generations.")] = 4,
