@@ -17,19 +17,29 @@ from typing import Any
 
 import pytest
 
+from loopwright.harness import MeteringRelay
+from loopwright.models import CallLabels, CostLedger, Price, PriceTable
 from loopwright.runtime import EXTERNAL_AGENTS, ExternalSettings, default_registries, external_loop
 from loopwright.runtime.external._network import loopback_endpoint, network_plan
 from loopwright.sandbox import BubblewrapSandbox, LocalSandbox, bubblewrap_available
 from loopwright.workflow import EXTERNAL_LOOP_PREFIX
+from tests.models.test_gateway_server import Answer, Loopback, loopback
 from tests.runtime.conftest import FakeModel, Harness, agent, chain
+
+__all__ = ["loopback"]  # the fixture, re-exported for pytest
 
 HOSTILE = """\
 import json, os, socket, urllib.request
 
 out = {}
 base = os.environ["ANTHROPIC_BASE_URL"]
+body = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
+request = urllib.request.Request(
+    base + "/v1/chat/completions", data=json.dumps(body).encode(),
+    headers={"Content-Type": "application/json", "Authorization": "Bearer sk-dummy"},
+)
 try:
-    with urllib.request.urlopen(base + "/v1/models", timeout=10) as reply:
+    with urllib.request.urlopen(request, timeout=10) as reply:
         out["endpoint"] = reply.read().decode()
 except OSError as exc:
     out["endpoint"] = "failed: " + repr(exc)
@@ -45,7 +55,8 @@ with open("net.json", "w") as f:
 
 
 class _Model(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
         body = b'{"model": "ok"}'
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -124,6 +135,27 @@ def test_an_external_agent_reaches_its_model_endpoint_and_nothing_else(
     assert seen["decoy"].startswith("failed") and seen["decoy_localhost"].startswith("failed")
     assert accepted == []
     assert record["network"] == "endpoint-only" and record["schema_version"] == 2
+
+
+@pytest.mark.skipif(not bubblewrap_available(), reason="bubblewrap does not work here")
+def test_through_the_metering_relay_the_call_is_metered_and_nothing_else_leaves(
+    h: Harness, tmp_path: Path, loopback: Loopback, decoy: tuple[int, list[int]]
+) -> None:
+    h.sandbox = BubblewrapSandbox()  # type: ignore[assignment]  # the harness field is typed Local
+    loopback.script.answers.append(Answer(text="hi", prompt_tokens=7, completion_tokens=2))
+    model = "openai/relay-coder"
+    prices = PriceTable("net-test-1", {model: Price(1.0, 1.0, 0.5, simulated=True, note="t")})
+    ledger = CostLedger()
+    port, accepted = decoy
+    with MeteringRelay(loopback.url, prices=prices) as relay:
+        labels = CallLabels(run="r", candidate="external:claude-code", role="small")
+        with relay.metering(ledger, model, labels):
+            seen, record = run_hostile(h, tmp_path, relay.url, port)
+    assert json.loads(seen["endpoint"])["choices"][0]["message"]["content"] == "hi"
+    assert [r.input_tokens for r in ledger.records()] == [7]  # one call, metered
+    assert len(loopback.script.requests) == 1
+    assert seen["decoy"].startswith("failed") and accepted == []
+    assert record["network"] == "endpoint-only"
 
 
 def test_the_local_sandbox_cannot_restrict_and_says_so(
