@@ -22,6 +22,7 @@ from loopwright.workflow import (
     locate_workflow,
     read_provenance,
     resolve_workflow,
+    workflow_hash,
     write_provenance,
 )
 
@@ -149,6 +150,17 @@ def test_workflow_show_prints_the_provenance(
     out = capsys.readouterr().out
     assert "promoted: 2026-01-02T03:04:05+00:00 from run /runs/r1" in out
     assert "+0.200 (95% CI +0.050 .. +0.400, 3 tasks)" in out and "SIMULATED" in out
+    assert "changed since it was promoted" in out  # the record's hash is not this file's
+
+
+def test_workflow_show_has_no_change_note_for_an_unchanged_promotion(
+    library: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = put(library, "promoted")
+    digest = workflow_hash(load_workflow(path))
+    write_provenance(path, provenance("promoted").model_copy(update={"workflow_hash": digest}))
+    assert main(["workflow", "show", "promoted"]) == 0
+    assert "changed since" not in capsys.readouterr().out
 
 
 def test_a_missing_workflows_dir_is_a_user_error(

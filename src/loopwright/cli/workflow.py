@@ -242,6 +242,11 @@ def _print_summary(wf: Workflow, source: WorkflowSource) -> None:
     if source.provenance is not None:
         for line in provenance_lines(source.provenance):
             console.print(escape(line), soft_wrap=True)
+        if source.provenance.workflow_hash != workflow_hash(wf):
+            console.print(
+                "  [bold yellow]changed since it was promoted[/] (promoted hash "
+                f"{source.provenance.workflow_hash[:12]}): the figures above are the original's"
+            )
     elif source.kind == "library":
         console.print("provenance: none recorded (not promoted by `outer-loop promote`)")
     if wf.description:
