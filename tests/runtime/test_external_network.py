@@ -174,13 +174,16 @@ def test_the_local_sandbox_cannot_restrict_and_says_so(
 
 def test_the_network_plan_follows_the_sandbox_and_the_endpoint() -> None:
     bwrap = BubblewrapSandbox() if bubblewrap_available() else None
-    assert network_plan(LocalSandbox(), "http://127.0.0.1:9").mode == "open"
+    assert network_plan(LocalSandbox(), "http://127.0.0.1:9", None).mode == "open"
     assert loopback_endpoint("http://localhost:8080/v1") == ("127.0.0.1", 8080)
     assert loopback_endpoint("http://[::1]:9") == ("::1", 9)
     assert loopback_endpoint("https://api.anthropic.com/v1") is None
     assert loopback_endpoint("http://127.0.0.1:notaport") is None
     if bwrap is not None:
-        assert network_plan(bwrap, None).mode == "none"
-        assert network_plan(bwrap, "http://127.0.0.1:9").endpoint == ("127.0.0.1", 9)
-        remote = network_plan(bwrap, "https://api.openai.com/v1")
+        assert network_plan(bwrap, None, None).mode == "none"  # an offline model: no endpoint
+        local = network_plan(bwrap, "http://127.0.0.1:9", "openai/coder")
+        assert local.endpoint == ("127.0.0.1", 9) and local.mode == "endpoint-only"
+        remote = network_plan(bwrap, "https://api.openai.com/v1", "openai/gpt")
         assert remote.mode == "open" and "not on loopback" in remote.why
+        hosted = network_plan(bwrap, None, "anthropic/claude-sonnet-4-5")  # its own default URL
+        assert hosted.mode == "open" and "provider's own endpoint" in hosted.why

@@ -161,7 +161,7 @@ def run_external(
     try:
         request = _request(node, prompt, ctx, settings, scratch, environ)
         invocation = adapter.invocation(request, executable, settings.extra_args)
-        plan = network_plan(tc.sandbox, request.api_base)
+        plan = network_plan(tc.sandbox, request.api_base, request.model)
         started = time.monotonic()
         try:
             result = _invoke(tc, invocation, scratch, timeout, _exposed(executable, settings), plan)

@@ -80,18 +80,21 @@ def loopback_endpoint(api_base: str | None) -> tuple[str, int] | None:
     return (host, port) if loopback else None
 
 
-def network_plan(sandbox: Sandbox, api_base: str | None) -> NetworkPlan:
-    """The plan for a visit in `sandbox` whose agent talks to `api_base`. Pure."""
+def network_plan(sandbox: Sandbox, api_base: str | None, model: str | None) -> NetworkPlan:
+    """The plan for a visit in `sandbox` whose agent talks to `model` at `api_base` (both None
+    for the offline models: the agent has no endpoint of ours to reach). Pure."""
     if sandbox.name not in _RESTRICTING_SANDBOXES:
         why = f"the {sandbox.name} sandbox cannot restrict an agent's network to its endpoint"
         return NetworkPlan("open", why=why)
-    if not api_base:
+    if not api_base and model is None:
         return NetworkPlan("none")
     endpoint = loopback_endpoint(api_base)
     if endpoint is None:
+        where = "its provider's own endpoint" if not api_base else "a URL not on loopback"
         why = (
-            "the model endpoint is not on loopback (a provider's URL); run external agents "
-            "through the metering relay or a local server to restrict it"
+            f"the model endpoint is {where}, which cannot be forwarded through a loopback "
+            "port; run external agents through the metering relay (loopwright ab) or a local "
+            "server to restrict it"
         )
         return NetworkPlan("open", why=why)
     return NetworkPlan("endpoint-only", endpoint=endpoint)
