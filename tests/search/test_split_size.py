@@ -96,3 +96,13 @@ def test_min_train_refuses_before_generation_0(
     assert "Traceback" not in err
     assert (run / "calibration.json").is_file()
     assert not (run / "checkpoint.json").exists()
+
+
+def test_the_report_shows_the_calibration_warning() -> None:
+    from loopwright.report.pages._evolve import calibration_section
+    from loopwright.search import Calibration
+
+    cal = Calibration(seed_workflow="s", band=(0.3, 0.7), repetitions=3, rows=(),
+                      warnings=split_warnings(2, [0.5], 3))  # fmt: skip
+    section = calibration_section(cal)
+    assert "<strong>Warning:</strong> calibration kept only 2 training" in section.body
