@@ -20,7 +20,14 @@ import pytest
 from loopwright.harness import MeteringRelay
 from loopwright.models import CallLabels, CostLedger, Price, PriceTable
 from loopwright.runtime import EXTERNAL_AGENTS, ExternalSettings, default_registries, external_loop
-from loopwright.runtime.external._network import loopback_endpoint, network_plan
+from loopwright.runtime.external._network import (
+    PROXY_PORT,
+    NetworkPlan,
+    bridge,
+    forwarded_argv,
+    loopback_endpoint,
+    network_plan,
+)
 from loopwright.sandbox import BubblewrapSandbox, LocalSandbox, bubblewrap_available
 from loopwright.workflow import EXTERNAL_LOOP_PREFIX
 from tests.models.test_gateway_server import Answer, Loopback, loopback
@@ -183,7 +190,63 @@ def test_the_network_plan_follows_the_sandbox_and_the_endpoint() -> None:
         assert network_plan(bwrap, None, None).mode == "none"  # an offline model: no endpoint
         local = network_plan(bwrap, "http://127.0.0.1:9", "openai/coder")
         assert local.endpoint == ("127.0.0.1", 9) and local.mode == "endpoint-only"
-        remote = network_plan(bwrap, "https://api.openai.com/v1", "openai/gpt")
-        assert remote.mode == "open" and "not on loopback" in remote.why
+        remote = network_plan(bwrap, "https://llm.example.com:8443/v1", "openai/gpt")
+        assert (remote.mode, remote.endpoint, remote.proxy) == (
+            "endpoint-only", ("llm.example.com", 8443), True
+        )  # fmt: skip
+        assert remote.describe() == "endpoint-only: CONNECT llm.example.com:8443 only"
+        assert remote.environment()["HTTPS_PROXY"] == f"http://127.0.0.1:{PROXY_PORT}"
         hosted = network_plan(bwrap, None, "anthropic/claude-sonnet-4-5")  # its own default URL
-        assert hosted.mode == "open" and "provider's own endpoint" in hosted.why
+        assert hosted.endpoint == ("api.anthropic.com", 443) and hosted.proxy
+        plain = network_plan(bwrap, "http://10.0.0.5:8000/v1", "openai/coder")
+        assert plain.mode == "open" and "plain http" in plain.why
+        unknown = network_plan(bwrap, None, "mistral/large")
+        assert unknown.mode == "open" and "provider's own" in unknown.why
+
+
+CONNECTS = """\
+import http.client, json, socket, sys
+
+out = {}
+for name, port in (("endpoint", MODEL_PORT), ("decoy", DECOY_PORT)):
+    conn = http.client.HTTPConnection("127.0.0.1", PROXY_PORT, timeout=10)
+    conn.set_tunnel("127.0.0.1", port)
+    try:
+        conn.request("POST", "/v1/chat/completions", body=b"{}",
+                     headers={"Content-Type": "application/json"})
+        out[name] = conn.getresponse().read().decode()
+    except OSError as exc:
+        out[name] = "failed: " + repr(exc)
+try:
+    socket.create_connection(("127.0.0.1", DECOY_PORT), timeout=5).close()
+    out["direct"] = "connected"
+except OSError as exc:
+    out["direct"] = "failed: " + repr(exc)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not bubblewrap_available(), reason="bubblewrap does not work here")
+def test_the_proxy_for_a_remote_endpoint_tunnels_only_to_it(
+    tmp_path: Path, model_server: ThreadingHTTPServer, decoy: tuple[int, list[int]]
+) -> None:
+    # A remote HTTPS endpoint stands in as the loopback model server: the proxy plan is the same.
+    port, accepted = decoy
+    model_port = model_server.server_address[1]
+    plan = NetworkPlan("endpoint-only", endpoint=("127.0.0.1", model_port), proxy=True)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    script = scratch / "client.py"
+    script.write_text(
+        f"MODEL_PORT = {model_port}\nDECOY_PORT = {port}\nPROXY_PORT = {PROXY_PORT}\n{CONNECTS}"
+    )
+    argv = forwarded_argv([sys.executable, str(script)], plan, scratch)
+    with bridge(plan, scratch):
+        result = BubblewrapSandbox().run(
+            argv, cwd=scratch, timeout_s=60, writable=[scratch], env=plan.environment()
+        )
+    assert result.exit_code == 0, result.stderr
+    seen = json.loads(result.stdout)
+    assert seen["endpoint"] == '{"model": "ok"}'
+    assert "403" in seen["decoy"] and seen["direct"].startswith("failed")
+    assert accepted == []

@@ -187,9 +187,8 @@ def _invoke(
     (then its process group is killed), with the network `plan` allows: under
     `endpoint-only` no network but the forwarder to its model endpoint. Raises SandboxError
     when it cannot be started."""
-    argv = list(invocation.argv)
+    argv = forwarded_argv(invocation.argv, plan, scratch)
     if plan.endpoint is not None:
-        argv = forwarded_argv(argv, plan.endpoint, scratch)
         exposed = [*exposed, *interpreter_dirs(), Path(invocation.argv[0]).resolve()]
     with bridge(plan, scratch):
         return tc.sandbox.run(
@@ -198,7 +197,7 @@ def _invoke(
             timeout_s=timeout,
             writable=[scratch],
             readonly=exposed,
-            env=invocation.env,
+            env={**invocation.env, **plan.environment()},
             output_cap=_OUTPUT_CAP,
             network=plan.mode == "open",
             stdin=invocation.stdin,

@@ -6,7 +6,10 @@ inside on the port of the model endpoint's loopback URL and forwards to a unix s
 visit's scratch directory; `EndpointBridge`, outside, connects each connection made there to
 the endpoint (the metering relay, or a local model server) and nowhere else. The agent is given
 the same URL as before, and any other address it tries (another port, another host) is
-unreachable. Decided per visit by `network_plan`; recorded as `network` in the visit's exhaust
+unreachable. A remote HTTPS endpoint (an `--api-base` on another host, or a hosted provider's
+own URL) cannot be served on a loopback port (its TLS name would not match), so the forwarder
+is then an HTTP proxy inside (`HTTPS_PROXY`) that tunnels only `CONNECT host:443` of that
+endpoint; TLS stays end to end between the agent and its provider. Decided per visit by `network_plan`; recorded as `network` in the visit's exhaust
 record (docs/external-agents.md, "Network").
 """
 
@@ -34,6 +37,7 @@ __all__ = [
     "interpreter_dirs",
     "loopback_endpoint",
     "network_plan",
+    "remote_https_endpoint",
 ]
 
 NetworkMode = Literal["endpoint-only", "none", "open"]
@@ -41,6 +45,11 @@ _FORWARDER = Path(__file__).with_name("_inner_forwarder.py")
 _SOCKET_NAME = "model.sock"
 _CHUNK = 65536
 _RESTRICTING_SANDBOXES = frozenset({"bubblewrap"})
+PROXY_PORT = 3128
+"""The port of the CONNECT proxy inside the namespace (any port is free there)."""
+PROVIDER_ENDPOINTS = {"anthropic": "api.anthropic.com", "openai": "api.openai.com"}
+"""The HTTPS host an agent calls for a hosted model of these providers when no base URL is
+given (Claude Code, Codex and LiteLLM's defaults)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +61,22 @@ class NetworkPlan:
     mode: NetworkMode
     endpoint: tuple[str, int] | None = None
     why: str = ""
+    proxy: bool = False
 
     def describe(self) -> str:
-        """What the exhaust record keeps: the mode, and why when it is open."""
+        """What the exhaust record keeps: the mode (with the endpoint a proxy tunnels to), and
+        why when it is open."""
+        if self.proxy and self.endpoint is not None:
+            return f"{self.mode}: CONNECT {self.endpoint[0]}:{self.endpoint[1]} only"
         return f"{self.mode}: {self.why}" if self.why else self.mode
+
+    def environment(self) -> dict[str, str]:
+        """Variables the agent's command needs for this plan: the proxy's, under a proxy."""
+        if not self.proxy:
+            return {}
+        url = f"http://127.0.0.1:{PROXY_PORT}"
+        names = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY")
+        return {**dict.fromkeys(names, url), "NO_PROXY": "", "no_proxy": ""}
 
 
 def loopback_endpoint(api_base: str | None) -> tuple[str, int] | None:
@@ -80,6 +101,22 @@ def loopback_endpoint(api_base: str | None) -> tuple[str, int] | None:
     return (host, port) if loopback else None
 
 
+def remote_https_endpoint(api_base: str | None, model: str | None) -> tuple[str, int] | None:
+    """(host, port) an agent reaches over HTTPS: `api_base`'s when it is an https URL, else
+    (no `api_base`) the hosted provider's own (`PROVIDER_ENDPOINTS`), else None."""
+    if api_base:
+        parts = urlsplit(api_base)
+        if parts.scheme != "https" or parts.hostname is None:
+            return None
+        try:
+            return parts.hostname.lower(), parts.port or 443
+        except ValueError:
+            return None
+    provider = (model or "").split("/", 1)[0] if model and "/" in model else None
+    host = PROVIDER_ENDPOINTS.get(provider or "")
+    return (host, 443) if host is not None else None
+
+
 def network_plan(sandbox: Sandbox, api_base: str | None, model: str | None) -> NetworkPlan:
     """The plan for a visit in `sandbox` whose agent talks to `model` at `api_base` (both None
     for the offline models: the agent has no endpoint of ours to reach). Pure."""
@@ -89,25 +126,33 @@ def network_plan(sandbox: Sandbox, api_base: str | None, model: str | None) -> N
     if not api_base and model is None:
         return NetworkPlan("none")
     endpoint = loopback_endpoint(api_base)
-    if endpoint is None:
-        where = "its provider's own endpoint" if not api_base else "a URL not on loopback"
-        why = (
-            f"the model endpoint is {where}, which cannot be forwarded through a loopback "
-            "port; run external agents through the metering relay (loopwright ab) or a local "
-            "server to restrict it"
-        )
-        return NetworkPlan("open", why=why)
-    return NetworkPlan("endpoint-only", endpoint=endpoint)
+    if endpoint is not None:
+        return NetworkPlan("endpoint-only", endpoint=endpoint)
+    remote = remote_https_endpoint(api_base, model)
+    if remote is not None:
+        return NetworkPlan("endpoint-only", endpoint=remote, proxy=True)
+    where = f"{api_base} (plain http on another host)" if api_base else "its provider's own"
+    why = (
+        f"the model endpoint is {where}, which loopwright cannot tunnel to alone; use a "
+        "loopback or https endpoint, or the metering relay (loopwright ab), to restrict it"
+    )
+    return NetworkPlan("open", why=why)
 
 
-def forwarded_argv(argv: Sequence[str], endpoint: tuple[str, int], scratch: Path) -> list[str]:
-    """`argv` wrapped in the inner forwarder (copied into `scratch`, run by this Python in
-    isolated mode: it needs only the standard library)."""
+def forwarded_argv(argv: Sequence[str], plan: NetworkPlan, scratch: Path) -> list[str]:
+    """`argv` wrapped in the inner forwarder of an `endpoint-only` plan (copied into `scratch`,
+    run by this Python in isolated mode: it needs only the standard library)."""
+    if plan.endpoint is None:
+        return list(argv)
     script = scratch / _FORWARDER.name
     shutil.copyfile(_FORWARDER, script)
-    host, port = endpoint
-    return [_python(), "-I", "-S", str(script), host, str(port), str(scratch / _SOCKET_NAME),
-            "--", *argv]  # fmt: skip
+    host, port = plan.endpoint
+    sock = str(scratch / _SOCKET_NAME)
+    if plan.proxy:
+        head = ["127.0.0.1", str(PROXY_PORT), sock, "--connect", f"{host}:{port}"]
+    else:
+        head = [host, str(port), sock]
+    return [_python(), "-I", "-S", str(script), *head, "--", *argv]
 
 
 def interpreter_dirs() -> list[Path]:
