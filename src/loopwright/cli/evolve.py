@@ -264,6 +264,9 @@ def outer_evaluate(
             raise UsageError("this generation is already evaluated", fix="run outer-loop evolve")
         engine.evaluate_generation()
     console.print(_generation_table(evolve_result(engine.state), simulated=_simulated(engine)))
+    if engine.finished:
+        console.print(f"run finished: {engine.state.stop_reason}")
+        console.print(f"next: loopwright outer-loop finalize --run-dir {run_dir}")
 
 
 @outer.command("evolve")
@@ -276,6 +279,7 @@ def outer_evolve(run_dir: RunDir) -> None:
         reason = engine.advance()
         if reason:
             console.print(f"run finished: {reason}")
+            console.print(f"next: loopwright outer-loop finalize --run-dir {run_dir}")
         else:
             console.print(f"generation {engine.state.generation} ready")
 

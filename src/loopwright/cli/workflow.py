@@ -106,11 +106,12 @@ def _builtin_row(wf: Workflow) -> dict[str, object]:
 
 def _library_row(entry: LibraryEntry) -> dict[str, object]:
     """A library file's row; one that does not read is listed with its problem, not hidden."""
+    wf: Workflow | None = None
     try:
-        wf: Workflow | None = load_workflow(entry.path)
-        description = wf.description if wf is not None else ""
+        wf = load_workflow(entry.path)
+        description = wf.description
     except ConfigError as exc:
-        wf, description = None, f"invalid: {exc.render().splitlines()[0]}"
+        description = f"invalid: {exc.render().splitlines()[0]}"
     if entry.shadowed:
         description = f"shadowed by the built-in {entry.name!r} (use the path); {description}"
     prov = entry.provenance
