@@ -163,7 +163,11 @@ def interpreter_dirs() -> list[Path]:
 
 
 def _python() -> str:
-    return str(Path(sys.executable).resolve())
+    """The base interpreter (not a virtualenv's copy, whose pyvenv.cfg a task environment's
+    sandbox would not show), else this one."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    base = Path(sys.base_prefix) / "bin" / version
+    return str(base.resolve() if base.is_file() else Path(sys.executable).resolve())
 
 
 class EndpointBridge:
