@@ -1,8 +1,8 @@
 """The outer loop as a workflow, and the same loop driven a step at a time.
 
 `loopwright evolve` walks the built-in `outer-loop` workflow with the Runner; the
-`outer-loop calibrate|evaluate|evolve|status|promote` commands are its nodes by hand. Both must
-give the same run for the same seed.
+`outer-loop calibrate|evaluate|evolve|finalize|status|promote` commands are its nodes by hand.
+Both must give the same run (and the same result.json) for the same seed.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def events(path: Path) -> list[dict[str, Any]]:
 
 
 def test_evolve_walks_the_outer_loop_workflow_and_the_steps_give_the_same_run(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     whole = tmp_path / "whole"
     text = run(capsys, "evolve", *COMMON, "--run-dir", str(whole))
@@ -78,6 +78,16 @@ def test_evolve_walks_the_outer_loop_workflow_and_the_steps_give_the_same_run(
     assert results(steps) == results(whole)
     assert load_checkpoint(steps).winner_id == state.winner_id
 
+    # finalize writes the same result.json as evolve (but for the wall clock) and the report.
+    assert not (steps / "result.json").exists()
+    final = run(capsys, "outer-loop", "finalize", "--run-dir", str(steps))
+    assert "stop reason: max_generations" in final and "result written to" in final
+    stepped = json.loads((steps / "result.json").read_text())
+    for data in (stepped, result):
+        data["spent"].pop("wall_s")
+    assert stepped == result
+    assert (steps / "report.html").is_file()
+
     status = run(capsys, "outer-loop", "status", "--run-dir", str(steps))
     assert "stop reason: max_generations" in status and "holdout: winner" in status
 
@@ -87,6 +97,40 @@ def test_evolve_walks_the_outer_loop_workflow_and_the_steps_give_the_same_run(
     assert "promoted" in promoted
     saved = yaml.safe_load((library / "evolved.yaml").read_text())
     assert saved["name"] == "evolved"
+    provenance = json.loads((library / "evolved.provenance.json").read_text())
+    assert provenance["schema_version"] == 1 and provenance["forced"] is True
+    assert provenance["individual_id"] == state.winner_id
+    assert provenance["holdout_gain"]["n_tasks"] == 1
+
+    # The promoted workflow is used by name, and shown with where it came from.
+    monkeypatch.setenv("LOOPWRIGHT_WORKFLOW_LIBRARY", str(library))
+    shown = run(capsys, "workflow", "show", "evolved")
+    assert f"from run {steps.resolve()}" in shown and "holdout gain over the seed" in shown
+    used = run(capsys, "run", "evolved", "--bench", "mini", "--tasks", "l1-slugify",
+               "--sandbox", "local", "--run-dir", str(tmp_path / "use"))  # fmt: skip
+    assert "evolved" in used
+
+
+def test_finalize_refuses_a_run_that_has_not_stopped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(capsys, "outer-loop", "calibrate", "--run-dir", str(tmp_path), *COMMON)
+    code = main(["outer-loop", "finalize", "--run-dir", str(tmp_path)])
+    text = "".join(capsys.readouterr())
+    assert code == 2 and "has not stopped" in text and "outer-loop evaluate" in text
+    assert not (tmp_path / "result.json").exists()
+
+
+def test_an_ephemeral_mode_file_runs_by_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(capsys, "outer-loop", "calibrate", "--run-dir", str(tmp_path / "r"), *COMMON)
+    mode = sorted((tmp_path / "r" / "modes").glob("evolve-gen0-*.json"))[0]
+    used = run(capsys, "run", str(mode), "--bench", "mini", "--tasks", "l1-slugify",
+               "--sandbox", "local", "--run-dir", str(tmp_path / "use"))  # fmt: skip
+    assert "Extra inputs" not in used
+    shown = run(capsys, "workflow", "show", str(mode))
+    assert f"source: file: {mode}" in shown
 
 
 def test_a_step_out_of_order_is_refused_with_the_next_step(
@@ -101,7 +145,8 @@ def test_a_step_out_of_order_is_refused_with_the_next_step(
 def test_the_outer_loop_exports_as_a_skill_naming_each_command() -> None:
     text = to_skill_md(builtin_workflow("outer-loop"))
     for command in ("outer-loop calibrate", "outer-loop evaluate", "outer-loop reflect",
-                    "outer-loop evolve", "outer-loop status", "outer-loop promote"):  # fmt: skip
+                    "outer-loop evolve", "outer-loop status", "outer-loop finalize",
+                    "outer-loop promote"):  # fmt: skip
         assert command in text
     assert "at most 1000 time(s)" in text
 

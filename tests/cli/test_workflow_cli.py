@@ -124,7 +124,10 @@ def test_schema_error_exits_2_with_the_field_path(
 def test_unknown_name_lists_the_builtins(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "validate", "no-such-flow")
     assert code == 2
-    assert "'no-such-flow' is neither a built-in workflow nor a workflow file" in err
+    assert (
+        "'no-such-flow' is neither a built-in workflow, a library workflow nor a workflow file"
+        in err
+    )
     assert "builder-only, outer-loop, research-build-verify, thorough" in err
 
 

@@ -173,6 +173,11 @@ def test_inner_loop_steps_keep_history_and_trajectory(task: Task, tmp_path: Path
     second = loop.step(directives="prefer small diffs")
     assert [r.repetition for r in loop.history()] == [0, 1]
     assert loop.score_trajectory() == [1.0, 1.0]
+    # The second cycle does not beat the first: the InnerLoop's verdicts and stall signals.
+    assert [r.experiments[0].verdict for r in loop.history()] == ["kept", "reverted"]
+    assert (first.kept, second.reverted, second.consecutive_reverts) == (1, 1, 1)
+    assert not second.plateau_detected
+    assert load_record(tmp_path / "loop" / task.id / "rep_1") == second
     assert first.seed != second.seed  # each repetition has its own seed
     assert (
         tmp_path / "loop" / task.id / "rep_1" / "directives.md"

@@ -40,6 +40,8 @@ EXPECTED = {
     "diff_files",
     "iter_events",
     "load_record",
+    "judge_cycle",
+    "DEFAULT_PLATEAU_AFTER",
     "read_events",
     "read_grade",
     "write_record",

@@ -30,3 +30,14 @@ def test_register_cleanup_and_promote(tmp_path: Path) -> None:
         reg.promote(b.mode, "my-winner", tmp_path / "lib")
     with pytest.raises(UsageError):
         reg.promote(a.mode, "x", tmp_path / "lib")
+
+
+def test_promote_refuses_a_builtin_name_and_a_bad_name(tmp_path: Path) -> None:
+    from loopwright.errors import ConfigError
+    from loopwright.search._modes import _check_new_name
+
+    with pytest.raises(UsageError, match="built-in"):
+        _check_new_name("thorough")
+    for bad in ("a/b", "x.yaml", "-x", ""):
+        with pytest.raises(ConfigError):
+            _check_new_name(bad)

@@ -54,6 +54,20 @@ EXPECTED = {
     "workflow_hash",
     "workflow_to_json",
     "workflow_to_yaml",
+    "LIBRARY_ENV",
+    "PROVENANCE_SCHEMA_VERSION",
+    "WORKFLOWS_PATH_ENV",
+    "HoldoutGain",
+    "LibraryEntry",
+    "Provenance",
+    "WorkflowSource",
+    "check_library_name",
+    "library_dirs",
+    "library_entries",
+    "locate_workflow",
+    "read_provenance",
+    "user_library_dir",
+    "write_provenance",
 }
 
 

@@ -136,6 +136,6 @@ def test_resolve_neither_names_both_possibilities(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         resolve_workflow(str(tmp_path / "missing.yaml"))
     message = str(info.value)
-    assert "neither a built-in workflow nor a workflow file" in message
+    assert "neither a built-in workflow, a library workflow nor a workflow file" in message
     assert "builder-only, outer-loop, research-build-verify, thorough" in message
     assert ".yaml, .yml or .json" in message

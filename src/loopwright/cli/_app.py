@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -10,7 +13,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from loopwright import __version__
-from loopwright.errors import UserError
+from loopwright.errors import UsageError, UserError
+from loopwright.workflow import WORKFLOWS_PATH_ENV
 
 app = typer.Typer(
     name="loopwright",
@@ -55,8 +59,29 @@ def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    workflows_dir: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--workflows-dir",
+            help="A directory of workflows to use by name, in every command (repeatable; added "
+            "to $LOOPWRIGHT_WORKFLOWS_PATH; see `workflow list`).",
+        ),
+    ] = None,
 ) -> None:
     """loopwright: find better LLM agent workflows by measurement."""
+    workflows_dir = workflows_dir or []
+    missing = [str(p) for p in workflows_dir if not p.is_dir()]
+    if missing:
+        raise UsageError(
+            "--workflows-dir takes an existing directory",
+            got=", ".join(missing),
+            fix="create it, or check the path",
+        )
+    if workflows_dir:
+        given = [str(p.expanduser().absolute()) for p in workflows_dir]
+        known = [p for p in os.environ.get(WORKFLOWS_PATH_ENV, "").split(os.pathsep) if p]
+        # Through the environment so that worker processes and library calls see it too.
+        os.environ[WORKFLOWS_PATH_ENV] = os.pathsep.join([*given, *known])
 
 
 def _register_commands() -> None:
@@ -75,6 +100,7 @@ def _register_commands() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (0 ok, 1 failed check, 2 user error, 130 interrupted)."""
     _register_commands()
+    before = os.environ.get(WORKFLOWS_PATH_ENV)
     try:
         app(args=argv, prog_name="loopwright")
     except SystemExit as exc:  # typer's standalone mode always ends this way
@@ -88,7 +114,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err_console.print("interrupted")
         return EXIT_INTERRUPTED
+    finally:
+        _restore(WORKFLOWS_PATH_ENV, before)
     return EXIT_OK
+
+
+def _restore(name: str, value: str | None) -> None:
+    """Put an environment variable a command set back as it was (main() may run many times in
+    one process, as in the tests)."""
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
 
 
 if __name__ == "__main__":  # pragma: no cover

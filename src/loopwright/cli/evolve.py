@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -34,12 +35,12 @@ from loopwright.search import (
 )
 from loopwright.search._checkpoint import RunLock, load_checkpoint
 from loopwright.search._credit import CreditRow, credit_table
-from loopwright.search._modes import EphemeralModeRegistry
+from loopwright.search._modes import promote_winner
 from loopwright.search._reflection_step import reflect_generation
 from loopwright.search._report import evolve_result
 from loopwright.search._staging import StageVerdict
 from loopwright.store import INDEX_FILE, RunIndex, default_run_path, is_simulated
-from loopwright.workflow import to_mermaid
+from loopwright.workflow import read_provenance, to_mermaid
 
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True, highlight=False)
@@ -80,6 +81,18 @@ Strategy = Annotated[
 Exploration = Annotated[
     float, typer.Option("--exploration", help="Share of random mutations under guided.")
 ]
+MinTrain = Annotated[
+    int | None,
+    typer.Option(
+        "--min-train", help="Refuse (exit 2) when calibration keeps fewer training tasks."
+    ),
+]
+MinHoldout = Annotated[
+    int | None,
+    typer.Option(
+        "--min-holdout", help="Refuse (exit 2) when calibration keeps fewer holdout tasks."
+    ),
+]
 FirstChildren = Annotated[
     str,
     typer.Option(
@@ -114,7 +127,8 @@ Merge = Annotated[
 def evolve(
     bench: Annotated[str | None, typer.Option("--bench", help="Benchmark name or folder.")] = None,
     seed_workflow: Annotated[
-        str | None, typer.Option("--seed-workflow", help="Built-in name or YAML/JSON file.")
+        str | None,
+        typer.Option("--seed-workflow", help="Built-in or library name, or a workflow file."),
     ] = None,
     model: Annotated[str, typer.Option("--model", help="sim or scripted:FILE.")] = "sim",
     generations: Annotated[int, typer.Option("--generations", help="Max generations.")] = 4,
@@ -134,6 +148,8 @@ def evolve(
     holdout: Annotated[str | None, typer.Option("--holdout", help="Holdout task ids.")] = None,
     band: Annotated[str, typer.Option("--band", help="Calibration pass-rate band.")] = "0.3,0.7",
     calibration_reps: Annotated[int, typer.Option("--calibration-reps")] = 3,
+    min_train: MinTrain = None,
+    min_holdout: MinHoldout = None,
     max_evaluations: Annotated[int | None, typer.Option("--max-evaluations")] = None,
     max_train_evaluations: Annotated[
         int | None, typer.Option("--max-train-evaluations", help="Training runs only.")
@@ -186,7 +202,8 @@ def evolve(
             "overfit_gap": overfit_gap, "strategy": strategy, "exploration": exploration,
             "first_children": first_children, "stages": _stages(stages),
             "stage_margin": stage_margin, "parents": parents, "merge_rate": merge,
-            "calibration": {"band_low": low, "band_high": high, "repetitions": calibration_reps},
+            "calibration": {"band_low": low, "band_high": high, "repetitions": calibration_reps,
+                            "min_train": min_train, "min_holdout": min_holdout},
             "budgets": {
                 "max_generations": generations, "max_evaluations": max_evaluations,
                 "max_train_evaluations": max_train_evaluations,
@@ -213,6 +230,8 @@ def outer_calibrate(
     generations: Annotated[int, typer.Option("--generations")] = 4,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     band: Annotated[str, typer.Option("--band")] = "0.3,0.7",
+    min_train: MinTrain = None,
+    min_holdout: MinHoldout = None,
     train: Annotated[str | None, typer.Option("--train", help="Training task ids.")] = None,
     holdout: Annotated[str | None, typer.Option("--holdout", help="Holdout task ids.")] = None,
     holdout_reps: Annotated[int, typer.Option("--holdout-reps")] = 3,
@@ -245,7 +264,8 @@ def outer_calibrate(
             "holdout_repetitions": holdout_reps, "strategy": strategy, "exploration": exploration,
             "first_children": first_children, "stages": _stages(stages),
             "stage_margin": stage_margin, "parents": parents, "merge_rate": merge,
-            "calibration": {"band_low": low, "band_high": high},
+            "calibration": {"band_low": low, "band_high": high, "min_train": min_train,
+                            "min_holdout": min_holdout},
             "budgets": {"max_generations": generations},
         }
     )  # fmt: skip
@@ -275,6 +295,9 @@ def outer_evaluate(
             raise UsageError("this generation is already evaluated", fix="run outer-loop evolve")
         engine.evaluate_generation()
     console.print(_generation_table(evolve_result(engine.state), simulated=_simulated(engine)))
+    if engine.finished:
+        console.print(f"run finished: {engine.state.stop_reason}")
+        console.print(f"next: loopwright outer-loop finalize --run-dir {run_dir}")
 
 
 @outer.command("evolve")
@@ -287,6 +310,7 @@ def outer_evolve(run_dir: RunDir) -> None:
         reason = engine.advance()
         if reason:
             console.print(f"run finished: {reason}")
+            console.print(f"next: loopwright outer-loop finalize --run-dir {run_dir}")
         else:
             console.print(f"generation {engine.state.generation} ready")
 
@@ -331,6 +355,24 @@ def outer_status(
             console.print(describe_report(load_reflection(found[-1])), markup=False)
 
 
+@outer.command("finalize")
+def outer_finalize(
+    run_dir: RunDir,
+    no_report: Annotated[
+        bool, typer.Option("--no-report", help="Do not write RUN_DIR/report.html.")
+    ] = False,
+) -> None:
+    """Finish a stopped run as `evolve` does: write result.json and the report, and print the
+    summary (refused while the run is still going)."""
+    with RunLock(run_dir):
+        path = search.finalize_run(run_dir)
+    checkpoint = load_checkpoint(run_dir)
+    _report(evolve_result(checkpoint), simulated=is_simulated(checkpoint.config.model))
+    console.print(f"result written to {path}")
+    if not no_report:
+        report_at_end(run_dir, console)
+
+
 @outer.command("promote")
 def outer_promote(
     run_dir: RunDir,
@@ -338,19 +380,13 @@ def outer_promote(
     force: Annotated[bool, typer.Option("--force", help="Promote even if the CI has 0.")] = False,
     library: Annotated[Path | None, typer.Option("--library", help="Workflow library.")] = None,
 ) -> None:
-    """Copy the winner into the user's workflow library (refused if its gain CI includes 0)."""
-    result = evolve_result(load_checkpoint(run_dir))
-    if not force and (result.gain is None or result.gain.includes_zero):
-        raise UsageError(
-            "the winner's holdout gain over the seed is not significant",
-            got="no holdout gain" if result.gain is None else result.gain.describe(),
-            fix="evolve longer or on more holdout tasks, or pass --force",
-        )
-    registry = EphemeralModeRegistry(run_dir)
-    if result.winner.mode not in registry.names():
-        registry.register(result.winner)
-    path = registry.promote(result.winner.mode, name, library, overwrite=force)
-    console.print(f"promoted {result.winner.mode} as {name}: {path}")
+    """Copy the winner into the user's workflow library with its provenance (refused if its
+    gain CI includes 0); then use it by name: `loopwright run NAME ...`."""
+    path = promote_winner(run_dir, name, library, force=force)
+    provenance = read_provenance(path)
+    mode = provenance.mode if provenance is not None else "the winner"
+    console.print(f"promoted {mode} as {name}: {path}")
+    console.print(f"use it by name: loopwright run {name} --bench BENCH")
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -419,6 +455,8 @@ class _Display:
             text = f"calibrating {event.done}/{event.total}: {event.task_id}"
         elif isinstance(event, CalibrationFinished):
             console.print(_calibration_table(event.calibration))
+            for warning in event.calibration.warnings:
+                err_console.print(f"[bold yellow]warning:[/] {escape(warning)}")
         elif isinstance(event, GenerationStarted):
             self.generation, self.evaluations = event.generation, 0
             text = f"generation {self.generation}: 0 evaluations"

@@ -49,7 +49,9 @@ Dir = Annotated[Path, typer.Option("--dir", help="The working directory (convent
 @research.command("init")
 def init(
     dir: Dir,
-    workflow: Annotated[str, typer.Option("--workflow", help="Seed workflow: built-in or file.")],
+    workflow: Annotated[
+        str, typer.Option("--workflow", help="Seed workflow: built-in or library name, or a file.")
+    ],
     bench: Annotated[str, typer.Option("--bench", help="Benchmark name or folder of tasks.")],
     goal: Annotated[str | None, typer.Option("--goal", help="The goal as one line.")] = None,
     goal_file: Annotated[

@@ -27,7 +27,10 @@ __all__ = ["TaskRow", "run"]
 @app.command("run")
 def run(
     workflows: Annotated[
-        list[str], typer.Argument(help="One or more workflows: built-in names or YAML/JSON files.")
+        list[str],
+        typer.Argument(
+            help="One or more workflows: built-in or library names, or YAML/JSON files."
+        ),
     ],
     bench: Annotated[str, typer.Option("--bench", help="A benchmark name or a folder of tasks.")],
     tasks: Annotated[

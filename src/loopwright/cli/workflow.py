@@ -1,4 +1,5 @@
-"""`loopwright workflow list|validate|show|render`: the built-ins, checking and drawing a workflow."""
+"""`loopwright workflow list|validate|show|render`: the built-ins and the library, checking and
+drawing a workflow."""
 
 from __future__ import annotations
 
@@ -19,11 +20,17 @@ from loopwright.workflow import (
     AgentNode,
     FnNode,
     GateNode,
+    LibraryEntry,
     Node,
+    Provenance,
     Workflow,
+    WorkflowSource,
     builtin_workflow,
     builtin_workflow_names,
     check_workflow,
+    library_entries,
+    load_workflow,
+    locate_workflow,
     render_svg,
     resolve_workflow,
     to_dot,
@@ -36,7 +43,8 @@ from loopwright.workflow import (
 )
 
 workflow_app = typer.Typer(
-    help="Workflows (the genome): list the built-ins, validate, show and render a workflow.",
+    help="Workflows (the genome): list the built-ins and the library, validate, show and render "
+    "a workflow.",
     no_args_is_help=True,
 )
 app.add_typer(workflow_app, name="workflow")
@@ -47,7 +55,9 @@ WORKFLOW_DOC = "docs/workflow.md"
 
 NameOrPath = Annotated[
     str,
-    typer.Argument(help="A built-in workflow name (see `workflow list`) or a .yaml/.json file."),
+    typer.Argument(
+        help="A built-in or library workflow name (see `workflow list`) or a .yaml/.json file."
+    ),
 ]
 
 
@@ -72,19 +82,56 @@ class RenderFormat(StrEnum):
 def list_workflows(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """List the built-in workflows with their node counts and descriptions."""
-    workflows = [builtin_workflow(name) for name in builtin_workflow_names()]
+    """List the built-in workflows, then the library's (promoted workflows and --workflows-dir
+    directories) with where each came from."""
+    builtins = builtin_workflow_names()
+    rows = [_builtin_row(builtin_workflow(name)) for name in builtins]
+    rows += [_library_row(entry) for entry in library_entries(builtins)]
     if as_json:
-        rows = [
-            {"name": wf.name, "nodes": len(wf.nodes), "description": wf.description}
-            for wf in workflows
-        ]
         typer.echo(json.dumps(rows, indent=2))
         return
-    table = Table("workflow", "nodes", "description", box=None)
-    for wf in workflows:
-        table.add_row(escape(wf.name), str(len(wf.nodes)), escape(wf.description))
+    table = Table("workflow", "source", "nodes", "description", box=None)
+    for row in rows:
+        table.add_row(
+            escape(str(row["name"])), escape(_source_cell(row)), str(row["nodes"] or "-"),
+            escape(str(row["description"])),
+        )  # fmt: skip
     console.print(table)
+
+
+def _builtin_row(wf: Workflow) -> dict[str, object]:
+    return {"name": wf.name, "source": "built-in", "path": None, "nodes": len(wf.nodes),
+            "description": wf.description, "shadowed": False, "provenance": None}  # fmt: skip
+
+
+def _library_row(entry: LibraryEntry) -> dict[str, object]:
+    """A library file's row; one that does not read is listed with its problem, not hidden."""
+    wf: Workflow | None = None
+    try:
+        wf = load_workflow(entry.path)
+        description = wf.description
+    except ConfigError as exc:
+        description = f"invalid: {exc.render().splitlines()[0]}"
+    if entry.shadowed:
+        description = f"shadowed by the built-in {entry.name!r} (use the path); {description}"
+    prov = entry.provenance
+    return {
+        "name": entry.name,
+        "source": "library",
+        "path": str(entry.path),
+        "nodes": len(wf.nodes) if wf is not None else None,
+        "description": description,
+        "shadowed": entry.shadowed,
+        "provenance": None if prov is None else prov.model_dump(mode="json"),
+    }
+
+
+def _source_cell(row: dict[str, object]) -> str:
+    if row["source"] == "built-in":
+        return "built-in"
+    prov = row["provenance"]
+    promoted = f" (promoted {str(prov['promoted_at'])[:10]})" if isinstance(prov, dict) else ""
+    return f"{row['path']}{promoted}"
 
 
 @workflow_app.command("validate")
@@ -123,7 +170,10 @@ def show(
         ShowFormat, typer.Option("--format", "-f", help="table, yaml, json or mermaid.")
     ] = ShowFormat.table,
 ) -> None:
-    """Print a valid workflow: a summary table (nodes, edges, gates), or YAML, JSON or Mermaid."""
+    """Print a valid workflow: a summary table (where it comes from and, for a promoted one, its
+    provenance: run, holdout gain and interval, date; nodes, edges, gates), or YAML, JSON or
+    Mermaid."""
+    source = locate_workflow(name_or_path)
     wf = resolve_workflow(name_or_path)
     if fmt is ShowFormat.yaml:
         typer.echo(workflow_to_yaml(wf), nl=False)
@@ -132,7 +182,7 @@ def show(
     elif fmt is ShowFormat.mermaid:
         typer.echo(to_mermaid(wf), nl=False)
     else:
-        _print_summary(wf)
+        _print_summary(wf, source)
 
 
 @workflow_app.command("render")
@@ -186,8 +236,20 @@ def _source(name_or_path: str) -> str:
     return "" if name_or_path in builtin_workflow_names() else name_or_path
 
 
-def _print_summary(wf: Workflow) -> None:
+def _print_summary(wf: Workflow, source: WorkflowSource) -> None:
     console.print(f"[bold]{escape(wf.name)}[/]  hash {workflow_hash(wf)[:12]}")
+    # Paths are never wrapped, so that they can be copied.
+    console.print(f"source: {escape(source.describe())}", soft_wrap=True)
+    if source.provenance is not None:
+        for line in provenance_lines(source.provenance):
+            console.print(escape(line), soft_wrap=True)
+        if source.provenance.workflow_hash != workflow_hash(wf):
+            console.print(
+                "  [bold yellow]changed since it was promoted[/] (promoted hash "
+                f"{source.provenance.workflow_hash[:12]}): the figures above are the original's"
+            )
+    elif source.kind == "library":
+        console.print("provenance: none recorded (not promoted by `outer-loop promote`)")
     if wf.description:
         console.print(escape(wf.description))
     console.print(_node_table(wf))
@@ -199,6 +261,27 @@ def _print_summary(wf: Workflow) -> None:
             escape(f"gate {gate.id}: {test}; on failure RELOOP to {gate.reloop_to}")
             + f" (at most {gate.max_loops} times)"
         )
+
+
+def provenance_lines(prov: Provenance) -> list[str]:
+    """What `workflow show` says about a promoted workflow's origin."""
+    sim = " [SIMULATED: the offline sim model]" if prov.simulated else ""
+    gain = prov.holdout_gain
+    if gain is None:
+        gain_text = "no holdout scores"
+    else:
+        pct = round(gain.level * 100)
+        gain_text = (
+            f"{gain.mean:+.3f} ({pct}% CI {gain.low:+.3f} .. {gain.high:+.3f}, "
+            f"{gain.n_tasks} tasks)"
+        )
+    forced = " (promoted with --force: the interval includes zero)" if prov.forced else ""
+    return [
+        f"promoted: {prov.promoted_at.isoformat()} from run {prov.run_dir}",
+        f"  individual {prov.individual_id} ({prov.mode}, generation {prov.generation})",
+        f"  seed {prov.seed_workflow} on {prov.benchmark}, model {prov.model}{sim}",
+        f"  holdout gain over the seed: {gain_text}{forced}",
+    ]
 
 
 def _node_table(wf: Workflow) -> Table:

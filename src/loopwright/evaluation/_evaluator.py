@@ -16,7 +16,7 @@ from loopwright.evaluation._executor import EvalJob, Executor
 from loopwright.evaluation._settings import EvalSettings, run_seed
 from loopwright.evaluation._task_run import TaskRunSpec, run_task
 from loopwright.models import ChatModel, PriceTable
-from loopwright.records import CycleRecord
+from loopwright.records import DEFAULT_PLATEAU_AFTER, CycleRecord, judge_cycle, write_record
 from loopwright.sandbox import EnvironmentCache, Sandbox
 from loopwright.scoring import Grader
 from loopwright.tasks import Task
@@ -183,14 +183,25 @@ class InnerLoop:
     `history()` keeps every CycleRecord; `score_trajectory()` their scores; `mutable_nodes()`
     the node ids the outer loop may change (all but the workflow's frozen ones). Directives
     (outer-loop steering text) reach every agent prompt through `{rules}` and are kept beside
-    the run as directives.md.
+    the run as directives.md. Each step's record carries its keep/revert verdict and the stall
+    signals against the steps before it (`judge_cycle`; a plateau after `plateau_after`
+    steps in a row not kept), also in its record.json.
     """
 
-    def __init__(self, evaluator: Evaluator, workflow: Workflow, task: Task, root: Path) -> None:
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        workflow: Workflow,
+        task: Task,
+        root: Path,
+        *,
+        plateau_after: int = DEFAULT_PLATEAU_AFTER,
+    ) -> None:
         self.evaluator = evaluator
         self.workflow = workflow
         self.task = task
         self.root = root
+        self.plateau_after = plateau_after
         self._history: list[CycleRecord] = []
 
     def step(self, directives: str | None = None) -> CycleRecord:
@@ -208,6 +219,8 @@ class InnerLoop:
             run_id=self.root.name,
             directives=directives or "",
         )
+        record = judge_cycle(record, self._history, plateau_after=self.plateau_after)
+        write_record(record, task_run_dir(self.root, self.task.id, repetition))
         self._history.append(record)
         return record
 

@@ -42,8 +42,10 @@ from loopwright.records._record import (
     write_record,
 )
 from loopwright.records._trace import INSTRUCTION_NAME
+from loopwright.records._verdict import DEFAULT_PLATEAU_AFTER, judge_cycle
 
 __all__ = [
+    "DEFAULT_PLATEAU_AFTER",
     "DIFF_FILE",
     "EVENTS_FILE",
     "EVENTS_SCHEMA_VERSION",
@@ -80,6 +82,7 @@ __all__ = [
     "categorize_failure",
     "diff_files",
     "iter_events",
+    "judge_cycle",
     "load_record",
     "read_events",
     "read_grade",

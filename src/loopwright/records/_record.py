@@ -176,7 +176,9 @@ class ExperimentRecord(_Frozen):
     """What was tried and how it came out. For one run of a workflow there is exactly one.
 
     `verdict` is `errored` when the run broke (agent_error or interrupted) and `pending`
-    otherwise: keeping or reverting is the outer loop's decision, not the run's.
+    otherwise: keeping or reverting is not the run's decision. An `InnerLoop` running cycles
+    on one task sets `kept`/`reverted` (`judge_cycle`); the outer loop's evaluations stay
+    `pending` (its selection is its keep/revert).
     """
 
     id: str = Field(description="the run id")
@@ -194,10 +196,11 @@ class CycleRecord(_Frozen):
     `score_start` is 0.0 (the starting commit does not solve the task), `score_end` the grade's
     score (0.0 without a grade), `score_delta` their difference. Totals sum every model call.
     `total_cost_usd` is None when any call's cost is unknown; `cost_by_agent` (keyed by role,
-    or node id for a node without a role) omits roles with an unpriced call. Stall signals
-    (`consecutive_reverts`, `plateau_detected`) are 0/False for a single run: InnerLoop fills
-    them from its history. `eval_artifacts` are the run directory's files, relative, sorted,
-    record.json excluded.
+    or node id for a node without a role) omits roles with an unpriced call. The verdict
+    counts (`kept`, `reverted`, `errored`) and stall signals (`consecutive_reverts`,
+    `plateau_detected`) are pending/0/False for a run on its own; `InnerLoop.step` sets them
+    against the cycles before it (`judge_cycle`: kept when it beats the best score so far).
+    `eval_artifacts` are the run directory's files, relative, sorted, record.json excluded.
     """
 
     schema_version: Literal[1] = RECORD_SCHEMA_VERSION

@@ -37,9 +37,14 @@ from loopwright.search._designer import DESIGN_KINDS, design
 from loopwright.search._distance import workflow_distance
 from loopwright.search._engine import EvolutionEngine
 from loopwright.search._individual import Guidance, Individual, Lineage, TaskResult, mode_name
-from loopwright.search._modes import EphemeralModeRegistry
+from loopwright.search._modes import EphemeralModeRegistry, promote_winner
 from loopwright.search._novelty import NoveltyFilter
-from loopwright.search._outer_workflow import OUTER_LOOP_WORKFLOW, OuterLoop, write_result
+from loopwright.search._outer_workflow import (
+    OUTER_LOOP_WORKFLOW,
+    OuterLoop,
+    finalize_run,
+    write_result,
+)
 from loopwright.search._overfit import OverfitDetector, OverfitSignal
 from loopwright.search._progress import (
     PROGRESS_EVENTS,
@@ -146,6 +151,7 @@ __all__ = [
     "executor_for",
     "failures_in",
     "failures_of",
+    "finalize_run",
     "guided_mutate",
     "load_checkpoint",
     "make_role",
@@ -155,6 +161,7 @@ __all__ = [
     "open_run",
     "paired_bootstrap",
     "parse_config",
+    "promote_winner",
     "read_progress",
     "reflect_generation",
     "resume",

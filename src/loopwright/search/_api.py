@@ -200,7 +200,10 @@ def _build(
                                             score=record.score_end))  # fmt: skip
 
         seed = resolve_task_workflow(config.seed_workflow)
-        result = calibrate(evaluator, seed, tasks, config.calibration, root, on_record=tick)
+        result = calibrate(
+            evaluator, seed, tasks, config.calibration, root, on_record=tick,
+            holdout_repetitions=config.holdout_repetitions or config.repetitions,
+        )  # fmt: skip
         log.emit(CalibrationFinished(calibration=result))
         split = (result.train, result.holdout)
     return EvolutionEngine.start(config, root, evaluator, split=split, listener=on_event)

@@ -20,6 +20,7 @@ from loopwright.errors import UsageError
 from loopwright.evaluation import Evaluator
 from loopwright.records import CycleRecord
 from loopwright.search._config import CalibrationSettings
+from loopwright.search._split_size import require_sizes, split_warnings
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow
 
@@ -45,7 +46,8 @@ class CalibrationRow(BaseModel):
 
 
 class Calibration(BaseModel):
-    """The split chosen by calibration, with the table it came from."""
+    """The split chosen by calibration, with the table it came from, and the warning when it
+    kept fewer tasks than advised (fewer than 10 training or 3 holdout: `_split_size`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -53,6 +55,7 @@ class Calibration(BaseModel):
     band: tuple[float, float]
     repetitions: int
     rows: tuple[CalibrationRow, ...]
+    warnings: tuple[str, ...] = ()
 
     @property
     def train(self) -> tuple[str, ...]:
@@ -71,12 +74,15 @@ def calibrate(
     run_dir: Path,
     *,
     on_record: Callable[[CycleRecord], None] | None = None,
+    holdout_repetitions: int = 3,
 ) -> Calibration:
     """Run `seed` on `tasks` x `settings.repetitions` under `<run>/calibration/`, split the tasks
-    by pass rate, write `<run>/calibration.json` and return the split.
+    by pass rate, write `<run>/calibration.json` and return the split. A split smaller than
+    advised carries a warning (with the interval width to expect over `holdout_repetitions`).
 
     Raises UsageError (showing the observed pass rates and which band to widen) when the band
-    leaves no training or no holdout task. Deterministic for a given evaluator seed.
+    leaves no training or no holdout task, or fewer than `settings.min_train`/`min_holdout`
+    (after writing calibration.json). Deterministic for a given evaluator seed.
     """
     reps = settings.repetitions
     calib = dataclasses.replace(
@@ -88,14 +94,21 @@ def calibrate(
     by_task = evaluation.by_task()
     stats = {t.id: _rates(by_task.get(t.id, [])) for t in tasks}
     rows = split_tasks(tasks, stats, settings)
+    holdout_rates = [r.pass_rate or 0.0 for r in rows if r.verdict == "holdout"]
+    n_train = sum(r.verdict == "train" for r in rows)
     result = Calibration(
         seed_workflow=seed.name,
         band=(settings.band_low, settings.band_high),
         repetitions=reps,
         rows=tuple(rows),
+        warnings=split_warnings(n_train, holdout_rates, holdout_repetitions),
     )
     atomic_write(run_dir / CALIBRATION_FILE, result.model_dump_json(indent=2))
     _require_split(result)
+    require_sizes(
+        n_train, len(holdout_rates), settings.min_train, settings.min_holdout,
+        " ".join(result.warnings),
+    )  # fmt: skip
     return result
 
 

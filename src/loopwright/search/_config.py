@@ -66,7 +66,9 @@ class CalibrationSettings(_Frozen):
     The band is on the RESOLVED rate (pass rate), not on partial credit: the sim keeps much
     partial credit on flawed attempts, so a partial-credit band would leave nothing in it.
     In-band tasks sorted by (pass rate, task id) go to holdout every `holdout_every`-th one
-    (similar difficulty on both sides), the rest to training.
+    (similar difficulty on both sides), the rest to training. `min_train`/`min_holdout`: a
+    split with fewer tasks is refused before generation 0 (otherwise it is only warned about,
+    below 10 training or 3 holdout tasks).
     """
 
     band_low: float = 0.3
@@ -75,6 +77,8 @@ class CalibrationSettings(_Frozen):
     tasks: tuple[str, ...] | None = None
     holdout_every: int = 3
     max_train: int | None = None
+    min_train: int | None = None
+    min_holdout: int | None = None
 
     @model_validator(mode="after")
     def _sane(self) -> CalibrationSettings:
@@ -92,6 +96,8 @@ class CalibrationSettings(_Frozen):
                 fix="use 3 (one third holdout) or more",
             )
         _require_positive("max_train", self.max_train)
+        _require_positive("min_train", self.min_train)
+        _require_positive("min_holdout", self.min_holdout)
         return self
 
 

@@ -8,24 +8,95 @@ workflow into the user's library.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 
+from loopwright import __version__
 from loopwright._fs import atomic_write
 from loopwright.errors import UsageError
+from loopwright.search._checkpoint import load_checkpoint
 from loopwright.search._individual import Individual
-from loopwright.workflow import Workflow, load_workflow, workflow_to_yaml
+from loopwright.search._report import evolve_result
+from loopwright.store import is_simulated
+from loopwright.workflow import (
+    LIBRARY_ENV,
+    HoldoutGain,
+    Provenance,
+    Workflow,
+    builtin_workflow_names,
+    check_library_name,
+    load_workflow,
+    user_library_dir,
+    workflow_to_yaml,
+    write_provenance,
+)
 
-__all__ = ["LIBRARY_ENV", "EphemeralModeRegistry", "default_library_dir"]
-
-LIBRARY_ENV = "LOOPWRIGHT_WORKFLOW_LIBRARY"
+__all__ = ["LIBRARY_ENV", "EphemeralModeRegistry", "default_library_dir", "promote_winner"]
 
 
 def default_library_dir() -> Path:
     """The user's workflow library: $LOOPWRIGHT_WORKFLOW_LIBRARY or ~/.loopwright/workflows."""
-    env = os.environ.get(LIBRARY_ENV)
-    return Path(env) if env else Path.home() / ".loopwright" / "workflows"
+    return user_library_dir()
+
+
+def promote_winner(
+    run_dir: Path, name: str, library_dir: Path | None = None, *, force: bool = False
+) -> Path:
+    """Promote the run's winner into the library as `NAME.yaml` with its provenance beside it
+    (`NAME.provenance.json`: run, individual, holdout gain and interval, date; docs/workflow.md).
+
+    Refused (UsageError) when the winner's holdout gain is missing or its interval includes
+    zero, unless `force` (which also overwrites an existing NAME); ConfigError for a name that
+    cannot name a library workflow or is a built-in's (built-in names win)."""
+    checkpoint = load_checkpoint(run_dir)
+    result = evolve_result(checkpoint)
+    if not force and (result.gain is None or result.gain.includes_zero):
+        raise UsageError(
+            "the winner's holdout gain over the seed is not significant",
+            got="no holdout gain" if result.gain is None else result.gain.describe(),
+            fix="evolve longer or on more holdout tasks, or pass --force",
+        )
+    _check_new_name(name)
+    registry = EphemeralModeRegistry(run_dir)
+    if result.winner.mode not in registry.names():
+        registry.register(result.winner)
+    path = registry.promote(result.winner.mode, name, library_dir, overwrite=force)
+    gain = result.gain
+    config = checkpoint.config
+    provenance = Provenance(
+        name=name,
+        promoted_at=datetime.now(UTC).replace(microsecond=0),
+        run_dir=str(run_dir.resolve()),
+        mode=result.winner.mode,
+        individual_id=result.winner.id,
+        generation=result.winner.generation,
+        workflow_hash=result.winner.hash,
+        seed_workflow=config.seed_workflow,
+        benchmark=config.bench,
+        model=config.model,
+        simulated=is_simulated(config.model),
+        holdout_gain=None
+        if gain is None
+        else HoldoutGain(
+            mean=gain.gain, low=gain.low, high=gain.high, level=gain.level, n_tasks=gain.n_tasks
+        ),
+        forced=force and (gain is None or gain.includes_zero),
+        loopwright_version=__version__,
+    )
+    write_provenance(path, provenance)
+    return path
+
+
+def _check_new_name(name: str) -> None:
+    check_library_name(name)
+    if name in builtin_workflow_names():
+        raise UsageError(
+            f"{name!r} is a built-in workflow's name; built-in names win, so the promoted "
+            "workflow could not be used by it",
+            got=name,
+            fix="choose another name",
+        )
 
 
 class EphemeralModeRegistry:
@@ -71,7 +142,8 @@ class EphemeralModeRegistry:
     ) -> Path:
         """Copy mode `mode`'s workflow, renamed `name`, as YAML into the user library.
 
-        Raises UsageError for an unknown mode or an existing file (unless `overwrite`).
+        Raises UsageError for an unknown mode or an existing file (unless `overwrite`);
+        `promote_winner` also records where the workflow came from.
         """
         path = self.dir / f"{mode}.json"
         if not path.is_file():

@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from loopwright import __version__
-from loopwright.errors import LoopwrightError
+from loopwright.errors import LoopwrightError, UsageError
 from loopwright.models import DEFAULT_PRICES, ScriptedModel
 from loopwright.records import EventWriter
 from loopwright.runtime import Registries, Runner, StepResult, ToolContext, default_registries
 from loopwright.sandbox import LocalSandbox
+from loopwright.search._checkpoint import load_checkpoint
 from loopwright.search._config import EvolveConfig
 from loopwright.search._engine import EvolutionEngine
 from loopwright.search._report import EvolveResult, evolve_result
@@ -31,7 +32,14 @@ from loopwright.store import RunDir, is_simulated
 from loopwright.tasks import Task, TaskSpec, Timeouts
 from loopwright.workflow import ArgValue, builtin_workflow
 
-__all__ = ["OUTER_LOOP_DIR", "OUTER_LOOP_WORKFLOW", "RESULT_FILE", "OuterLoop", "write_result"]
+__all__ = [
+    "OUTER_LOOP_DIR",
+    "OUTER_LOOP_WORKFLOW",
+    "RESULT_FILE",
+    "OuterLoop",
+    "finalize_run",
+    "write_result",
+]
 
 OUTER_LOOP_WORKFLOW = "outer-loop"
 OUTER_LOOP_DIR = "outer_loop"
@@ -177,6 +185,26 @@ class OuterLoop:
         state, config = engine.state, engine.config
         path = write_result(engine.run_dir, evolve_result(state), config.model, config=config)
         return StepResult(True, f"result written to {path.name}")
+
+
+def finalize_run(run_dir: Path) -> Path:
+    """The `finalize` step of a run driven a step at a time (`loopwright outer-loop finalize`):
+    write `<run>/result.json` exactly as `evolve` does at its end; return its path.
+
+    UsageError when the run has not stopped yet (naming the next step). Idempotent: the file
+    is rewritten from the checkpoint, so a second call writes the same figures."""
+    checkpoint = load_checkpoint(run_dir)
+    if checkpoint.stop_reason is None:
+        step = "evaluate" if checkpoint.phase == "evaluate" else "evolve"
+        raise UsageError(
+            "the run has not stopped yet: finalize writes the result of a finished run",
+            got=f"generation {checkpoint.generation}, next step `outer-loop {step}`",
+            fix=f"run `loopwright outer-loop {step} --run-dir {run_dir}` until it says the run "
+            "finished (a budget or convergence rule), then finalize",
+        )
+    return write_result(
+        run_dir, evolve_result(checkpoint), checkpoint.config.model, config=checkpoint.config
+    )
 
 
 def write_result(

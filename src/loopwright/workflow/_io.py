@@ -58,8 +58,10 @@ def workflow_from_text(
     Raises ConfigError naming `source` for malformed text, a duplicate key, or a field that does
     not fit the schema (each as `field.path: message`). With `check` (the default) the result
     must also pass `check_workflow` against `catalog`; without it, it is only well-formed.
+    An ephemeral mode file (`<run>/modes/evolve-gen*.json`: mode, individual_id, generation,
+    hash and the workflow) reads as the workflow it holds.
     """
-    raw = _parse(text, fmt, source)
+    raw = _unwrap_mode(_parse(text, fmt, source))
     if not isinstance(raw, dict):
         got = "an empty document" if raw is None else f"a {type(raw).__name__}"
         raise ConfigError(
@@ -215,6 +217,17 @@ def _parse(text: str, fmt: WorkflowFormat, source: str) -> object:
         raise ConfigError(f"{source} is not valid YAML", got=detail) from None
     except (json.JSONDecodeError, _JsonRejectedError) as exc:
         raise ConfigError(f"{source} is not valid JSON", got=str(exc)) from None
+
+
+_MODE_KEYS = frozenset({"mode", "individual_id", "generation", "hash", "workflow"})
+
+
+def _unwrap_mode(raw: object) -> object:
+    """The workflow inside a mode file (exactly the keys `EphemeralModeRegistry` writes), else
+    `raw` unchanged."""
+    if isinstance(raw, dict) and set(raw) == _MODE_KEYS and isinstance(raw["workflow"], dict):
+        return raw["workflow"]
+    return raw
 
 
 def _field_problems(exc: ValidationError, raw: dict[str, Any]) -> list[str]:

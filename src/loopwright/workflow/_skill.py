@@ -27,8 +27,9 @@ COMMANDS: dict[str, str] = {
     "outer_evolve": "loopwright outer-loop evolve --run-dir RUN",
     "outer_converged": "loopwright outer-loop status --run-dir RUN  (passes when it prints a stop"
     " reason other than '(still running)')",
-    "outer_finalize": "loopwright outer-loop status --run-dir RUN, then, if the holdout gain's"
-    " interval excludes zero, loopwright outer-loop promote --run-dir RUN NAME",
+    "outer_finalize": "loopwright outer-loop finalize --run-dir RUN  (writes result.json and"
+    " report.html), then, if the holdout gain's interval excludes zero, loopwright outer-loop"
+    " promote --run-dir RUN NAME",
 }
 
 

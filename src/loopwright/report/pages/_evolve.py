@@ -405,5 +405,6 @@ def calibration_section(calibration: Calibration | str) -> Section:
         f"<p>Pass-rate band {esc(list(calibration.band))}: tasks the seed resolves too often or "
         "too rarely are dropped.</p>"
     )
+    head += "".join(f"<p><strong>Warning:</strong> {esc(w)}</p>" for w in calibration.warnings)
     body = head + table(["task", "level", "pass rate", "mean score", "split"], rows, numeric=(2, 3))
     return Section("calibration", "Calibration", body)

@@ -5,8 +5,8 @@ prompt in the workspace (web tools off, the model's base URL and key handed over
 read what it printed or saved into a `Transcript` (model turns, tool uses, tokens, cost). The
 loop here does the rest, the same for every agent: it finds the executable (a missing one is a
 recorded `unavailable`, never a crash), runs it through the node's sandbox like any command
-(network on, so that it reaches its model; killed with its process group at the node's
-deadline), writes the transcript as `model_call` and `tool_call` events, records the reported
+(with no network but a path to its model endpoint where the sandbox can cut it: `_network`;
+killed with its process group at the node's deadline), writes the transcript as `model_call` and `tool_call` events, records the reported
 usage in the run's cost ledger, and keeps the agent's raw output, redacted, beside the events.
 See docs/external-agents.md.
 """
@@ -30,6 +30,13 @@ from loopwright.runtime._context import ToolContext, ToolError
 from loopwright.runtime._loops import LOOPS, AgentLoop, AgentResult, LoopContext
 from loopwright.runtime._registry import Registry
 from loopwright.runtime.external._events import emit_transcript
+from loopwright.runtime.external._network import (
+    NetworkPlan,
+    bridge,
+    forwarded_argv,
+    interpreter_dirs,
+    network_plan,
+)
 from loopwright.runtime.external._types import (
     ExternalAdapter,
     ExternalRequest,
@@ -58,7 +65,7 @@ external agent NAME, e.g. `LOOPWRIGHT_EXTERNAL_CLAUDE_CODE=/opt/stand-ins/claude
 EXTERNAL_OUTPUT_DIR = "external"
 """The directory, beside events.jsonl, that keeps each external visit's raw output (redacted)."""
 
-EXTERNAL_RECORD_VERSION = 1
+EXTERNAL_RECORD_VERSION = 2  # 2: `network`
 _OUTPUT_CAP = 20_000_000
 _TAIL_CHARS = 2_000
 
@@ -154,13 +161,14 @@ def run_external(
     try:
         request = _request(node, prompt, ctx, settings, scratch, environ)
         invocation = adapter.invocation(request, executable, settings.extra_args)
+        plan = network_plan(tc.sandbox, request.api_base, request.model)
         started = time.monotonic()
         try:
-            result = _invoke(tc, invocation, scratch, timeout, _exposed(executable, settings))
+            result = _invoke(tc, invocation, scratch, timeout, _exposed(executable, settings), plan)
         except SandboxError as exc:
             return _fail(tc, node, f"unavailable: {exc}. Install: {adapter.install_hint}")
         transcript = _parse(adapter, result, request)
-        _keep_exhaust(tc, adapter, invocation, result, time.monotonic() - started)
+        _keep_exhaust(tc, adapter, invocation, result, time.monotonic() - started, plan)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     emit_transcript(ctx, adapter.name, request.model, transcript, _ledger_of(ctx))
@@ -168,21 +176,32 @@ def run_external(
 
 
 def _invoke(
-    tc: ToolContext, invocation: Invocation, scratch: Path, timeout: float, exposed: list[Path]
+    tc: ToolContext,
+    invocation: Invocation,
+    scratch: Path,
+    timeout: float,
+    exposed: list[Path],
+    plan: NetworkPlan,
 ) -> CommandResult:
     """Run the agent in the node's sandbox, in the workspace, for at most `timeout` seconds
-    (then its process group is killed). Raises SandboxError when it cannot be started."""
-    return tc.sandbox.run(
-        invocation.argv,
-        cwd=tc.workspace,
-        timeout_s=timeout,
-        writable=[scratch],
-        readonly=exposed,
-        env=invocation.env,
-        output_cap=_OUTPUT_CAP,
-        network=True,  # the agent must reach its model; its web tools are off
-        stdin=invocation.stdin,
-    )
+    (then its process group is killed), with the network `plan` allows: under
+    `endpoint-only` no network but the forwarder to its model endpoint. Raises SandboxError
+    when it cannot be started."""
+    argv = forwarded_argv(invocation.argv, plan, scratch)
+    if plan.endpoint is not None:
+        exposed = [*exposed, *interpreter_dirs(), Path(invocation.argv[0]).resolve()]
+    with bridge(plan, scratch):
+        return tc.sandbox.run(
+            argv,
+            cwd=tc.workspace,
+            timeout_s=timeout,
+            writable=[scratch],
+            readonly=exposed,
+            env={**invocation.env, **plan.environment()},
+            output_cap=_OUTPUT_CAP,
+            network=plan.mode == "open",
+            stdin=invocation.stdin,
+        )
 
 
 def _exposed(executable: str, settings: ExternalSettings) -> list[Path]:
@@ -295,6 +314,7 @@ def _keep_exhaust(
     invocation: Invocation,
     result: CommandResult,
     duration_s: float,
+    plan: NetworkPlan,
 ) -> None:
     """Write the visit's raw output, redacted, under <run dir>/external/: `<node>.<attempt>.json`
     (the command, env names, exit), `.stdout`, `.stderr` and each file the agent wrote."""
@@ -315,6 +335,7 @@ def _keep_exhaust(
         "argv": [redact(_short(a)) for a in invocation.argv],
         "env": sorted(invocation.env),  # names only: values may be keys
         "sandbox": result.sandbox,
+        "network": plan.describe(),
         "exit_code": result.exit_code,
         "timed_out": result.timed_out,
         "truncated": result.truncated,

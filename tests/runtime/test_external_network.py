@@ -1,0 +1,252 @@
+"""Hostile external agents and the network: inside an external agent's command only the model
+endpoint is reachable (bubblewrap: a namespace with loopback only, and a forwarder to the
+endpoint). The stand-in agent below tries the endpoint and a decoy listener the test opens on
+another loopback port outside; it must reach the first and never the second."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopwright.harness import MeteringRelay
+from loopwright.models import CallLabels, CostLedger, Price, PriceTable
+from loopwright.runtime import EXTERNAL_AGENTS, ExternalSettings, default_registries, external_loop
+from loopwright.runtime.external._network import (
+    PROXY_PORT,
+    NetworkPlan,
+    bridge,
+    forwarded_argv,
+    loopback_endpoint,
+    network_plan,
+)
+from loopwright.sandbox import BubblewrapSandbox, LocalSandbox, bubblewrap_available
+from loopwright.workflow import EXTERNAL_LOOP_PREFIX
+from tests.models.test_gateway_server import Answer, Loopback, loopback
+from tests.runtime.conftest import FakeModel, Harness, agent, chain
+
+__all__ = ["loopback"]  # the fixture, re-exported for pytest
+
+HOSTILE = """\
+import json, os, socket, urllib.request
+
+out = {}
+base = os.environ["ANTHROPIC_BASE_URL"]
+body = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
+request = urllib.request.Request(
+    base + "/v1/chat/completions", data=json.dumps(body).encode(),
+    headers={"Content-Type": "application/json", "Authorization": "Bearer sk-dummy"},
+)
+try:
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        out["endpoint"] = reply.read().decode()
+except OSError as exc:
+    out["endpoint"] = "failed: " + repr(exc)
+for name, host in (("decoy", "127.0.0.1"), ("decoy_localhost", "localhost")):
+    try:
+        socket.create_connection((host, DECOY_PORT), timeout=5).close()
+        out[name] = "connected"
+    except OSError as exc:
+        out[name] = "failed: " + repr(exc)
+with open("net.json", "w") as f:
+    json.dump(out, f)
+"""
+
+
+class _Model(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        body = b'{"model": "ok"}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def model_server() -> Iterator[ThreadingHTTPServer]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Model)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def decoy() -> Iterator[tuple[int, list[int]]]:
+    """A listener on another loopback port, outside any namespace; counts the connections."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    accepted: list[int] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            accepted.append(1)
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield listener.getsockname()[1], accepted
+    listener.close()
+
+
+def run_hostile(
+    h: Harness, tmp_path: Path, url: str, decoy_port: int
+) -> tuple[dict[str, str], dict[str, Any]]:
+    script = tmp_path / "bin" / "claude"
+    script.parent.mkdir()
+    script.write_text(f"#!{sys.executable}\nDECOY_PORT = {decoy_port}\n{HOSTILE}")
+    script.chmod(0o755)
+    settings = ExternalSettings(
+        executable=str(script),
+        api_base=url,
+        environ={"PATH": os.environ["PATH"]},
+    )
+    loop = external_loop(EXTERNAL_AGENTS.get("claude-code"), settings)
+    regs = default_registries().with_loop(EXTERNAL_LOOP_PREFIX + "claude-code", loop)
+    node = agent("builder", loop=EXTERNAL_LOOP_PREFIX + "claude-code", timeout_s=60)
+    h.run(chain(node), FakeModel([]), registries=regs)
+    (record,) = (h.events_path.parent / "external").glob("*.json")
+    return json.loads((h.workspace / "net.json").read_text()), json.loads(record.read_text())
+
+
+@pytest.mark.skipif(not bubblewrap_available(), reason="bubblewrap does not work here")
+def test_an_external_agent_reaches_its_model_endpoint_and_nothing_else(
+    h: Harness,
+    tmp_path: Path,
+    model_server: ThreadingHTTPServer,
+    decoy: tuple[int, list[int]],
+) -> None:
+    h.sandbox = BubblewrapSandbox()  # type: ignore[assignment]  # the harness field is typed Local
+    port, accepted = decoy
+    url = f"http://127.0.0.1:{model_server.server_address[1]}"
+    seen, record = run_hostile(h, tmp_path, url, port)
+    assert seen["endpoint"] == '{"model": "ok"}'
+    assert seen["decoy"].startswith("failed") and seen["decoy_localhost"].startswith("failed")
+    assert accepted == []
+    assert record["network"] == "endpoint-only" and record["schema_version"] == 2
+
+
+@pytest.mark.skipif(not bubblewrap_available(), reason="bubblewrap does not work here")
+def test_through_the_metering_relay_the_call_is_metered_and_nothing_else_leaves(
+    h: Harness, tmp_path: Path, loopback: Loopback, decoy: tuple[int, list[int]]
+) -> None:
+    h.sandbox = BubblewrapSandbox()  # type: ignore[assignment]  # the harness field is typed Local
+    loopback.script.answers.append(Answer(text="hi", prompt_tokens=7, completion_tokens=2))
+    model = "openai/relay-coder"
+    prices = PriceTable("net-test-1", {model: Price(1.0, 1.0, 0.5, simulated=True, note="t")})
+    ledger = CostLedger()
+    port, accepted = decoy
+    with MeteringRelay(loopback.url, prices=prices) as relay:
+        labels = CallLabels(run="r", candidate="external:claude-code", role="small")
+        with relay.metering(ledger, model, labels):
+            seen, record = run_hostile(h, tmp_path, relay.url, port)
+    assert json.loads(seen["endpoint"])["choices"][0]["message"]["content"] == "hi"
+    assert [r.input_tokens for r in ledger.records()] == [7]  # one call, metered
+    assert len(loopback.script.requests) == 1
+    assert seen["decoy"].startswith("failed") and accepted == []
+    assert record["network"] == "endpoint-only"
+
+
+def test_the_local_sandbox_cannot_restrict_and_says_so(
+    h: Harness,
+    tmp_path: Path,
+    model_server: ThreadingHTTPServer,
+    decoy: tuple[int, list[int]],
+) -> None:
+    # The same hostile agent unsandboxed reaches the decoy: the test above can fail.
+    port, accepted = decoy
+    url = f"http://127.0.0.1:{model_server.server_address[1]}"
+    seen, record = run_hostile(h, tmp_path, url, port)
+    assert seen["decoy"] == "connected" and accepted
+    assert record["network"].startswith("open: the local sandbox cannot restrict")
+
+
+def test_the_network_plan_follows_the_sandbox_and_the_endpoint() -> None:
+    bwrap = BubblewrapSandbox() if bubblewrap_available() else None
+    assert network_plan(LocalSandbox(), "http://127.0.0.1:9", None).mode == "open"
+    assert loopback_endpoint("http://localhost:8080/v1") == ("127.0.0.1", 8080)
+    assert loopback_endpoint("http://[::1]:9") == ("::1", 9)
+    assert loopback_endpoint("https://api.anthropic.com/v1") is None
+    assert loopback_endpoint("http://127.0.0.1:notaport") is None
+    if bwrap is not None:
+        assert network_plan(bwrap, None, None).mode == "none"  # an offline model: no endpoint
+        local = network_plan(bwrap, "http://127.0.0.1:9", "openai/coder")
+        assert local.endpoint == ("127.0.0.1", 9) and local.mode == "endpoint-only"
+        remote = network_plan(bwrap, "https://llm.example.com:8443/v1", "openai/gpt")
+        assert (remote.mode, remote.endpoint, remote.proxy) == (
+            "endpoint-only", ("llm.example.com", 8443), True
+        )  # fmt: skip
+        assert remote.describe() == "endpoint-only: CONNECT llm.example.com:8443 only"
+        assert remote.environment()["HTTPS_PROXY"] == f"http://127.0.0.1:{PROXY_PORT}"
+        hosted = network_plan(bwrap, None, "anthropic/claude-sonnet-4-5")  # its own default URL
+        assert hosted.endpoint == ("api.anthropic.com", 443) and hosted.proxy
+        plain = network_plan(bwrap, "http://10.0.0.5:8000/v1", "openai/coder")
+        assert plain.mode == "open" and "plain http" in plain.why
+        unknown = network_plan(bwrap, None, "mistral/large")
+        assert unknown.mode == "open" and "provider's own" in unknown.why
+
+
+CONNECTS = """\
+import http.client, json, socket, sys
+
+out = {}
+for name, port in (("endpoint", MODEL_PORT), ("decoy", DECOY_PORT)):
+    conn = http.client.HTTPConnection("127.0.0.1", PROXY_PORT, timeout=10)
+    conn.set_tunnel("127.0.0.1", port)
+    try:
+        conn.request("POST", "/v1/chat/completions", body=b"{}",
+                     headers={"Content-Type": "application/json"})
+        out[name] = conn.getresponse().read().decode()
+    except OSError as exc:
+        out[name] = "failed: " + repr(exc)
+try:
+    socket.create_connection(("127.0.0.1", DECOY_PORT), timeout=5).close()
+    out["direct"] = "connected"
+except OSError as exc:
+    out["direct"] = "failed: " + repr(exc)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not bubblewrap_available(), reason="bubblewrap does not work here")
+def test_the_proxy_for_a_remote_endpoint_tunnels_only_to_it(
+    tmp_path: Path, model_server: ThreadingHTTPServer, decoy: tuple[int, list[int]]
+) -> None:
+    # A remote HTTPS endpoint stands in as the loopback model server: the proxy plan is the same.
+    port, accepted = decoy
+    model_port = model_server.server_address[1]
+    plan = NetworkPlan("endpoint-only", endpoint=("127.0.0.1", model_port), proxy=True)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    script = scratch / "client.py"
+    script.write_text(
+        f"MODEL_PORT = {model_port}\nDECOY_PORT = {port}\nPROXY_PORT = {PROXY_PORT}\n{CONNECTS}"
+    )
+    argv = forwarded_argv([sys.executable, str(script)], plan, scratch)
+    with bridge(plan, scratch):
+        result = BubblewrapSandbox().run(
+            argv, cwd=scratch, timeout_s=60, writable=[scratch], env=plan.environment()
+        )
+    assert result.exit_code == 0, result.stderr
+    seen = json.loads(result.stdout)
+    assert seen["endpoint"] == '{"model": "ok"}'
+    assert "403" in seen["decoy"] and seen["direct"].startswith("failed")
+    assert accepted == []
