@@ -15,11 +15,17 @@ from rich.table import Table
 
 from loopwright.cli._app import EXIT_FAILED, app, progress_bar
 from loopwright.sandbox import (
+    BuiltImage,
+    ContainerSettings,
+    Engine,
     EnvironmentCache,
+    ImageBuilder,
     Prepared,
     default_sandbox,
     needs_environment,
+    needs_image_build,
     prepare_environments,
+    prepare_images,
 )
 from loopwright.scoring import PytestGrader, VariantCheck, task_variants, validate_benchmark
 from loopwright.tasks import Benchmark, Task, benchmark_names, load_benchmark
@@ -96,8 +102,14 @@ def prepare(
     bench = load_benchmark(benchmark)
     cache = EnvironmentCache(env_cache)
     done = _prepare(bench, cache, progress_shown=not as_json)
+    images = _prepare_images(bench, progress_shown=not as_json)
     if as_json:
-        typer.echo(json.dumps([_prepared_json(t, p) for t, p in done], indent=2))
+        rows = [_prepared_json(t, p) for t, p in done] + [_image_json(t, i) for t, i in images]
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    if images:
+        _print_images(bench, images)
+    if images and not done:
         return
     table = Table("task", "environment", "builder", "python", "status", box=None)
     for task, prepared in done:
@@ -126,6 +138,35 @@ def _prepare(
         return prepare_environments(
             bench.tasks, cache, on_prepared=lambda _t, _p: progress.advance(bar)
         )
+
+
+def _prepare_images(bench: Benchmark, *, progress_shown: bool) -> list[tuple[Task, BuiltImage]]:
+    """Build or reuse every Dockerfile image of `bench` with the container engine of
+    LOOPWRIGHT_CONTAINER_* (none needed when no task has a dockerfile), with a progress bar."""
+    total = sum(needs_image_build(t) for t in bench.tasks)
+    if not total:
+        return []
+    builder = ImageBuilder(Engine.detect(ContainerSettings.from_env()))
+    shown = progress_shown and err_console.is_terminal
+    with progress_bar(err_console, enabled=shown) as progress:
+        bar = progress.add_task(f"building container images of {bench.name}", total=total)
+        return prepare_images(bench.tasks, builder, on_built=lambda _t, _i: progress.advance(bar))
+
+
+def _print_images(bench: Benchmark, images: list[tuple[Task, BuiltImage]]) -> None:
+    table = Table("task", "image", "status", box=None)
+    for task, image in images:
+        table.add_row(task.id, image.tag, f"built in {image.build_s:.1f}s" if image.built else "reused")
+    console.print(table)
+    built = sum(i.built for _, i in images)
+    console.print(
+        f"{len(images)} container image(s) of {bench.name} ready: {built} built, "
+        f"{len(images) - built} reused"
+    )
+
+
+def _image_json(task: Task, image: BuiltImage) -> dict[str, object]:
+    return {"task": task.id, "image": image.tag, "built": image.built, "build_s": image.build_s}
 
 
 def _prepared_json(task: Task, prepared: Prepared) -> dict[str, object]:
