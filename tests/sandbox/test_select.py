@@ -49,6 +49,7 @@ def test_the_public_names_are_pinned() -> None:
         "NO_DIFF",
         "Prepared",
         "Sandbox",
+        "TaskContainers",
         "TaskEnvironment",
         "WORKDIR",
         "Workspace",

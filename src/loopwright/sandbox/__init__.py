@@ -39,6 +39,7 @@ from loopwright.sandbox._images import (
 )
 from loopwright.sandbox._local import LocalSandbox
 from loopwright.sandbox._select import default_sandbox, sandbox_kinds
+from loopwright.sandbox._taskcontainers import TaskContainers
 from loopwright.sandbox._workspace import (
     BINARY_SIZES,
     NO_DIFF,
@@ -71,6 +72,7 @@ __all__ = [
     "LocalSandbox",
     "Prepared",
     "Sandbox",
+    "TaskContainers",
     "TaskEnvironment",
     "Workspace",
     "attach_task_container",
