@@ -3,6 +3,7 @@ built once by concurrent builders, and a failed build is an error that is not ca
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 from collections.abc import Iterator
@@ -10,16 +11,23 @@ from pathlib import Path
 
 import pytest
 
+from loopwright.cli import main
+from loopwright.evaluation import TaskRunSpec, run_task
+from loopwright.evaluation._task_run import GRADE_FILE
+from loopwright.models import DEFAULT_PRICES, ScriptedModel
 from loopwright.sandbox import (
     IMAGE_REPOSITORY,
     BuiltImage,
     DockerSandbox,
     EnvironmentBuildError,
     ImageBuilder,
+    LocalSandbox,
+    Sandbox,
     image_key,
 )
-from loopwright.scoring import PytestGrader, grade_variant
+from loopwright.scoring import GradeResult, PytestGrader, grade_variant
 from loopwright.tasks import Task, load_task
+from loopwright.workflow import builtin_workflow
 from tests.containers import docker_sandbox_or_skip, image_tag, settings
 from tests.scoring.test_task_image import IMAGE_CHECK
 from tests.taskfactory import make_calc_task
@@ -137,8 +145,9 @@ def test_concurrent_builders_of_one_tag_build_it_once(
 
 @pytest.mark.docker
 def test_validate_grades_a_dockerfile_task_in_its_built_image(
-    tmp_path: Path, builder: ImageBuilder
+    tmp_path: Path, builder: ImageBuilder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("LOOPWRIGHT_ENV_CACHE", str(tmp_path / "envs"))  # the build lock's home
     body = f"FROM {image_tag()}\nENV LW_TASK_IMAGE=yes\n"
     task = dockerfile_task(tmp_path / "bench", body)
     sandbox = DockerSandbox(settings(image_tag()))  # its own image lacks the variable
@@ -150,4 +159,68 @@ def test_validate_grades_a_dockerfile_task_in_its_built_image(
         assert untouched.score < 1.0 and not untouched.invalid
     finally:
         sandbox.close()
+        _drop(builder, builder.tag(task))
+
+
+def _spec(task: Task, sandbox: Sandbox, run_dir: Path) -> TaskRunSpec:
+    return TaskRunSpec(
+        workflow=builtin_workflow("builder-only"),
+        task=task,
+        model=ScriptedModel([]),
+        sandbox=sandbox,
+        prices=DEFAULT_PRICES,
+        run_dir=run_dir,
+        run_id="r",
+        seed=0,
+    )
+
+
+def test_a_dockerfile_task_outside_the_container_sandbox_says_what_to_use(tmp_path: Path) -> None:
+    task = dockerfile_task(tmp_path / "bench", "FROM scratch\n")
+    record = run_task(_spec(task, LocalSandbox(), tmp_path / "run"))
+    assert record.run_status == "error"
+    events = (tmp_path / "run" / "events.jsonl").read_text()
+    assert "use --sandbox docker" in events and "environment/Dockerfile" in events
+
+
+@pytest.mark.docker
+def test_run_task_runs_and_grades_a_dockerfile_task_in_its_built_image(
+    tmp_path: Path, builder: ImageBuilder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOOPWRIGHT_ENV_CACHE", str(tmp_path / "envs"))  # the build lock's home
+    body = f"FROM {image_tag()}\nENV LW_TASK_IMAGE=yes\n"
+    task = dockerfile_task(tmp_path / "bench", body)
+    sandbox = DockerSandbox(settings(image_tag()))  # its own image lacks the variable
+    try:
+        run_task(_spec(task, sandbox, tmp_path / "run"))
+        grade = GradeResult.model_validate_json((tmp_path / "run" / GRADE_FILE).read_text())
+        # Untouched: only the image check passes, and it passes only in the task's image.
+        assert not grade.invalid and grade.f2p_passed == 1, grade.invalid_reason
+        assert builder.engine.image_exists(builder.tag(task))
+    finally:
+        sandbox.close()
+        _drop(builder, builder.tag(task))
+
+
+@pytest.mark.docker
+def test_bench_prepare_builds_the_dockerfile_images_then_reuses_them(
+    tmp_path: Path,
+    builder: ImageBuilder,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    chosen = settings(image_tag())
+    monkeypatch.setenv("LOOPWRIGHT_CONTAINER_GLOBAL_FLAGS", " ".join(chosen.global_flags))
+    monkeypatch.setenv("LOOPWRIGHT_CONTAINER_RUN_FLAGS", " ".join(chosen.run_flags))
+    monkeypatch.setenv("LOOPWRIGHT_ENV_CACHE", str(tmp_path / "envs"))
+    task = dockerfile_task(tmp_path / "bench", f"FROM {image_tag()}\nENV LW_TASK_IMAGE=yes\n")
+    try:
+        built = []
+        for _ in range(2):
+            assert main(["bench", "prepare", str(tmp_path / "bench"), "--json"]) == 0
+            rows = json.loads(capsys.readouterr().out)
+            assert [r["image"] for r in rows] == [builder.tag(task)]
+            built.append(rows[0]["built"])
+        assert built == [True, False]
+    finally:
         _drop(builder, builder.tag(task))
