@@ -86,7 +86,7 @@ def harbor_task(parent: Path, name: str = "greet-task", **overrides: str | None)
 
 
 @pytest.fixture
-def engine_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def engine_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """LOOPWRIGHT_CONTAINER_* as CI sets them, for the CLI (skipped, saying why, without an
     engine: in CI there is one)."""
     docker_sandbox_or_skip()
@@ -94,7 +94,7 @@ def engine_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("LOOPWRIGHT_CONTAINER_IMAGE", chosen.image)
     monkeypatch.setenv("LOOPWRIGHT_CONTAINER_GLOBAL_FLAGS", " ".join(chosen.global_flags))
     monkeypatch.setenv("LOOPWRIGHT_CONTAINER_RUN_FLAGS", " ".join(chosen.run_flags))
-    monkeypatch.setenv("LOOPWRIGHT_ENV_CACHE", str(Path(chosen.image.replace(":", "_"))))
+    monkeypatch.setenv("LOOPWRIGHT_ENV_CACHE", str(tmp_path / "envs"))  # the build locks' home
     yield
 
 
