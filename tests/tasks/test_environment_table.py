@@ -29,6 +29,8 @@ def test_a_full_python_environment_is_accepted() -> None:
 def test_an_image_is_a_container_environment() -> None:
     assert Environment(image="img:1").container
     assert Environment(dockerfile="environment/Dockerfile").files == ["environment/Dockerfile"]
+    shaped = Environment(image="img:1", workdir="/app/", scratch=["/tests", "/logs"])
+    assert shaped.workdir == "/app" and shaped.scratch == ["/tests", "/logs"]
 
 
 @pytest.mark.parametrize(
@@ -44,6 +46,11 @@ def test_an_image_is_a_container_environment() -> None:
         ({"install": ["  "]}, "must not be empty"),
         ({"image": "a", "dockerfile": "environment/Dockerfile"}, "not both"),
         ({"pip": ["x"]}, "Extra inputs"),
+        ({"image": "a", "workdir": "app"}, "absolute directory in the container"),
+        ({"image": "a", "scratch": ["/"]}, "absolute directory in the container"),
+        ({"image": "a", "scratch": ["/x/../etc"]}, "absolute directory in the container"),
+        ({"workdir": "/app"}, "for a container image"),
+        ({"scratch": ["/tests"]}, "for a container image"),
     ],
 )
 def test_a_bad_table_is_refused_saying_why(table: dict[str, Any], says: str) -> None:

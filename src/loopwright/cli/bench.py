@@ -1,5 +1,5 @@
-"""`loopwright bench list|prepare|validate`: the registered benchmarks, building their task
-environments, and checking a benchmark's tasks."""
+"""`loopwright bench list|add|remove|prepare|validate`: the benchmarks (bundled, and registered by
+path), building their task environments and container images, and checking a benchmark's tasks."""
 
 from __future__ import annotations
 
@@ -14,15 +14,32 @@ from rich.console import Console
 from rich.table import Table
 
 from loopwright.cli._app import EXIT_FAILED, app, progress_bar
+from loopwright.errors import ConfigError
 from loopwright.sandbox import (
+    BuiltImage,
+    ContainerSettings,
+    Engine,
     EnvironmentCache,
+    ImageBuilder,
     Prepared,
     default_sandbox,
     needs_environment,
+    needs_image_build,
     prepare_environments,
+    prepare_images,
 )
 from loopwright.scoring import PytestGrader, VariantCheck, task_variants, validate_benchmark
-from loopwright.tasks import Benchmark, Task, benchmark_names, load_benchmark
+from loopwright.tasks import (
+    Benchmark,
+    RegisteredBenchmark,
+    Task,
+    benchmark_names,
+    load_benchmark,
+    register_benchmark_dir,
+    remove_user_benchmark,
+    user_benchmarks,
+    user_benchmarks_path,
+)
 
 bench_app = typer.Typer(
     help="Benchmarks: list them, build their task environments, and check that their tasks "
@@ -55,16 +72,61 @@ EnvCacheOption = Annotated[
 def list_benchmarks(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """List the registered benchmarks with their task counts by level."""
-    benches = [load_benchmark(name) for name in benchmark_names()]
+    """List the benchmarks: bundled ones, and those registered by path (`bench add`, the
+    importers, `tasks mine`), with their task counts by level. A registered benchmark that
+    no longer loads is listed with its problem."""
+    sources = {b.name: b for b in user_benchmarks().benchmarks}
+    rows = [_listed(name, sources.get(name)) for name in benchmark_names()]
     if as_json:
-        typer.echo(json.dumps([_summary(b) for b in benches], indent=2))
+        typer.echo(json.dumps([row for row, _ in rows], indent=2))
         return
-    table = Table("benchmark", "tasks", "by level", "description", box=None)
-    for bench in benches:
+    table = Table("benchmark", "tasks", "by level", "source", "description", box=None)
+    for row, bench in rows:
+        if bench is None:
+            table.add_row(
+                str(row["name"]), "-", "-", str(row["source"]), f"[red]{row['problem']}[/]"
+            )
+            continue
         levels = ", ".join(f"L{k}: {v}" for k, v in _levels(bench).items())
-        table.add_row(bench.name, str(len(bench.tasks)), levels, bench.description)
+        described = bench.description or str(row.get("path", ""))
+        table.add_row(bench.name, str(len(bench.tasks)), levels, str(row["source"]), described)
     console.print(table)
+
+
+def _listed(
+    name: str, entry: RegisteredBenchmark | None
+) -> tuple[dict[str, object], Benchmark | None]:
+    """A `bench list` row: the benchmark's summary, or (registered by path) its problem."""
+    where = {} if entry is None else {"path": entry.path}
+    source = "bundled" if entry is None else entry.source
+    try:
+        bench = load_benchmark(name)
+    except ConfigError as exc:
+        return {"name": name, "source": source, **where, "problem": exc.what}, None
+    return {**_summary(bench), "source": source, **where}, bench
+
+
+@bench_app.command("add")
+def add(
+    path: Annotated[Path, typer.Argument(help="A folder of tasks (or one task directory).")],
+    name: Annotated[
+        str | None, typer.Option("--name", help="The name to register (default: the folder's).")
+    ] = None,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Re-point a name registered for another folder.")
+    ] = False,
+) -> None:
+    """Register a folder of tasks by name, so `run`, `evolve`, `research` and `bench` take the
+    name like `mini` (stored in ~/.loopwright/benchmarks.json, or $LOOPWRIGHT_BENCHMARKS)."""
+    entry = register_benchmark_dir(path, name=name, replace=replace)
+    console.print(f"registered {entry.name} -> {entry.path} (in {user_benchmarks_path()})")
+
+
+@bench_app.command("remove")
+def remove(name: Annotated[str, typer.Argument(help="A registered benchmark's name.")]) -> None:
+    """Forget a registered benchmark (its folder is left alone)."""
+    entry = remove_user_benchmark(name)
+    console.print(f"removed {entry.name} (its folder {entry.path} is left alone)")
 
 
 def _levels(bench: Benchmark) -> dict[int, int]:
@@ -96,8 +158,14 @@ def prepare(
     bench = load_benchmark(benchmark)
     cache = EnvironmentCache(env_cache)
     done = _prepare(bench, cache, progress_shown=not as_json)
+    images = _prepare_images(bench, progress_shown=not as_json)
     if as_json:
-        typer.echo(json.dumps([_prepared_json(t, p) for t, p in done], indent=2))
+        rows = [_prepared_json(t, p) for t, p in done] + [_image_json(t, i) for t, i in images]
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    if images:
+        _print_images(bench, images)
+    if images and not done:
         return
     table = Table("task", "environment", "builder", "python", "status", box=None)
     for task, prepared in done:
@@ -126,6 +194,37 @@ def _prepare(
         return prepare_environments(
             bench.tasks, cache, on_prepared=lambda _t, _p: progress.advance(bar)
         )
+
+
+def _prepare_images(bench: Benchmark, *, progress_shown: bool) -> list[tuple[Task, BuiltImage]]:
+    """Build or reuse every Dockerfile image of `bench` with the container engine of
+    LOOPWRIGHT_CONTAINER_* (none needed when no task has a dockerfile), with a progress bar."""
+    total = sum(needs_image_build(t) for t in bench.tasks)
+    if not total:
+        return []
+    builder = ImageBuilder(Engine.detect(ContainerSettings.from_env()))
+    shown = progress_shown and err_console.is_terminal
+    with progress_bar(err_console, enabled=shown) as progress:
+        bar = progress.add_task(f"building container images of {bench.name}", total=total)
+        return prepare_images(bench.tasks, builder, on_built=lambda _t, _i: progress.advance(bar))
+
+
+def _print_images(bench: Benchmark, images: list[tuple[Task, BuiltImage]]) -> None:
+    table = Table("task", "image", "status", box=None)
+    for task, image in images:
+        table.add_row(
+            task.id, image.tag, f"built in {image.build_s:.1f}s" if image.built else "reused"
+        )
+    console.print(table)
+    built = sum(i.built for _, i in images)
+    console.print(
+        f"{len(images)} container image(s) of {bench.name} ready: {built} built, "
+        f"{len(images) - built} reused"
+    )
+
+
+def _image_json(task: Task, image: BuiltImage) -> dict[str, object]:
+    return {"task": task.id, "image": image.tag, "built": image.built, "build_s": image.build_s}
 
 
 def _prepared_json(task: Task, prepared: Prepared) -> dict[str, object]:

@@ -3,6 +3,7 @@ as task folders that `bench validate`, `run`, `evolve`, `research` and `ab` take
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -12,10 +13,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from loopwright.cli._app import app, progress_bar
+from loopwright.cli._app import EXIT_FAILED, app, progress_bar
 from loopwright.cli.bench import EnvCacheOption, SandboxOption
 from loopwright.models import model_factory
-from loopwright.sandbox import EnvironmentCache, default_sandbox
+from loopwright.sandbox import EnvironmentCache, TaskContainers, default_sandbox
 from loopwright.scoring import (
     MineOptions,
     MineReport,
@@ -24,6 +25,8 @@ from loopwright.scoring import (
     mine_repository,
     statement_rewriter,
 )
+from loopwright.tasks import RegisteredBenchmark, register_benchmark_dir
+from loopwright.tasks.importers.harbor import HarborImport, harbor_task_dirs, import_harbor
 
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 err_console = Console(stderr=True, highlight=False)
@@ -76,6 +79,10 @@ def mine(
     ] = None,
     sandbox: SandboxOption = "auto",
     env_cache: EnvCacheOption = None,
+    register: Annotated[
+        bool,
+        typer.Option("--register/--no-register", help="Register the output by name (bench list)."),
+    ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Turn a repository's own history into a validated benchmark, offline: each first-parent
@@ -95,11 +102,14 @@ def mine(
             on_window=lambda n: progress.update(bar, total=n),
             on_commit=lambda _row: progress.advance(bar),
         )  # fmt: skip
+    entry = None
+    if register and report.kept:
+        entry = register_benchmark_dir(options.out, source="mined", replace=True)
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
         return
     console.print(_mine_table(report))
-    _print_mined(report, options.out)
+    _print_mined(report, str(options.out) if entry is None else entry.name, registered=entry)
 
 
 def _rewriter(model: str | None, api_base: str | None) -> tuple[Rewrite | None, str]:
@@ -124,7 +134,7 @@ def _mine_table(report: MineReport) -> Table:
     return table
 
 
-def _print_mined(report: MineReport, out: Path) -> None:
+def _print_mined(report: MineReport, bench: str, *, registered: RegisteredBenchmark | None) -> None:
     kept = len(report.kept)
     candidates = [c for c in report.commits if c.task_id is not None]
     per_task = sum(c.seconds for c in candidates) / len(candidates) if candidates else 0.0
@@ -133,9 +143,83 @@ def _print_mined(report: MineReport, out: Path) -> None:
         f"({len(candidates)} candidate(s)) in {report.total_s:.1f}s, "
         f"{per_task:.1f}s per candidate; instructions: {report.instruction_source}"
     )
+    if registered is not None:
+        console.print(f"registered as {registered.name!r} ({registered.path}): bench list")
     if kept:
         console.print(
-            f"check it: loopwright bench validate {out}\n"
-            f"use it: loopwright run builder-only --bench {out} (evolve and research take "
+            f"check it: loopwright bench validate {bench}\n"
+            f"use it: loopwright run builder-only --bench {bench} (evolve and research take "
             "--bench too)"
         )
+
+
+@import_app.command("harbor")
+def import_harbor_command(
+    source: Annotated[
+        Path, typer.Argument(help="A Harbor / Terminal-Bench task folder, or a folder of them.")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Where to write the task folders.")],
+    name: Annotated[
+        str | None,
+        typer.Option(
+            "--name", help="Register the output as this benchmark (default: its folder name)."
+        ),
+    ] = None,
+    register: Annotated[
+        bool,
+        typer.Option("--register/--no-register", help="Register the output by name (bench list)."),
+    ] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
+) -> None:
+    """Import Harbor tasks: each task's Dockerfile is built (base images must be present
+    locally), its WORKDIR becomes repo/, test.sh grades it through its reward file, and
+    solution/solve.sh, run once in its container, becomes the gold. Tasks that cannot be
+    converted are listed with the reason (exit 1). Validate with
+    `loopwright bench validate OUT --sandbox docker`."""
+    dirs = harbor_task_dirs(source)
+    containers = TaskContainers()
+    shown = not as_json and err_console.is_terminal
+    with progress_bar(err_console, enabled=shown) as progress:
+        bar = progress.add_task("importing Harbor tasks", total=len(dirs))
+        done = import_harbor(source, out, containers, on_task=lambda _d: progress.advance(bar))
+    entry = None
+    if register and done.imported:
+        entry = register_benchmark_dir(done.out, name=name, source="harbor", replace=True)
+    if as_json:
+        typer.echo(json.dumps(_import_json(done, entry), indent=2))
+    else:
+        _print_import(done, entry)
+    if done.skipped:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _import_json(done: HarborImport, entry: RegisteredBenchmark | None) -> dict[str, object]:
+    return {
+        "out": str(done.out),
+        "registered_as": entry.name if entry else None,
+        "imported": [
+            {
+                "task": t.task_id,
+                "path": str(t.path),
+                "gold": t.gold,
+                "seconds": t.seconds,
+                "notes": list(t.notes),
+            }
+            for t in done.imported
+        ],
+        "skipped": [{"source": str(s.source), "reason": s.reason} for s in done.skipped],
+    }
+
+
+def _print_import(done: HarborImport, entry: RegisteredBenchmark | None) -> None:
+    table = Table("task", "status", "time", "note", box=None)
+    for t in done.imported:
+        table.add_row(t.task_id, "imported", f"{t.seconds:.1f}s", "; ".join(t.notes))
+    for s in done.skipped:
+        table.add_row(s.source.name, "[bold red]not converted[/]", "-", s.reason)
+    console.print(table)
+    where = f"; registered as {entry.name!r}" if entry else ""
+    console.print(
+        f"{len(done.imported)} task(s) written to {done.out}, {len(done.skipped)} not "
+        f"converted{where}. Check them: loopwright bench validate {done.out} --sandbox docker"
+    )

@@ -40,6 +40,7 @@ from loopwright.sandbox import (
     EnvironmentCache,
     Sandbox,
     Workspace,
+    attach_task_container,
     create_workspace,
     remove_workspace,
 )
@@ -182,21 +183,18 @@ def _in_environment(
 
 
 def _in_image(spec: TaskRunSpec, workspace: Workspace, writer: EventWriter) -> TaskRunSpec | None:
-    """`spec` with the workspace's container started from the task's `image` (the container
-    sandbox). None, with an error event saying what to do, when the sandbox runs no containers
-    or the task names a `dockerfile` (not built by this version)."""
+    """`spec` with the workspace's container started from the task's image (its `image`, or its
+    `dockerfile` built once per content; the container sandbox). None, with an error event
+    saying what to do, when the sandbox runs no containers or the image cannot be built."""
     table = spec.task.spec.environment
     assert table is not None
-    sandbox, image = spec.sandbox, table.image
-    if image is None:
-        problem = f"a dockerfile environment ({table.dockerfile}) is not built by loopwright yet"
-    elif not isinstance(sandbox, DockerSandbox):
-        problem = f"the task runs in the container image {image}: use --sandbox docker"
-    else:
-        network = spec.task.spec.allow_internet
+    sandbox = spec.sandbox
+    if isinstance(sandbox, DockerSandbox):
         started = _guarded(writer, "environment",
-                           lambda: sandbox.attach(workspace.path, network=network, image=image))  # fmt: skip
+                           lambda: attach_task_container(sandbox, spec.task, workspace.path))  # fmt: skip
         return spec if started is not None else None
+    source = table.image or f"the image of {table.dockerfile}"
+    problem = f"the task runs in the container image {source}: use --sandbox docker"
     writer.write(ErrorEvent(t=writer.now(), where="environment", message=problem))
     return None
 

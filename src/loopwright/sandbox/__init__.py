@@ -28,8 +28,18 @@ from loopwright.sandbox._envcache import (
 )
 from loopwright.sandbox._environment import WORKDIR, EnvironmentSandbox, TaskEnvironment
 from loopwright.sandbox._envsetup import EnvironmentBuildError, find_uv
+from loopwright.sandbox._images import (
+    IMAGE_REPOSITORY,
+    BuiltImage,
+    ImageBuilder,
+    attach_task_container,
+    image_key,
+    needs_image_build,
+    prepare_images,
+)
 from loopwright.sandbox._local import LocalSandbox
 from loopwright.sandbox._select import default_sandbox, sandbox_kinds
+from loopwright.sandbox._taskcontainers import TaskContainers
 from loopwright.sandbox._workspace import (
     BINARY_SIZES,
     NO_DIFF,
@@ -44,9 +54,11 @@ __all__ = [
     "DEFAULT_OUTPUT_CAP",
     "ENV_CACHE_VARIABLE",
     "ENV_MANIFEST",
+    "IMAGE_REPOSITORY",
     "NO_DIFF",
     "WORKDIR",
     "BubblewrapSandbox",
+    "BuiltImage",
     "CommandResult",
     "ContainerSettings",
     "DiffEvidence",
@@ -56,11 +68,14 @@ __all__ = [
     "EnvironmentBuildError",
     "EnvironmentCache",
     "EnvironmentSandbox",
+    "ImageBuilder",
     "LocalSandbox",
     "Prepared",
     "Sandbox",
+    "TaskContainers",
     "TaskEnvironment",
     "Workspace",
+    "attach_task_container",
     "bubblewrap_available",
     "bubblewrap_problem",
     "create_workspace",
@@ -68,8 +83,11 @@ __all__ = [
     "default_sandbox",
     "environment_key",
     "find_uv",
+    "image_key",
     "needs_environment",
+    "needs_image_build",
     "prepare_environments",
+    "prepare_images",
     "remove_workspace",
     "sandbox_kinds",
 ]

@@ -60,8 +60,17 @@ class _Container:
     root: Path  # the workspace on the host
     stage: Path  # host directory holding ro/ and rw/
     network: bool
-    image: str
+    shape: _Shape
     commands: Iterator[int] = field(default_factory=itertools.count)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What a container is made from: its image, where the workspace is mounted, its tmpfs dirs."""
+
+    image: str
+    workdir: str
+    scratch: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +88,7 @@ class DockerSandbox(Sandbox):
     removed by `release`, by `close`, when its workspace directory is gone, at interpreter exit,
     and, when loopwright was killed, by the next DockerSandbox on this host (containers are
     labelled with their owning process). The container shows the image (read-only root
-    filesystem, a private /tmp), the workspace read-write at `settings.workdir` and nothing else
+    filesystem, a private /tmp), the workspace read-write at `settings.workdir` (or the task's) and nothing else
     of the host; no network unless a command asks for it (`network=True`: the workspace's
     container is then recreated with network), no capabilities, no new privileges, and the CPU,
     memory and process limits of the settings. Before and after every command every process in
@@ -128,15 +137,28 @@ class DockerSandbox(Sandbox):
         self.__dict__.update(state)
         self._reset()
 
-    def attach(self, workspace: Path, *, network: bool = False, image: str | None = None) -> str:
+    def attach(
+        self,
+        workspace: Path,
+        *,
+        network: bool = False,
+        image: str | None = None,
+        workdir: str | None = None,
+        scratch: Sequence[str] = (),
+    ) -> str:
         """Start `workspace`'s container now (else its first command does), from `image`
-        (default: the settings'); returns its id. A container it already has is replaced."""
+        (default: the settings'), the workspace mounted at `workdir` (default: the settings'),
+        each absolute directory in `scratch` an empty writable tmpfs; returns its id. A
+        container it already has is replaced."""
         root = resolve_dir(workspace, "workspace")
+        shape = _Shape(
+            image or self.settings.image, workdir or self.settings.workdir, tuple(scratch)
+        )
         with self._lock_for_this_process():
             old = self._containers.pop(root, None)
             if old is not None:
                 self._remove(old)
-            return self._start(root, network, image or self.settings.image).id
+            return self._start(root, network, shape).id
 
     def release(self, workspace: Path) -> None:
         """Remove `workspace`'s container and staging files. Idempotent."""
@@ -180,7 +202,7 @@ class DockerSandbox(Sandbox):
         container = self._container_for(workdir, network)
         with _staged(container, extra_rw, extra_ro) as staged:
             paths = _PathMap(
-                [(container.root, self.settings.workdir)] + [(s.host, s.inside) for s in staged]
+                [(container.root, container.shape.workdir)] + [(s.host, s.inside) for s in staged]
             )
             command = self.engine.argv(
                 "exec", *(["-i"] if stdin is not None else []), "-w", paths.inside(str(workdir)),
@@ -212,10 +234,11 @@ class DockerSandbox(Sandbox):
             if found is not None and found.network == network:
                 return found
             if found is None:
-                return self._start(workdir, network, self.settings.image)
+                shape = _Shape(self.settings.image, self.settings.workdir)
+                return self._start(workdir, network, shape)
             del self._containers[found.root]
             self._remove(found)
-            return self._start(found.root, network, found.image)
+            return self._start(found.root, network, found.shape)
 
     @contextmanager
     def _lock_for_this_process(self) -> Iterator[None]:
@@ -224,7 +247,7 @@ class DockerSandbox(Sandbox):
         with self._lock:
             yield
 
-    def _start(self, root: Path, network: bool, image: str) -> _Container:
+    def _start(self, root: Path, network: bool, shape: _Shape) -> _Container:
         """Start a container for `root` (the lock is held) and remember it."""
         stage = Path(tempfile.mkdtemp(prefix="lw-ctr-"))
         (stage / "ro").mkdir()
@@ -232,31 +255,32 @@ class DockerSandbox(Sandbox):
         try:
             cid = self.engine.call(
                 "run",
-                *self._run_flags(root, stage, network),
+                *self._run_flags(root, stage, network, shape),
                 "--entrypoint",
                 "sh",
-                image,
+                shape.image,
                 "-c",
                 _INIT,
             ).strip()
         except SandboxError:
             shutil.rmtree(stage, ignore_errors=True)
             raise
-        container = _Container(cid, root, stage, network, image)
+        container = _Container(cid, root, stage, network, shape)
         self._containers[root] = container
         return container
 
-    def _run_flags(self, root: Path, stage: Path, network: bool) -> list[str]:
+    def _run_flags(self, root: Path, stage: Path, network: bool, shape: _Shape) -> list[str]:
         s = self.settings
+        scratch = [f for d in shape.scratch for f in ("--tmpfs", f"{d}:rw,exec,nosuid,mode=1777")]
         user = ["--user", f"{os.getuid()}:{os.getgid()}"] if self.engine.kind == "docker" else []
         return [
             "-d", "--rm", *labels(root), *([] if network else ["--network", "none"]),
             "--read-only", "--tmpfs", f"{_HOME}:rw,exec,nosuid,mode=1777",
             "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
             "--cpus", f"{s.cpus:g}", "--memory", s.memory, "--pids-limit", str(s.pids_limit),
-            "-v", f"{root}:{s.workdir}:rw",
+            "-v", f"{root}:{shape.workdir}:rw", *scratch,
             "-v", f"{stage / 'ro'}:{_STAGE}/ro:ro", "-v", f"{stage / 'rw'}:{_STAGE}/rw:rw",
-            "-w", s.workdir, *user, *s.run_flags,
+            "-w", shape.workdir, *user, *s.run_flags,
         ]  # fmt: skip
 
     def _collect(self) -> None:

@@ -16,8 +16,10 @@ from loopwright.errors import LoopwrightError
 from loopwright.sandbox import (
     DockerSandbox,
     EnvironmentCache,
+    ImageBuilder,
     Sandbox,
     TaskEnvironment,
+    attach_task_container,
     create_workspace,
     remove_workspace,
 )
@@ -93,11 +95,12 @@ def grade_variant(
 
 
 def _attach_image(task: Task, sandbox: Sandbox, workspace: Path) -> None:
-    """Start the workspace's container from the task's `image` (container sandbox only; under
-    another sandbox, the task is graded with that sandbox's own interpreter)."""
+    """Start the workspace's container from the task's image, its `dockerfile` built first when
+    the engine lacks it (container sandbox only; under another sandbox, the task is graded with
+    that sandbox's own interpreter)."""
     table = task.spec.environment
-    if table is not None and table.image is not None and isinstance(sandbox, DockerSandbox):
-        sandbox.attach(workspace, network=task.spec.allow_internet, image=table.image)
+    if table is not None and table.container and isinstance(sandbox, DockerSandbox):
+        attach_task_container(sandbox, task, workspace)
 
 
 def _placed(grader: Grader, environment: TaskEnvironment | None, workspace: Path) -> Grader:
@@ -153,7 +156,7 @@ def _checks(
             yield VariantCheck(
                 task.id, GOLD, GOLD, "score 1.0, resolved", None, False, "no solution/"
             )
-        environment, problem = _environment(task, cache)
+        environment, problem = _environment(task, cache, grader.sandbox)
         for variant, kind, overlay in task_variants(task):
             if problem is not None:
                 yield VariantCheck(
@@ -164,12 +167,19 @@ def _checks(
             yield _judge(task.id, variant, kind, grade)
 
 
-def _environment(task: Task, cache: EnvironmentCache) -> tuple[TaskEnvironment | None, str | None]:
-    """The task's built environment (None for a task without a Python one), or why there is none."""
+def _environment(
+    task: Task, cache: EnvironmentCache, sandbox: Sandbox
+) -> tuple[TaskEnvironment | None, str | None]:
+    """The task's built environment (None for a task without a Python one), or why there is none;
+    a `dockerfile` image is built here (container sandbox only), so its failure fails the task."""
     table = task.spec.environment
-    if table is None or table.container:
+    if table is None:
         return None, None
     try:
+        if table.container:
+            if table.dockerfile is not None and isinstance(sandbox, DockerSandbox):
+                ImageBuilder(sandbox.engine).ensure(task)
+            return None, None
         return cache.ensure(task).environment, None
     except LoopwrightError as exc:
         return None, f"environment: {exc}"

@@ -18,9 +18,23 @@ from loopwright.tasks._model import (
     tree_digest,
 )
 from loopwright.tasks._overlay import apply_overlay
-from loopwright.tasks._registry import benchmark_names, load_benchmark, register_benchmark
+from loopwright.tasks._registry import (
+    benchmark_names,
+    load_benchmark,
+    register_benchmark,
+    register_benchmark_dir,
+)
+from loopwright.tasks._user_registry import (
+    BENCHMARKS_FILE_VARIABLE,
+    RegisteredBenchmark,
+    UserBenchmarks,
+    remove_user_benchmark,
+    user_benchmarks,
+    user_benchmarks_path,
+)
 
 __all__ = [
+    "BENCHMARKS_FILE_VARIABLE",
     "HIDDEN_LAYOUTS",
     "SCHEMA_VERSION",
     "Benchmark",
@@ -28,9 +42,11 @@ __all__ = [
     "FailureKind",
     "FlawedVariant",
     "GradingTable",
+    "RegisteredBenchmark",
     "Task",
     "TaskSpec",
     "Timeouts",
+    "UserBenchmarks",
     "apply_overlay",
     "benchmark_names",
     "load_benchmark",
@@ -41,5 +57,9 @@ __all__ = [
     "place_hidden",
     "read_hidden_sources",
     "register_benchmark",
+    "register_benchmark_dir",
+    "remove_user_benchmark",
     "tree_digest",
+    "user_benchmarks",
+    "user_benchmarks_path",
 ]

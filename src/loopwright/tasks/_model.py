@@ -75,13 +75,22 @@ def _relative_file(value: str) -> str:
     return value
 
 
+def _container_dir(value: str) -> str:
+    path = Path(value)
+    if not path.is_absolute() or ".." in path.parts or path == Path("/"):
+        raise ValueError(f"{value!r} must be an absolute directory in the container, like '/app'")
+    return path.as_posix()
+
+
 class Environment(_Strict):
     """The `[environment]` table of task.toml: what the task's code needs to run.
 
     A Python environment (`python`, `requirements`, `requirements_files`, `install`, `env`) is
     built by loopwright once per content (sandbox/_environment.py); `image` / `dockerfile` name
-    a container image for the container sandbox and are validated here only. Paths are relative
-    to the task directory. Field-level checks only; the loader checks that the files exist.
+    a container image for the container sandbox (built from the dockerfile by
+    sandbox/_images.py), whose containers mount the workspace at `workdir` (default: the
+    sandbox's, /testbed) and give each absolute directory in `scratch` as an empty writable
+    tmpfs. Other paths are relative to the task directory. Field-level checks only; the loader checks that the files exist.
     """
 
     python: str | None = Field(default=None, pattern=r"^3\.\d+$")
@@ -91,6 +100,8 @@ class Environment(_Strict):
     env: dict[str, str] = Field(default_factory=dict)
     image: str | None = Field(default=None, min_length=1)
     dockerfile: str | None = None
+    workdir: str | None = None
+    scratch: list[str] = Field(default_factory=list)
 
     @field_validator("requirements", "install")
     @classmethod
@@ -109,6 +120,16 @@ class Environment(_Strict):
     def _relative_dockerfile(cls, value: str | None) -> str | None:
         return None if value is None else _relative_file(value)
 
+    @field_validator("workdir")
+    @classmethod
+    def _absolute_workdir(cls, value: str | None) -> str | None:
+        return None if value is None else _container_dir(value)
+
+    @field_validator("scratch")
+    @classmethod
+    def _absolute_scratch(cls, items: list[str]) -> list[str]:
+        return [_container_dir(item) for item in items]
+
     @field_validator("env")
     @classmethod
     def _variables(cls, env: dict[str, str]) -> dict[str, str]:
@@ -126,6 +147,8 @@ class Environment(_Strict):
     def _one_image_source(self) -> Environment:
         if self.image is not None and self.dockerfile is not None:
             raise ValueError("give image or dockerfile, not both")
+        if (self.workdir is not None or self.scratch) and not self.container:
+            raise ValueError("workdir and scratch are for a container image (image or dockerfile)")
         return self
 
     @property

@@ -1,0 +1,232 @@
+"""Task container images: a task's `[environment] dockerfile` built once per content by the
+container engine, then reused; and `task_image`, the image a task's workspace container runs.
+
+The tag is content-addressed: `localhost/loopwright-task:<key[:16]>`, the key a sha256 over the
+Dockerfile's path in its build context and every file of that context (the Dockerfile's
+directory). A build runs under an exclusive file lock on `<locks>/<key[:16]>.lock` (a second
+process or thread waits, then finds the image and reuses it); nothing is pulled (`--pull=never`
+with podman: base images must be present locally). A failed build leaves no tag and raises
+`EnvironmentBuildError` naming the command and the tail of its output. See docs/sandbox.md,
+"Container images".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from loopwright.errors import ConfigError
+from loopwright.sandbox._docker import DockerSandbox
+from loopwright.sandbox._engine import Engine
+from loopwright.sandbox._envcache import default_env_cache
+from loopwright.sandbox._envsetup import EnvironmentBuildError
+from loopwright.tasks import Task, tree_digest
+
+__all__ = [
+    "IMAGE_REPOSITORY",
+    "BuiltImage",
+    "ImageBuilder",
+    "attach_task_container",
+    "image_key",
+    "needs_image_build",
+    "prepare_images",
+]
+
+IMAGE_REPOSITORY = "localhost/loopwright-task"
+_KEY_FORMAT = 1  # bump when what goes into the key changes
+_TAG_CHARS = 16
+_TAIL_CHARS = 3000
+DEFAULT_BUILD_TIMEOUT_S = 1800.0
+_THREAD_LOCKS: dict[str, threading.Lock] = {}  # flock is per open file, not per thread
+_THREAD_LOCKS_GUARD = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltImage:
+    """A task's image present in the engine: its tag, and whether this call built it (and in how
+    many seconds)."""
+
+    tag: str
+    built: bool
+    build_s: float = 0.0
+
+
+def needs_image_build(task: Task) -> bool:
+    """True when `task` names a `dockerfile` (an image for the container sandbox to build)."""
+    table = task.spec.environment
+    return table is not None and table.dockerfile is not None
+
+
+def _dockerfile(task: Task) -> Path:
+    table = task.spec.environment
+    if table is None or table.dockerfile is None:
+        raise ConfigError(f"task {task.id} names no dockerfile", fix="add [environment] dockerfile")
+    return task.root / table.dockerfile
+
+
+def image_key(task: Task) -> str:
+    """The content address of `task`'s Dockerfile image: the Dockerfile's name and every file
+    of its build context (its directory). Deterministic; an edit to any of them is a new key."""
+    dockerfile = _dockerfile(task)
+    parts = {
+        "format": _KEY_FORMAT,
+        "dockerfile": dockerfile.name,
+        "context": tree_digest(dockerfile.parent),
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+class ImageBuilder:
+    """Builds task images with `engine` and reuses them; safe across threads and processes
+    (builds of one key are serialised by a file lock under `locks`, default
+    `<env cache>/images`). `timeout_s` bounds one build."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        locks: Path | None = None,
+        timeout_s: float = DEFAULT_BUILD_TIMEOUT_S,
+    ) -> None:
+        self.engine = engine
+        self._locks = locks
+        self.timeout_s = timeout_s
+
+    @property
+    def locks(self) -> Path:
+        """The directory of the build lock files (resolved at use, on this machine)."""
+        return (self._locks or default_env_cache() / "images").expanduser()
+
+    def tag(self, task: Task) -> str:
+        """The tag `task`'s Dockerfile image has (or will have) in the engine."""
+        return f"{IMAGE_REPOSITORY}:{image_key(task)[:_TAG_CHARS]}"
+
+    def ensure(self, task: Task) -> BuiltImage:
+        """`task`'s image, built first when the engine does not have it. Raises ConfigError when
+        the task has no dockerfile or it is missing, EnvironmentBuildError when the build fails
+        (the command and its output's tail; nothing is tagged)."""
+        dockerfile = _dockerfile(task)
+        if not dockerfile.is_file():
+            raise ConfigError(
+                f"task {task.id}: its dockerfile is missing", got=str(dockerfile),
+                fix="add the file, or fix [environment] dockerfile",
+            )  # fmt: skip
+        tag = self.tag(task)
+        if self.engine.image_exists(tag):
+            return BuiltImage(tag, built=False)
+        with _locked(self.locks / f"{tag.rsplit(':', 1)[1]}.lock"):
+            if self.engine.image_exists(tag):  # built while this one waited
+                return BuiltImage(tag, built=False)
+            started = time.monotonic()
+            self._build(task, dockerfile, tag)
+            return BuiltImage(tag, built=True, build_s=round(time.monotonic() - started, 3))
+
+    def _build(self, task: Task, dockerfile: Path, tag: str) -> None:
+        pull = ["--pull=never"] if self.engine.kind == "podman" else []
+        argv = self.engine.argv(
+            "build", *pull, "-t", tag, "-f", str(dockerfile), str(dockerfile.parent)
+        )
+        try:
+            done = subprocess.run(
+                argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                timeout=self.timeout_s, check=False,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired as exc:
+            self._forget(tag)
+            raise EnvironmentBuildError(
+                f"task {task.id}: the image build timed out after {self.timeout_s:.0f}s: "
+                + " ".join(argv),
+                got=_tail(exc.output),
+                fix="fix the Dockerfile, or build the image by hand and name it in `image`",
+            ) from exc
+        except OSError as exc:
+            raise EnvironmentBuildError(
+                f"task {task.id}: the image build could not start: {' '.join(argv)}", got=str(exc)
+            ) from exc
+        if done.returncode != 0:
+            self._forget(tag)
+            raise EnvironmentBuildError(
+                f"task {task.id}: the image build failed (exit {done.returncode}): "
+                + " ".join(argv),
+                got=_tail(done.stdout),
+                fix="fix the Dockerfile; its base image must be present locally (nothing is "
+                "pulled; see docs/sandbox.md)",
+            )
+
+    def _forget(self, tag: str) -> None:
+        """A failed build must leave no tag behind (it would be taken as built)."""
+        if self.engine.image_exists(tag):
+            with contextlib.suppress(Exception):
+                self.engine.call("rmi", "-f", tag)
+
+
+def prepare_images(
+    tasks: Sequence[Task],
+    builder: ImageBuilder,
+    *,
+    on_built: Callable[[Task, BuiltImage], None] | None = None,
+) -> list[tuple[Task, BuiltImage]]:
+    """Build, or find already built, the Dockerfile image of each task that has one, in order
+    (tasks with the same key share one build). Raises at the first build that fails."""
+    done = []
+    for task in tasks:
+        if not needs_image_build(task):
+            continue
+        image = builder.ensure(task)
+        done.append((task, image))
+        if on_built is not None:
+            on_built(task, image)
+    return done
+
+
+def attach_task_container(
+    sandbox: DockerSandbox, task: Task, workspace: Path, builder: ImageBuilder | None = None
+) -> str:
+    """Start `workspace`'s container from `task`'s image (its `image`, or its `dockerfile` built
+    or reused by `builder`, default one on the sandbox's engine), shaped by its `workdir` and
+    `scratch`; returns the image. ConfigError for a task without a container environment;
+    EnvironmentBuildError when the build fails; SandboxError when the container cannot start."""
+    table = task.spec.environment
+    if table is None or not table.container:
+        raise ConfigError(f"task {task.id} names no container image", fix="add image or dockerfile")
+    if table.image is not None:
+        image = table.image
+    else:
+        image = (builder or ImageBuilder(sandbox.engine)).ensure(task).tag
+    sandbox.attach(
+        workspace, network=task.spec.allow_internet, image=image,
+        workdir=table.workdir, scratch=table.scratch,
+    )  # fmt: skip
+    return image
+
+
+def _tail(output: bytes | str | None) -> str:
+    if output is None:
+        return "(no output)"
+    text = output.decode("utf-8", errors="replace") if isinstance(output, bytes) else output
+    return text.strip()[-_TAIL_CHARS:] or "(no output)"
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive, blocking lock on `path` for this thread and, by flock, other processes;
+    the OS drops the flock if the holder dies."""
+    with _THREAD_LOCKS_GUARD:
+        thread_lock = _THREAD_LOCKS.setdefault(str(path), threading.Lock())
+    with thread_lock:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)

@@ -1,0 +1,358 @@
+"""`loopwright tasks import harbor`: Harbor / Terminal-Bench 2 task folders as loopwright tasks.
+
+A Harbor task is `instruction.md`, `task.toml` ([metadata], [agent], [verifier], [environment]),
+`environment/Dockerfile` (and its build context), `tests/test.sh` (the verifier: it writes a
+number in [0, 1] to `/logs/verifier/reward.txt`) and optionally `solution/solve.sh` (a script
+that solves the task in the container). Each becomes one loopwright task:
+
+- the Dockerfile environment as is, the workspace mounted at the Dockerfile's last `WORKDIR`
+  (default `/app`) with `/tests` and `/logs` as empty writable scratch directories;
+- `repo/`: the files the built image holds at that `WORKDIR` (copied out of the image);
+- the hidden tests: `tests/` landing at `.harbor-tests/`, graded by the `command` runner,
+  which copies them to `/tests`, runs `test.sh` and reads the reward file;
+- the gold: `solution/solve.sh` run once at import in the task's container on a fresh
+  workspace; the files it changed become the `solution/` overlay (`bench validate` checks it).
+
+A task that cannot be converted is reported with the reason, never silently dropped. The
+mapping of every field is in docs/importing.md ("Harbor").
+"""
+
+from __future__ import annotations
+
+import filecmp
+import re
+import shlex
+import shutil
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from loopwright.errors import ConfigError, LoopwrightError
+from loopwright.tasks._loader import load_task
+from loopwright.tasks._model import Task
+
+__all__ = [
+    "HARBOR_TESTS_DIR",
+    "Containers",
+    "HarborImport",
+    "ImportedTask",
+    "SkippedTask",
+    "grading_command",
+    "import_harbor",
+]
+
+HARBOR_TESTS_DIR = ".harbor-tests"
+"""Where the hidden tests land in the workspace at grading (copied to /tests by the command)."""
+DEFAULT_WORKDIR = "/app"
+SCRATCH = ("/tests", "/logs")
+_LEVELS = {"easy": 1, "medium": 2, "hard": 3}
+_TAIL = 1500
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedTask:
+    """A task written: its id, folder, whether it has a gold, and the seconds its import took."""
+
+    task_id: str
+    path: Path
+    gold: bool
+    seconds: float
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedTask:
+    """A Harbor task that could not be converted, and why."""
+
+    source: Path
+    reason: str
+
+
+@dataclass
+class HarborImport:
+    """What an import did: the tasks written and the ones skipped (with reasons)."""
+
+    out: Path
+    imported: list[ImportedTask] = field(default_factory=list)
+    skipped: list[SkippedTask] = field(default_factory=list)
+
+
+class ScriptOutcome(Protocol):
+    """How a script ended (a sandbox `CommandResult` is one)."""
+
+    @property
+    def exit_code(self) -> int | None: ...
+    @property
+    def timed_out(self) -> bool: ...
+    @property
+    def stdout(self) -> str: ...
+    @property
+    def stderr(self) -> str: ...
+
+
+class Containers(Protocol):
+    """What the importer needs of a task's container image (`loopwright.sandbox.TaskContainers`
+    is the implementation; tasks/ cannot import the sandbox, which sits above it)."""
+
+    def image(self, task: Task) -> str:
+        """Build (or reuse) the task's image; its tag."""
+        ...
+
+    def copy_out(self, task: Task, inside: str, dest: Path) -> bool:
+        """Copy the image's directory `inside` into `dest`; False when there is none."""
+        ...
+
+    def run_script(
+        self, task: Task, scripts: Path, entry: str, mount: str, solved: Path
+    ) -> ScriptOutcome:
+        """Run `scripts/entry` in the task's container on a fresh workspace (`scripts` at
+        `mount`); the workspace's files afterwards to `solved`."""
+        ...
+
+
+class _Skip(Exception):
+    """This task cannot be converted: the message says why."""
+
+
+def harbor_task_dirs(source: Path) -> list[Path]:
+    """`source` itself when it is a Harbor task (has task.toml), else its child directories that
+    have one or an instruction.md, sorted. ConfigError when there is none."""
+    source = source.expanduser().resolve()
+    if not source.is_dir():
+        raise ConfigError(
+            f"no Harbor task folder at {source}", fix="give a task or a folder of tasks"
+        )
+    if (source / "task.toml").is_file():
+        return [source]
+    found = sorted(
+        p for p in source.iterdir()
+        if p.is_dir() and ((p / "task.toml").is_file() or (p / "instruction.md").is_file())
+    )  # fmt: skip
+    if not found:
+        raise ConfigError(
+            f"{source} holds no Harbor task",
+            fix="a Harbor task is a folder with task.toml, instruction.md, environment/, tests/",
+        )
+    return found
+
+
+def import_harbor(
+    source: Path,
+    out: Path,
+    containers: Containers,
+    *,
+    on_task: Callable[[Path], None] | None = None,
+) -> HarborImport:
+    """Convert the Harbor task (or folder of tasks) at `source` into task folders under `out`.
+
+    With `containers` (the container engine): builds each task's image, copies its `WORKDIR`
+    out as `repo/`, and runs `solve.sh` there to make the gold. A task already in `out` is
+    replaced. Never raises for one bad task: it is listed in `skipped` with the reason. Raises
+    ConfigError when `source` holds no task."""
+    dirs = harbor_task_dirs(source)
+    result = HarborImport(out.expanduser().resolve())
+    result.out.mkdir(parents=True, exist_ok=True)
+    for task_dir in dirs:
+        started = time.monotonic()
+        try:
+            task = _import_one(task_dir, result.out, containers)
+        except _Skip as exc:
+            result.skipped.append(SkippedTask(task_dir, str(exc)))
+        except LoopwrightError as exc:
+            result.skipped.append(SkippedTask(task_dir, _one_paragraph(exc)))
+        else:
+            took = round(time.monotonic() - started, 2)
+            gold = task.solution_dir is not None
+            result.imported.append(ImportedTask(task.id, task.root, gold, took, _notes(task_dir)))
+        if on_task is not None:
+            on_task(task_dir)
+    return result
+
+
+def _one_paragraph(exc: LoopwrightError) -> str:
+    render = getattr(exc, "render", None)
+    return " ".join(str(render() if callable(render) else exc).split())
+
+
+def _notes(task_dir: Path) -> tuple[str, ...]:
+    if not (task_dir / "solution" / "solve.sh").is_file():
+        return ("no solution/solve.sh: imported without a gold (bench validate will say so)",)
+    return ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    task_id: str
+    config: dict[str, Any]
+    workdir: str
+
+
+def _parse(task_dir: Path) -> _Parsed:
+    for rel in ("instruction.md", "task.toml", "tests/test.sh"):
+        if not (task_dir / rel).is_file():
+            raise _Skip(f"{rel} is missing")
+    if not (task_dir / "instruction.md").read_text(encoding="utf-8").strip():
+        raise _Skip("instruction.md is empty")
+    env_dir = task_dir / "environment"
+    if (env_dir / "docker-compose.yaml").is_file() or (env_dir / "docker-compose.yml").is_file():
+        raise _Skip("a docker-compose environment (several services) is not supported: "
+                    "loopwright runs one container per workspace")  # fmt: skip
+    if not (env_dir / "Dockerfile").is_file():
+        raise _Skip("environment/Dockerfile is missing (prebuilt docker_image tasks: write "
+                    "a one-line Dockerfile FROM that image, present locally)")  # fmt: skip
+    try:
+        config = tomllib.loads((task_dir / "task.toml").read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise _Skip(f"task.toml is not valid TOML: {exc}") from None
+    test_sh = (task_dir / "tests" / "test.sh").read_text(encoding="utf-8", errors="replace")
+    if "reward.txt" not in test_sh and "reward.json" in test_sh:
+        raise _Skip("tests/test.sh writes only reward.json: loopwright reads reward.txt")
+    task_id = re.sub(r"[^a-z0-9_-]+", "-", task_dir.name.lower()).strip("-_")
+    if not task_id:
+        raise _Skip(f"{task_dir.name!r} gives no usable task id")
+    return _Parsed(task_id, config, _workdir(env_dir / "Dockerfile"))
+
+
+def _workdir(dockerfile: Path) -> str:
+    """The last absolute `WORKDIR` of the Dockerfile, else /app (Harbor's convention)."""
+    text = dockerfile.read_text(encoding="utf-8")
+    found: list[str] = re.findall(r"(?im)^\s*WORKDIR\s+(\S+)\s*$", text)
+    if not found:
+        return DEFAULT_WORKDIR
+    last = found[-1].strip("\"'")
+    if not last.startswith("/") or "$" in last or last == "/":
+        raise _Skip(f"the Dockerfile's WORKDIR {last!r} is not a fixed absolute directory")
+    return last.rstrip("/")
+
+
+def grading_command(verifier_env: dict[str, str]) -> str:
+    """The `[grading] command` of an imported task: empty /tests and /logs (nothing an agent
+    left there survives, even read-only), the hidden tests copied to /tests, `test.sh` run with
+    bash (sh when the image has none), its reward file copied to `$LOOPWRIGHT_OUTPUT`."""
+    exports = "".join(f"export {k}={shlex.quote(v)}; " for k, v in sorted(verifier_env.items()))
+    return (
+        "chmod -R u+rwX /tests /logs 2>/dev/null; "
+        "find /tests /logs -mindepth 1 -delete || exit 3; "
+        f"cp -R {HARBOR_TESTS_DIR}/. /tests/ && mkdir -p /logs/verifier /logs/agent || exit 3; "
+        f"{exports}"
+        "if command -v bash >/dev/null 2>&1; then bash /tests/test.sh; else sh /tests/test.sh; fi; "
+        "status=$?; "
+        'if [ -f /logs/verifier/reward.txt ]; then cp /logs/verifier/reward.txt "$LOOPWRIGHT_OUTPUT/reward.txt"; fi; '
+        "exit $status"
+    )
+
+
+def _task_toml(parsed: _Parsed) -> str:
+    cfg = parsed.config
+    meta, agent, verifier = (cfg.get(k) or {} for k in ("metadata", "agent", "verifier"))
+    environment = cfg.get("environment") or {}
+    level = _LEVELS.get(str(meta.get("difficulty", "medium")).lower(), 2)
+    agent_s = float(agent.get("timeout_sec", 900))
+    grade_s = float(verifier.get("timeout_sec", 180))
+    env = {str(k): str(v) for k, v in (verifier.get("env") or {}).items()}
+    summary = str(meta.get("category", "")) or "imported from Harbor"
+    lines = [
+        "schema_version = 1",
+        f"id = {_q(parsed.task_id)}",
+        f"level = {level}",
+        f"summary = {_q('harbor: ' + summary)}",
+        f"test_dir = {_q(HARBOR_TESTS_DIR)}",
+        f"allow_internet = {'true' if environment.get('allow_internet') is True else 'false'}",
+        "",
+        "[timeouts]",
+        f"agent = {agent_s}",
+        f"grade = {grade_s}",
+        f"per_test = {grade_s}",
+        "",
+        "[environment]",
+        'dockerfile = "environment/Dockerfile"',
+        f"workdir = {_q(parsed.workdir)}",
+        f"scratch = [{', '.join(_q(s) for s in SCRATCH)}]",
+        "",
+        "[grading]",
+        'runner = "command"',
+        f"command = {_q(grading_command(env))}",
+        'reward = "reward.txt"',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _q(text: str) -> str:
+    """A TOML basic string."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def _import_one(task_dir: Path, out: Path, containers: Containers) -> Task:
+    parsed = _parse(task_dir)
+    staging = Path(tempfile.mkdtemp(prefix=f".import-{parsed.task_id}-", dir=out))
+    try:
+        root = staging / parsed.task_id
+        _write_static(task_dir, root, parsed)
+        (root / "repo").mkdir()
+        # The image's key reads environment/ only: it is built before repo/ is filled.
+        containers.copy_out(load_task(root), parsed.workdir, root / "repo")
+        task = load_task(root)
+        if (task_dir / "solution" / "solve.sh").is_file():
+            _make_gold(task, task_dir / "solution", containers, staging / "solved")
+        final = out / parsed.task_id
+        if final.exists():
+            shutil.rmtree(final)
+        root.rename(final)
+        return load_task(final)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _write_static(task_dir: Path, root: Path, parsed: _Parsed) -> None:
+    root.mkdir()
+    shutil.copy2(task_dir / "instruction.md", root / "instruction.md")
+    shutil.copytree(task_dir / "environment", root / "environment", symlinks=True)
+    shutil.copytree(task_dir / "tests", root / "tests", symlinks=True)
+    provenance = root / "harbor"
+    provenance.mkdir()
+    shutil.copy2(task_dir / "task.toml", provenance / "task.toml")
+    if (task_dir / "solution").is_dir():
+        shutil.copytree(task_dir / "solution", provenance / "solution", symlinks=True)
+    (root / "task.toml").write_text(_task_toml(parsed), encoding="utf-8")
+
+
+def _make_gold(task: Task, solution: Path, containers: Containers, solved: Path) -> None:
+    """Run solve.sh in the task's container on a fresh workspace; write the files it changed
+    as `solution/`. _Skip when it fails or deletes files (an overlay cannot delete)."""
+    result = containers.run_script(task, solution, "solve.sh", "/solution", solved)
+    if result.exit_code != 0 or result.timed_out:
+        tail = (result.stdout + result.stderr).strip()[-_TAIL:]
+        how = "timed out" if result.timed_out else f"failed (exit {result.exit_code})"
+        raise _Skip(f"solution/solve.sh {how} in the task's container: {tail}")
+    _write_overlay(task.repo_dir, solved, task.root / "solution")
+
+
+def _write_overlay(base: Path, solved: Path, dest: Path) -> None:
+    changed = [rel for rel in _files(solved) if not _same(base / rel, solved / rel)]
+    deleted = [rel for rel in _files(base) if not (solved / rel).exists()]
+    if deleted:
+        raise _Skip(f"solution/solve.sh deletes {', '.join(deleted[:5])}: a gold overlay "
+                    "cannot delete files")  # fmt: skip
+    if not changed:
+        raise _Skip("solution/solve.sh changed no file in the workspace: nothing to grade as gold")
+    for rel in changed:
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(solved / rel, target)
+
+
+def _files(root: Path) -> Iterator[str]:
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if rel.parts[0] == ".git" or "__pycache__" in rel.parts or path.is_dir():
+            continue
+        yield rel.as_posix()
+
+
+def _same(a: Path, b: Path) -> bool:
+    return a.is_file() and b.is_file() and filecmp.cmp(a, b, shallow=False)
