@@ -150,9 +150,12 @@ class GradingTable(_Strict):
     (with `sh -c`, in the workspace) and reads per-test outcomes from the junit XML file
     `junit`, or a score in [0, 1] from the file `reward`, or with neither the exit code alone.
     `junit` and `reward` are relative to the private output directory the grader makes
-    (`$LOOPWRIGHT_OUTPUT`), never to the workspace."""
+    (`$LOOPWRIGHT_OUTPUT`), never to the workspace. `rules` picks how outcomes count:
+    `loopwright` (passed and xfailed pass; anything else fails) or `swebench` (the same, except
+    that a skipped pass_to_pass test counts as kept, as the SWE-bench harness counts it)."""
 
     runner: Runner = "pytest"
+    rules: Literal["loopwright", "swebench"] = "loopwright"
     command: str | None = Field(default=None, min_length=1)
     junit: str | None = None
     reward: str | None = None

@@ -12,6 +12,7 @@ is a valid one. `run_import` drives a list of instances through a converter and 
 
 from __future__ import annotations
 
+import difflib
 import io
 import os
 import re
@@ -20,10 +21,10 @@ import subprocess
 import tarfile
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -37,13 +38,19 @@ __all__ = [
     "REPORT_SCHEMA_VERSION",
     "SOLUTION_DIR",
     "ConvertedTask",
+    "ImportProgress",
     "ImportReport",
     "SkipInstance",
     "SkippedInstance",
     "TaskParts",
     "apply_patch",
+    "apply_patch_to",
+    "exists_at",
     "export_repo",
+    "file_diff",
     "find_clone",
+    "read_at",
+    "require_commit",
     "run_import",
     "task_id_for",
     "toml_text",
@@ -70,7 +77,9 @@ class TaskParts:
     """Everything one task folder is made of. `clone` is a local git repository holding
     `commit`; `tests_patch` (hidden tests, a unified diff against the commit) and `gold_patch`
     (the known-good change) are applied to that commit; `files` are extra task files (task
-    directory-relative path -> bytes, e.g. `environment/Dockerfile`). `spec` is the task.toml."""
+    directory-relative path -> bytes, e.g. `environment/Dockerfile`). `spec` is the task.toml.
+    `start_patch`, when given, is applied to the exported commit first (FeatureBench's
+    feature-removal patch): the other two patches are then against that starting state."""
 
     spec: TaskSpec
     instruction: str
@@ -79,6 +88,7 @@ class TaskParts:
     tests_patch: str
     gold_patch: str
     files: Mapping[str, bytes] = field(default_factory=dict)
+    start_patch: str = ""
 
 
 class _Strict(BaseModel):
@@ -159,9 +169,7 @@ def export_repo(clone: Path, commit: str, dest: Path) -> None:
     """Write the tree of `commit` in `clone` into `dest` (created; no `.git`), as `git archive`
     produces it (committed files only; submodules are not included). Raises SkipInstance when
     the commit is not in the clone."""
-    known = _git(clone, "cat-file", "-e", f"{commit}^{{commit}}")
-    if known.returncode != 0:
-        raise SkipInstance(f"commit {commit} is not in the clone {clone} (fetch it there first)")
+    require_commit(clone, commit)
     archive = _git(clone, "archive", "--format=tar", commit)
     if archive.returncode != 0:
         raise SkipInstance(f"git archive {commit} failed: {archive.stderr.decode()[-300:]}")
@@ -170,24 +178,61 @@ def export_repo(clone: Path, commit: str, dest: Path) -> None:
         tar.extractall(dest, filter="data")
 
 
+def require_commit(clone: Path, commit: str) -> None:
+    """Raise SkipInstance unless `commit` is a commit of `clone`."""
+    known = _git(clone, "cat-file", "-e", f"{commit}^{{commit}}")
+    if known.returncode != 0:
+        raise SkipInstance(f"commit {commit} is not in the clone {clone} (fetch it there first)")
+
+
+def exists_at(clone: Path, commit: str, rel: str) -> bool:
+    """True when `rel` is a file (or directory) at `commit` in `clone`."""
+    return _git(clone, "cat-file", "-e", f"{commit}:{rel}").returncode == 0
+
+
+def read_at(clone: Path, commit: str, paths: Iterable[str]) -> dict[str, bytes]:
+    """The content of each of `paths` at `commit` in `clone`; paths that are not files there
+    are left out."""
+    found = {}
+    for rel in paths:
+        shown = _git(clone, "show", f"{commit}:{rel}")
+        if shown.returncode == 0:
+            found[rel] = shown.stdout
+    return found
+
+
 def apply_patch(repo: Path, patch: str, label: str) -> dict[str, bytes | None]:
-    """Apply `patch` with `git apply` to copies of the files it touches in `repo` (in a scratch
-    directory; `repo` is not changed); return every touched path's content after (None: the
-    patch deletes it). Raises SkipInstance, naming `label`, when it does not apply."""
-    data = patch.encode()
+    """Apply `patch` to copies of the files it touches in the directory `repo` (not changed);
+    return every touched path's content after (None: the patch deletes it). Raises
+    SkipInstance, naming `label`, when it does not apply."""
+    paths = _patch_paths(patch, label)
+    base = {
+        rel: (repo / rel).read_bytes()
+        for rel in paths
+        if (repo / rel).is_file() and not (repo / rel).is_symlink()
+    }
+    return apply_patch_to(base, patch, label)
+
+
+def _patch_paths(patch: str, label: str) -> list[str]:
     try:
-        paths = patch_paths(data)
+        return patch_paths(patch.encode())
     except ValueError as exc:
         raise SkipInstance(f"{label}: {exc}".replace(PATCH_FILE, label)) from None
+
+
+def apply_patch_to(base: Mapping[str, bytes], patch: str, label: str) -> dict[str, bytes | None]:
+    """`apply_patch` on `base` (repo-relative path -> content before) with `git apply` in a
+    scratch directory."""
+    paths = _patch_paths(patch, label)
     with tempfile.TemporaryDirectory(prefix="lw-import-") as scratch:
         root = Path(scratch) / "repo"
         root.mkdir()
         for rel in paths:
-            source = repo / rel
-            if source.is_file() and not source.is_symlink():
+            if rel in base:
                 (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, root / rel)
-        (Path(scratch) / "change.patch").write_bytes(data)
+                (root / rel).write_bytes(base[rel])
+        (Path(scratch) / "change.patch").write_bytes(patch.encode())
         done = subprocess.run(
             ["git", "apply", "--whitespace=nowarn", str(Path(scratch) / "change.patch")],
             cwd=root, capture_output=True, text=True, timeout=_GIT_TIMEOUT_S, check=False,
@@ -198,6 +243,32 @@ def apply_patch(repo: Path, patch: str, label: str) -> dict[str, bytes | None]:
             tail = (done.stderr or done.stdout).strip()[-400:]
             raise SkipInstance(f"{label} does not apply at the base commit: {tail}")
         return {rel: (root / rel).read_bytes() if (root / rel).is_file() else None for rel in paths}
+
+
+def file_diff(rel: str, old: bytes | None, new: bytes | None) -> str:
+    """A unified diff (git's header style) turning `old` into `new` at `rel` (None: the file
+    is absent on that side), that `git apply` takes; empty when they are equal. Text files
+    only: raises SkipInstance for content that is not UTF-8."""
+    if old == new:
+        return ""
+    try:
+        before = (old or b"").decode().splitlines(keepends=True)
+        after = (new or b"").decode().splitlines(keepends=True)
+    except UnicodeDecodeError:
+        raise SkipInstance(f"{rel} is not a UTF-8 text file; it cannot be diffed") from None
+    head = [f"diff --git a/{rel} b/{rel}\n"]
+    if old is None:
+        head.append("new file mode 100644\n")
+    elif new is None:
+        head.append("deleted file mode 100644\n")
+    head.append(f"--- {'/dev/null' if old is None else 'a/' + rel}\n")
+    head.append(f"+++ {'/dev/null' if new is None else 'b/' + rel}\n")
+    body = difflib.unified_diff(before, after, n=3)
+    lines = [line for i, line in enumerate(body) if i >= 2]  # difflib's own ---/+++ lines
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(head + out)
 
 
 def write_task(parts: TaskParts, out: Path) -> Path:
@@ -226,6 +297,13 @@ def write_task(parts: TaskParts, out: Path) -> Path:
 def _assemble(parts: TaskParts, work: Path) -> None:
     repo = work / "repo"
     export_repo(parts.clone, parts.commit, repo)
+    if parts.start_patch:
+        for rel, content in apply_patch(repo, parts.start_patch, "start patch").items():
+            if content is None:
+                (repo / rel).unlink(missing_ok=True)
+            else:
+                (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+                (repo / rel).write_bytes(content)
     try:
         place_hidden("patch", parts.spec.test_dir, {PATCH_FILE: parts.tests_patch.encode()}, repo)
     except ValueError as exc:
@@ -253,18 +331,20 @@ def _assemble(parts: TaskParts, work: Path) -> None:
 
 
 def run_import(
-    instances: Iterable[tuple[str, Callable[[], TaskParts]]],
+    instances: Sequence[tuple[str, Callable[[], TaskParts]]],
     out: Path,
     *,
     format: str,
     source: str,
-    on_done: Callable[[ConvertedTask | SkippedInstance], None] | None = None,
+    progress: ImportProgress | None = None,
 ) -> ImportReport:
     """Convert each `(source_id, make_parts)` into a task under `out`, timing each; a
     `SkipInstance` from `make_parts` or `write_task` is recorded with its reason. Writes the
-    report to `out/import_report.json` and returns it. `on_done` sees each result as it lands
-    (for a progress bar). Deterministic apart from the timings."""
+    report to `out/import_report.json` and returns it. `progress` hears the count, then each
+    result as it lands (for a progress bar). Deterministic apart from the timings."""
     started = time.perf_counter()
+    if progress is not None:
+        progress.start(len(instances))
     converted: list[ConvertedTask] = []
     skipped: list[SkippedInstance] = []
     for source_id, make_parts in instances:
@@ -281,8 +361,8 @@ def run_import(
                 source_id=source_id, reason=exc.reason, seconds=round(time.perf_counter() - t0, 4)
             )
             skipped.append(result)
-        if on_done is not None:
-            on_done(result)
+        if progress is not None:
+            progress.done(result)
     report = ImportReport(
         format=format,
         source=source,
@@ -293,6 +373,14 @@ def run_import(
     out.mkdir(parents=True, exist_ok=True)
     (out / REPORT_FILE).write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return report
+
+
+class ImportProgress(Protocol):
+    """Told how many instances an import handles, then each one's result as it lands."""
+
+    def start(self, total: int) -> None: ...
+
+    def done(self, result: ConvertedTask | SkippedInstance) -> None: ...
 
 
 # --- a small TOML writer for task.toml (the standard library reads TOML but does not write it)
