@@ -118,7 +118,11 @@ def make_fixture(root: Path) -> Fixture:
     base = _commit(clone, {"README.md": "calc\n"}, "readme")
     feature = _commit(
         clone,
-        {"calc/ops.py": OPS_GOLD, "tests/test_ops.py": TEST_OPS_HIDDEN, "tests/test_extra.py": TEST_EXTRA},
+        {
+            "calc/ops.py": OPS_GOLD,
+            "tests/test_ops.py": TEST_OPS_HIDDEN,
+            "tests/test_extra.py": TEST_EXTRA,
+        },
         "mul",
     )
     gold = git(clone, "diff", base, feature, "--", "calc")
