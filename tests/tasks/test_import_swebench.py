@@ -12,7 +12,7 @@ import pytest
 from loopwright.cli import main
 from loopwright.errors import ConfigError
 from loopwright.sandbox import default_sandbox
-from loopwright.scoring import PytestGrader, validate_benchmark
+from loopwright.scoring import PytestGrader, grade_variant, validate_benchmark
 from loopwright.tasks import load_benchmark_dir, load_task, tree_digest
 from loopwright.tasks.importers import (
     REPORT_FILE,
@@ -244,3 +244,22 @@ def test_the_cli_names_an_unreadable_source_as_a_user_error(
     argv = ["tasks", "import", "swebench", str(tmp_path / "i.json"), "--repos", str(fx.repos)]
     code = main([*argv, "--out", str(tmp_path / "out")])
     assert code == 2 and "is not valid JSON" in capsys.readouterr().err
+
+
+def test_a_hostile_mul_that_skips_its_tests_scores_zero_under_the_swebench_rules(
+    fx: Fixture, grader: PytestGrader, tmp_path: Path
+) -> None:
+    """Code under test that skips the tests calling it gains nothing: a skipped fail_to_pass
+    test fails under the swebench rules too."""
+    _import(fx, write_json(tmp_path / "i.json", [fx.instance()]), tmp_path / "out")
+    task = load_task(tmp_path / "out" / TASK)
+    overlay = tmp_path / "hostile" / "calc"
+    overlay.mkdir(parents=True)
+    (overlay / "ops.py").write_text(
+        "import pytest\n\n\ndef add(a, b):\n    return a + b\n\n\n"
+        "def mul(a, b):\n    pytest.skip('not today')\n"
+    )
+    grade = grade_variant(task, tmp_path / "hostile", grader, tmp_path / "ws")
+    assert not grade.invalid, grade.invalid_reason
+    assert grade.score == 0.0 and not grade.resolved
+    assert {t.outcome for t in grade.tests if t.fail_to_pass} == {"skipped"}
