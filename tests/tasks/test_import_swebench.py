@@ -4,6 +4,7 @@ tasks that `bench validate` passes; instances that cannot be converted are repor
 from __future__ import annotations
 
 import json
+import sys
 import tomllib
 from pathlib import Path
 
@@ -263,3 +264,14 @@ def test_a_hostile_mul_that_skips_its_tests_scores_zero_under_the_swebench_rules
     assert not grade.invalid, grade.invalid_reason
     assert grade.score == 0.0 and not grade.resolved
     assert {t.outcome for t in grade.tests if t.fail_to_pass} == {"skipped"}
+
+
+def test_a_parquet_source_without_pyarrow_says_how_to_install_it(
+    fx: Fixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # import fails as when not installed
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    (tmp_path / "i.parquet").write_bytes(b"PAR1")
+    argv = ["tasks", "import", "swebench", str(tmp_path / "i.parquet"), "--repos", str(fx.repos)]
+    assert main([*argv, "--out", str(tmp_path / "out")]) == 2
+    assert "loopwright[parquet]" in capsys.readouterr().err

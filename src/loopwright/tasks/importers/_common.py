@@ -174,8 +174,17 @@ def export_repo(clone: Path, commit: str, dest: Path) -> None:
     if archive.returncode != 0:
         raise SkipInstance(f"git archive {commit} failed: {archive.stderr.decode()[-300:]}")
     dest.mkdir(parents=True)
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        tar.extractall(dest, filter="data")
+    tar = shutil.which("tar")
+    if tar is None:  # the standard library's extraction: about 5x slower on a large tree
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as archive_file:
+            archive_file.extractall(dest, filter="data")
+        return
+    done = subprocess.run(
+        [tar, "-x", "--no-same-owner", "--no-same-permissions", "-C", str(dest)],
+        input=archive.stdout, capture_output=True, timeout=_GIT_TIMEOUT_S, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise SkipInstance(f"could not unpack {commit}: {done.stderr.decode()[-300:]}")
 
 
 def require_commit(clone: Path, commit: str) -> None:
