@@ -161,3 +161,50 @@ def write_v5(root: Path, fx: Fixture) -> Path:
     (task / "eval.sh").write_text("#!/bin/sh\npytest tests\n")
     (task / "Dockerfile").write_text("FROM python:3.11-slim\nWORKDIR /testbed\n")
     return root
+
+
+UNIT_TESTS = textwrap.dedent(
+    """\
+    import unittest
+
+    from calc.ops import add
+
+
+    class TestOps(unittest.TestCase):
+        def test_add(self):
+            self.assertEqual(add(2, 3), 5)
+
+        @unittest.skip("flaky upstream")
+        def test_skipped(self):
+            '''A skipped one.'''
+            self.fail()
+    """
+)
+UNIT_TESTS_HIDDEN = UNIT_TESTS + (
+    "\n"
+    "    def test_mul(self):\n"
+    "        from calc.ops import mul\n"
+    "\n"
+    "        self.assertEqual(mul(3, 4), 12)\n"
+)
+
+
+def make_unittest_fixture(root: Path) -> Fixture:
+    """`root/repos/acme__units`: the calc repo with Django-style unittest tests."""
+    repos = root / "repos"
+    clone = repos / "acme__units"
+    clone.mkdir(parents=True)
+    git(clone, "init", "-q", "-b", "main")
+    files = {
+        "calc/__init__.py": "",
+        "calc/ops.py": OPS,
+        "tests/__init__.py": "",
+        "tests/test_ops.py": UNIT_TESTS,
+    }
+    base = _commit(clone, files, "add")
+    feature = _commit(
+        clone, {"calc/ops.py": OPS_GOLD, "tests/test_ops.py": UNIT_TESTS_HIDDEN}, "mul"
+    )
+    gold = git(clone, "diff", base, feature, "--", "calc")
+    tests = git(clone, "diff", base, feature, "--", "tests")
+    return Fixture(repos, clone, base, feature, gold, tests)

@@ -29,6 +29,7 @@ from tests.tasks.importfixtures import (
     Fixture,
     git,
     make_fixture,
+    make_unittest_fixture,
     write_json,
     write_jsonl,
     write_v5,
@@ -275,3 +276,35 @@ def test_a_parquet_source_without_pyarrow_says_how_to_install_it(
     argv = ["tasks", "import", "swebench", str(tmp_path / "i.parquet"), "--repos", str(fx.repos)]
     assert main([*argv, "--out", str(tmp_path / "out")]) == 2
     assert "loopwright[parquet]" in capsys.readouterr().err
+
+
+def test_django_style_unittest_names_import_and_validate_with_the_unittest_runner(
+    grader: PytestGrader, tmp_path: Path
+) -> None:
+    units = make_unittest_fixture(tmp_path / "units")
+    record = units.instance(
+        instance_id="acme__units-1",
+        repo="acme/units",
+        FAIL_TO_PASS=json.dumps(["test_mul (tests.test_ops.TestOps)"]),
+        PASS_TO_PASS=json.dumps(
+            [
+                "test_add (tests.test_ops.TestOps)",
+                "test_skipped (tests.test_ops.TestOps)\nA skipped one.",
+            ]
+        ),
+    )
+    report = import_swebench(
+        write_json(tmp_path / "i.json", [record]),
+        tmp_path / "out",
+        ImportOptions(repos=units.repos),
+    )
+    assert not report.skipped, report.skipped
+    task = load_task(tmp_path / "out" / "acme__units-1")
+    assert task.spec.grading.runner == "unittest" and task.spec.test_dir == "tests"
+    assert task.spec.fail_to_pass == ["tests.test_ops.TestOps.test_mul"]
+    assert task.spec.pass_to_pass == [
+        "tests.test_ops.TestOps.test_add",
+        "tests.test_ops.TestOps.test_skipped",
+    ]
+    checks = validate_benchmark(load_benchmark_dir(tmp_path / "out"), grader)
+    assert all(c.ok for c in checks), [(c.variant, c.problem) for c in checks]
