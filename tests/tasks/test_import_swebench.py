@@ -135,14 +135,12 @@ def test_unconvertible_instances_are_reported_with_their_reason(
     fx: Fixture, tmp_path: Path
 ) -> None:
     bad_gold = fx.gold_patch.replace("return a + b", "return a - b")
-    deleting = git(fx.clone, "diff", fx.base, fx.feature + "~2", "--", "README.md")
     records = [
         fx.instance(),
         fx.instance(instance_id="bad-patch", patch=bad_gold),
         fx.instance(instance_id="no-commit", base_commit="0" * 40),
         fx.instance(instance_id="odd-id", FAIL_TO_PASS=json.dumps(["tests/x.py test one"])),
         fx.instance(instance_id="no-clone", repo="nobody/nothing"),
-        fx.instance(instance_id="deletes", patch=fx.gold_patch + deleting),
         fx.instance(instance_id="bad-tests", test_patch=fx.test_patch.replace("+", "-", 3)),
         {"instance_id": "malformed", "repo": "acme/calc"},
     ]
@@ -154,7 +152,6 @@ def test_unconvertible_instances_are_reported_with_their_reason(
     assert "is not in the clone" in reasons["no-commit"]
     assert "unknown test id format 'tests/x.py test one'" in reasons["odd-id"]
     assert "no local clone of nobody/nothing" in reasons["no-clone"]
-    assert "deletes or renames README.md" in reasons["deletes"]
     assert "test patch" in reasons["bad-tests"]
     assert "base_commit" in reasons["malformed"]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [TASK, REPORT_FILE]
@@ -308,3 +305,20 @@ def test_django_style_unittest_names_import_and_validate_with_the_unittest_runne
     ]
     checks = validate_benchmark(load_benchmark_dir(tmp_path / "out"), grader)
     assert all(c.ok for c in checks), [(c.variant, c.problem) for c in checks]
+
+
+def test_a_gold_that_deletes_a_file_is_kept_as_solution_patch_and_validates(
+    fx: Fixture, grader: PytestGrader, tmp_path: Path
+) -> None:
+    deleting = git(fx.clone, "diff", fx.base, fx.feature + "~2", "--", "README.md")
+    assert "deleted file mode" in deleting
+    record = fx.instance(patch=fx.gold_patch + deleting)
+    report = _import(fx, write_json(tmp_path / "i.json", [record]), tmp_path / "out")
+    assert not report.skipped, report.skipped
+    task = load_task(tmp_path / "out" / TASK)
+    assert task.solution_dir is None and task.gold == task.root / "solution.patch"
+    assert task.gold.read_text() == fx.gold_patch + deleting
+    checks = validate_benchmark(load_benchmark_dir(tmp_path / "out"), grader)
+    assert all(c.ok for c in checks), [(c.variant, c.problem) for c in checks]
+    gold = next(c for c in checks if c.variant == "gold")
+    assert gold.grade is not None and gold.grade.resolved

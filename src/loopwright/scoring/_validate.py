@@ -57,8 +57,8 @@ class VariantCheck:
 def task_variants(task: Task) -> list[tuple[str, str, Path | None]]:
     """(variant, kind, overlay) for every variant `bench validate` grades: gold, flawed..., untouched."""
     variants: list[tuple[str, str, Path | None]] = []
-    if task.solution_dir is not None:
-        variants.append((GOLD, GOLD, task.solution_dir))
+    if task.gold is not None:
+        variants.append((GOLD, GOLD, task.gold))
     variants += [(v.name, v.kind.value, task.flawed_dir(v.name)) for v in task.spec.flawed]
     variants.append((UNTOUCHED, UNTOUCHED, None))
     return variants
@@ -85,7 +85,10 @@ def grade_variant(
             reason = f"grading failed: {type(exc).__name__}: {exc}"
             return failed_grade(task, reason, placed.sandbox.name)
         if overlay is not None:
-            apply_overlay(overlay, workspace.path)
+            try:
+                apply_overlay(overlay, workspace.path)
+            except (OSError, ValueError) as exc:
+                return failed_grade(task, f"the variant does not apply: {exc}", placed.sandbox.name)
         return grading.grade(workspace.path)
     finally:
         grader.sandbox.release(workspace.path)
@@ -149,7 +152,7 @@ def _checks(
     benchmark: Benchmark, grader: Grader, parent: Path, cache: EnvironmentCache
 ) -> Iterator[VariantCheck]:
     for task in benchmark.tasks:
-        if task.solution_dir is None:
+        if task.gold is None:
             yield VariantCheck(
                 task.id, GOLD, GOLD, "score 1.0, resolved", None, False, "no solution/"
             )

@@ -296,6 +296,19 @@ class Task:
         path = self.root / "solution"
         return path if path.is_dir() else None
 
+    @property
+    def solution_patch(self) -> Path | None:
+        """The gold as a unified diff of repo/ (`solution.patch`: a gold that deletes or renames
+        files), or None when the task has no such file."""
+        path = self.root / "solution.patch"
+        return path if path.is_file() else None
+
+    @property
+    def gold(self) -> Path | None:
+        """The gold change, whichever form it takes: `solution/` (an overlay) or
+        `solution.patch`; None when the task ships without one. `apply_overlay` takes both."""
+        return self.solution_dir or self.solution_patch
+
     def flawed_dir(self, name: str) -> Path:
         """The overlay of the flawed variant `name` (must be one of `spec.flawed`)."""
         if name not in {v.name for v in self.spec.flawed}:

@@ -37,6 +37,7 @@ __all__ = [
     "REPORT_FILE",
     "REPORT_SCHEMA_VERSION",
     "SOLUTION_DIR",
+    "SOLUTION_PATCH",
     "ConvertedTask",
     "ImportProgress",
     "ImportReport",
@@ -60,6 +61,7 @@ __all__ = [
 REPORT_FILE = "import_report.json"
 REPORT_SCHEMA_VERSION: Literal[1] = 1
 SOLUTION_DIR = "solution"
+SOLUTION_PATCH = "solution.patch"
 _GIT_TIMEOUT_S = 300
 _ID_BAD = re.compile(r"[^a-z0-9_-]+")
 
@@ -283,8 +285,9 @@ def file_diff(rel: str, old: bytes | None, new: bytes | None) -> str:
 def write_task(parts: TaskParts, out: Path) -> Path:
     """Write `parts` as the task folder `out/<spec.id>` and return it. The folder is assembled
     beside its final place and renamed in only once it loads as a valid task; nothing is left
-    behind when it does not. Raises SkipInstance saying why (an existing folder, a missing
-    commit, a patch that does not apply, a gold patch that deletes files, an invalid task)."""
+    behind when it does not. The gold is written as `solution/` (the files it adds or changes),
+    or as `solution.patch` when it deletes or renames a file. Raises SkipInstance saying why
+    (an existing folder, a missing commit, a patch that does not apply, an invalid task)."""
     final = out / parts.spec.id
     if final.exists():
         raise SkipInstance(f"{final} already exists (remove it, or import into another --out)")
@@ -318,12 +321,10 @@ def _assemble(parts: TaskParts, work: Path) -> None:
     except ValueError as exc:
         raise SkipInstance(f"test patch: {exc}") from None
     gold = apply_patch(repo, parts.gold_patch, "gold patch")
-    deleted = sorted(rel for rel, content in gold.items() if content is None)
-    if deleted:
-        raise SkipInstance(
-            f"the gold patch deletes or renames {', '.join(deleted)}: a solution/ overlay can "
-            "only add or replace files"
-        )
+    if any(content is None for content in gold.values()):
+        # An overlay cannot remove a file: a gold that deletes or renames one stays a patch.
+        (work / SOLUTION_PATCH).write_text(parts.gold_patch, encoding="utf-8")
+        gold = {}
     for rel, content in gold.items():
         target = work / SOLUTION_DIR / rel
         target.parent.mkdir(parents=True, exist_ok=True)
