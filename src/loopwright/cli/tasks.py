@@ -58,7 +58,7 @@ EnvSpecOption = Annotated[
     Path | None,
     typer.Option(
         "--env-spec",
-        help="A TOML file of [environment] tables that replace the chosen environments "
+        help="A TOML file of \\[environment] tables that replace the chosen environments "
         "(docs/importing.md, 'Environments').",
     ),
 ]
@@ -87,8 +87,8 @@ def import_swebench_command(
 ) -> None:
     """Import SWE-bench instances as task folders, one per instance.
 
-    Every instance is either converted or listed with the reason it was not. Exits 0 when all
-    were converted, 1 when any was skipped, 2 on a user error (an unreadable SOURCE, ...).
+    Every instance is either converted or listed with the reason it was not.
+    Exit codes: 0 all converted, 1 any skipped, 2 a user error (an unreadable SOURCE, ...).
     """
     options = _options(repos, hints, env_spec, ids)
     with _Bar(enabled=not as_json, label="importing SWE-bench instances") as bar:
