@@ -130,7 +130,8 @@ def validate_benchmark(
 
     Gold must score 1.0 and be resolved; flawed variants and the untouched repo must score below
     1.0; an invalid grade fails its check. A pytest `grader` stands for the default kind: a
-    task whose `[grading] runner` is another is graded by that kind in the same sandbox. A task without solution/ fails a "gold" check.
+    task whose `[grading] runner` is another is graded by that kind in the same sandbox. A task
+    without a gold (solution/ or solution.patch) fails a "gold" check.
     A task with a Python `[environment]` is graded in it, built first when `environments` (default:
     the default cache) does not hold it; a build that fails fails the task's checks, saying why.
     `on_check` is called as each check finishes (for progress display). Never raises on a bad task.

@@ -37,7 +37,7 @@ class Instance(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     instance_id: str = Field(min_length=1)
-    repo: str = Field(pattern=r"^[\w.-]+/[\w.-]+$")
+    repo: str = Field(pattern=r"^\w[\w.-]*/\w[\w.-]*$")  # owner/name; no "..", so no escape
     base_commit: str = Field(min_length=4)
     patch: str = ""
     test_patch: str = ""
