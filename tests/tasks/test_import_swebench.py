@@ -322,3 +322,18 @@ def test_a_gold_that_deletes_a_file_is_kept_as_solution_patch_and_validates(
     assert all(c.ok for c in checks), [(c.variant, c.problem) for c in checks]
     gold = next(c for c in checks if c.variant == "gold")
     assert gold.grade is not None and gold.grade.resolved
+
+
+def test_export_ignore_attributes_drop_nothing_from_the_exported_repo(tmp_path: Path) -> None:
+    fixture = make_fixture(tmp_path / "attrs")
+    git(fixture.clone, "checkout", "-q", "-b", "attrs", fixture.base)
+    (fixture.clone / ".gitattributes").write_text("tests/** export-ignore\n")
+    git(fixture.clone, "add", "-A")
+    git(fixture.clone, "commit", "-q", "-m", "sdist without tests")
+    head = git(fixture.clone, "rev-parse", "HEAD").strip()
+    source = write_json(tmp_path / "i.json", [fixture.instance(base_commit=head)])
+    report = import_swebench(source, tmp_path / "out", ImportOptions(repos=fixture.repos))
+    assert not report.skipped, report.skipped
+    repo = tmp_path / "out" / TASK / "repo"
+    assert (repo / "tests" / "test_ops.py").is_file() and (repo / ".gitattributes").is_file()
+    assert git(fixture.clone, "status", "--porcelain") == ""  # the clone is left as it was

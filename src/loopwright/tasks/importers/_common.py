@@ -3,7 +3,7 @@ converted and what was skipped (with the reason), with the time each task took.
 
 An importer turns one external instance into `TaskParts` (or raises `SkipInstance` saying why
 it cannot) and hands the parts to `write_task`, which exports the repository at a commit from a
-local clone (`git archive`, nothing is downloaded), checks that the hidden-tests patch and the
+local clone (a checkout through a private index; nothing is downloaded), checks that the hidden-tests patch and the
 gold patch apply, writes `task.toml`, `instruction.md`, `tests.patch`, `solution/` and the
 environment files, and loads the result back with the task loader so that every task written
 is a valid one. `run_import` drives a list of instances through a converter and collects the
@@ -13,12 +13,10 @@ is a valid one. `run_import` drives a list of instances through a converter and 
 from __future__ import annotations
 
 import difflib
-import io
 import os
 import re
 import shutil
 import subprocess
-import tarfile
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -151,8 +149,10 @@ def find_clone(repos: Path, repo: str) -> Path:
     raise SkipInstance(f"no local clone of {repo} (looked for {looked})")
 
 
-def _git(clone: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    env = {
+def _git(
+    clone: Path, *args: str, stdin: bytes | None = None, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    base = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", "/"),
         "GIT_CONFIG_NOSYSTEM": "1",
@@ -161,32 +161,32 @@ def _git(clone: Path, *args: str, stdin: bytes | None = None) -> subprocess.Comp
     try:
         return subprocess.run(
             ["git", "-C", str(clone), *args],
-            input=stdin, capture_output=True, env=env, timeout=_GIT_TIMEOUT_S, check=False,
+            input=stdin, capture_output=True, env={**base, **(env or {})},
+            timeout=_GIT_TIMEOUT_S, check=False,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise SkipInstance(f"could not run git in {clone}: {exc}") from None
 
 
 def export_repo(clone: Path, commit: str, dest: Path) -> None:
-    """Write the tree of `commit` in `clone` into `dest` (created; no `.git`), as `git archive`
-    produces it (committed files only; submodules are not included). Raises SkipInstance when
-    the commit is not in the clone."""
+    """Write the tree of `commit` in `clone` into `dest` (created; no `.git`): every committed
+    file, as a checkout of that commit has it (through a private index, so the clone's own
+    index and work tree are untouched; unlike `git archive`, `export-ignore` attributes drop
+    nothing). Submodules are not included. Raises SkipInstance when the commit is not in the
+    clone or cannot be checked out."""
     require_commit(clone, commit)
-    archive = _git(clone, "archive", "--format=tar", commit)
-    if archive.returncode != 0:
-        raise SkipInstance(f"git archive {commit} failed: {archive.stderr.decode()[-300:]}")
     dest.mkdir(parents=True)
-    tar = shutil.which("tar")
-    if tar is None:  # the standard library's extraction: about 5x slower on a large tree
-        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as archive_file:
-            archive_file.extractall(dest, filter="data")
-        return
-    done = subprocess.run(
-        [tar, "-x", "--no-same-owner", "--no-same-permissions", "-C", str(dest)],
-        input=archive.stdout, capture_output=True, timeout=_GIT_TIMEOUT_S, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        raise SkipInstance(f"could not unpack {commit}: {done.stderr.decode()[-300:]}")
+    with tempfile.TemporaryDirectory(prefix="lw-index-") as scratch:
+        env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+        steps = (
+            ("read-tree", commit),
+            ("-c", "core.autocrlf=false", f"--work-tree={dest}", "checkout-index", "-a", "-f"),
+        )
+        for step in steps:
+            done = _git(clone, *step, env=env)
+            if done.returncode != 0:
+                tail = done.stderr.decode(errors="replace")[-300:]
+                raise SkipInstance(f"could not check out {commit} from {clone}: {tail}")
 
 
 def require_commit(clone: Path, commit: str) -> None:
