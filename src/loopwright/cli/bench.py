@@ -254,7 +254,7 @@ def validate(
     grader = PytestGrader(default_sandbox(sandbox))
     cache = EnvironmentCache(env_cache)
     _prepare(bench, cache, progress_shown=not as_json)
-    total = sum(len(task_variants(t)) + (t.solution_dir is None) for t in bench.tasks)
+    total = sum(len(task_variants(t)) + (t.gold is None) for t in bench.tasks)
     with progress_bar(err_console, enabled=not as_json and err_console.is_terminal) as progress:
         bar = progress.add_task(f"validating {bench.name}", total=total)
         checks = validate_benchmark(

@@ -207,6 +207,15 @@ def _score(task: Task, run: _Run, restored: list[str], duration_s: float) -> Gra
     )
 
 
+def _counts(outcome: Outcome, fail_to_pass: bool, rules: str) -> bool:
+    """Whether `outcome` counts as a pass: passed and xfailed do; under the `swebench` rules a
+    skipped pass_to_pass test counts as kept too (the harness counts it neither passed nor
+    failed, so it never breaks resolution); a skipped fail_to_pass test fails under both."""
+    if outcome.counts_as_pass:
+        return True
+    return rules == "swebench" and not fail_to_pass and outcome is Outcome.SKIPPED
+
+
 def score_cases(
     task: Task,
     report: JunitReport | None,
@@ -222,6 +231,7 @@ def score_cases(
     per-test outcomes."""
     cases = report.cases if report is not None else {}
     f2p = set(task.spec.fail_to_pass)
+    rules = task.spec.grading.rules
     tests = []
     for test_id in task.test_ids:
         case = cases.get(test_id)
@@ -231,7 +241,7 @@ def score_cases(
                 id=test_id,
                 outcome=outcome,
                 fail_to_pass=test_id in f2p,
-                passed=outcome.counts_as_pass and reason is None,
+                passed=_counts(outcome, test_id in f2p, rules) and reason is None,
                 duration_s=case.duration_s if case else 0.0,
                 message=case.message if case else "",
             )

@@ -59,8 +59,8 @@ class VariantCheck:
 def task_variants(task: Task) -> list[tuple[str, str, Path | None]]:
     """(variant, kind, overlay) for every variant `bench validate` grades: gold, flawed..., untouched."""
     variants: list[tuple[str, str, Path | None]] = []
-    if task.solution_dir is not None:
-        variants.append((GOLD, GOLD, task.solution_dir))
+    if task.gold is not None:
+        variants.append((GOLD, GOLD, task.gold))
     variants += [(v.name, v.kind.value, task.flawed_dir(v.name)) for v in task.spec.flawed]
     variants.append((UNTOUCHED, UNTOUCHED, None))
     return variants
@@ -87,7 +87,10 @@ def grade_variant(
             reason = f"grading failed: {type(exc).__name__}: {exc}"
             return failed_grade(task, reason, placed.sandbox.name)
         if overlay is not None:
-            apply_overlay(overlay, workspace.path)
+            try:
+                apply_overlay(overlay, workspace.path)
+            except (OSError, ValueError) as exc:
+                return failed_grade(task, f"the variant does not apply: {exc}", placed.sandbox.name)
         return grading.grade(workspace.path)
     finally:
         grader.sandbox.release(workspace.path)
@@ -130,7 +133,8 @@ def validate_benchmark(
 
     Gold must score 1.0 and be resolved; flawed variants and the untouched repo must score below
     1.0; an invalid grade fails its check. A pytest `grader` stands for the default kind: a
-    task whose `[grading] runner` is another is graded by that kind in the same sandbox. A task without solution/ fails a "gold" check.
+    task whose `[grading] runner` is another is graded by that kind in the same sandbox. A task
+    without a gold (solution/ or solution.patch) fails a "gold" check.
     A task with a Python `[environment]` is graded in it, built first when `environments` (default:
     the default cache) does not hold it; a build that fails fails the task's checks, saying why.
     `on_check` is called as each check finishes (for progress display). Never raises on a bad task.
@@ -152,7 +156,7 @@ def _checks(
     benchmark: Benchmark, grader: Grader, parent: Path, cache: EnvironmentCache
 ) -> Iterator[VariantCheck]:
     for task in benchmark.tasks:
-        if task.solution_dir is None:
+        if task.gold is None:
             yield VariantCheck(
                 task.id, GOLD, GOLD, "score 1.0, resolved", None, False, "no solution/"
             )

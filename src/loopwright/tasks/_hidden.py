@@ -49,7 +49,7 @@ def read_hidden_sources(root: Path, layout: str) -> dict[str, bytes]:
     return dict(sorted(files.items()))
 
 
-def patch_paths(patch: bytes) -> list[str]:
+def patch_paths(patch: bytes, *, label: str = PATCH_FILE) -> list[str]:
     """The repo-relative paths a unified diff reads or writes, sorted. Raises ValueError for a
     path that is absolute, climbs out (`..`), enters `.git`, or is quoted (unusual characters)."""
     paths = set()
@@ -60,21 +60,21 @@ def patch_paths(patch: bytes) -> list[str]:
         path = match.group(1)
         parts = Path(path).parts
         if path.startswith(('"', "/")) or ".." in parts or ".git" in parts:
-            raise ValueError(
-                f"{PATCH_FILE} touches {path!r}: paths must be plain and inside the repo"
-            )
+            raise ValueError(f"{label} touches {path!r}: paths must be plain and inside the repo")
         paths.add(Path(path).as_posix())
     if not paths:
-        raise ValueError(f"{PATCH_FILE} touches no file (is it a unified diff?)")
+        raise ValueError(f"{label} touches no file (is it a unified diff?)")
     return sorted(paths)
 
 
-def apply_test_patch(patch: bytes, base: Mapping[str, bytes]) -> dict[str, bytes | None]:
+def apply_test_patch(
+    patch: bytes, base: Mapping[str, bytes], *, label: str = PATCH_FILE
+) -> dict[str, bytes | None]:
     """Apply `patch` with `git apply` to `base` (repo-relative path -> the repo's content, for
     the paths the patch touches that exist in the repo) in a scratch directory; return every
     touched path's content afterwards (None: the patch deletes it). Raises ValueError when the
-    patch does not apply, saying git's reason."""
-    paths = patch_paths(patch)
+    patch does not apply, saying git's reason. `label` names the patch in messages."""
+    paths = patch_paths(patch, label=label)
     with tempfile.TemporaryDirectory(prefix="lw-testpatch-") as scratch:
         root = Path(scratch) / "repo"
         root.mkdir()
@@ -83,11 +83,11 @@ def apply_test_patch(patch: bytes, base: Mapping[str, bytes]) -> dict[str, bytes
                 (root / rel).parent.mkdir(parents=True, exist_ok=True)
                 (root / rel).write_bytes(base[rel])
         (Path(scratch) / PATCH_FILE).write_bytes(patch)
-        _git_apply(root, Path(scratch) / PATCH_FILE)
+        _git_apply(root, Path(scratch) / PATCH_FILE, label)
         return {rel: (root / rel).read_bytes() if (root / rel).is_file() else None for rel in paths}
 
 
-def _git_apply(root: Path, patch: Path) -> None:
+def _git_apply(root: Path, patch: Path, label: str) -> None:
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "GIT_CEILING_DIRECTORIES": str(root.parent),
@@ -102,10 +102,10 @@ def _git_apply(root: Path, patch: Path) -> None:
             cwd=root, env=env, capture_output=True, text=True, timeout=_GIT_TIMEOUT_S,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ValueError(f"could not run git apply on {PATCH_FILE}: {exc}") from None
+        raise ValueError(f"could not run git apply on {label}: {exc}") from None
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip()[-500:]
-        raise ValueError(f"{PATCH_FILE} does not apply to repo/: {tail}")
+        raise ValueError(f"{label} does not apply to repo/: {tail}")
 
 
 def place_hidden(

@@ -11,10 +11,12 @@ from pydantic import ValidationError
 from loopwright.errors import ConfigError
 from loopwright.tasks._hidden import PATCH_FILE, place_hidden, read_hidden_sources
 from loopwright.tasks._model import Benchmark, Task, TaskSpec, node_id_file
+from loopwright.tasks._overlay import patch_changes
 
 __all__ = ["load_benchmark_dir", "load_task", "node_files", "pydantic_problems"]
 
 TASK_FILE = "task.toml"
+SOLUTION_PATCH = "solution.patch"
 BENCHMARK_FILE = "benchmark.toml"
 FORMAT_DOC = "docs/task-format.md"
 
@@ -157,7 +159,28 @@ def _collision_problems(root: Path, spec: TaskSpec) -> Iterable[str]:
             yield f"hidden test {rel} has the same path as a visible test in repo/{spec.test_dir}"
 
 
+def _solution_patch_problems(
+    root: Path, spec: TaskSpec, placed: dict[str, bytes | None]
+) -> Iterable[str]:
+    patch = root / SOLUTION_PATCH
+    if not patch.is_file():
+        return
+    if (root / "solution").is_dir():
+        yield f"both solution/ and {SOLUTION_PATCH}: give the gold one way"
+        return
+    try:
+        changed = patch_changes(patch, root / "repo")
+    except (OSError, ValueError) as exc:
+        yield str(exc) if SOLUTION_PATCH in str(exc) else f"{SOLUTION_PATCH}: {exc}"
+        return
+    test_dir = Path(spec.test_dir).parts
+    for rel in changed:
+        if Path(rel).parts[: len(test_dir)] == test_dir or rel in placed:
+            yield f"{SOLUTION_PATCH} changes the test file {rel}; the gold must not"
+
+
 def _overlay_problems(root: Path, spec: TaskSpec, placed: dict[str, bytes | None]) -> Iterable[str]:
+    yield from _solution_patch_problems(root, spec, placed)
     overlays = [root / "solution"] if (root / "solution").is_dir() else []
     tagged = {v.name for v in spec.flawed}
     flawed_root = root / "flawed"

@@ -173,9 +173,12 @@ class GradingTable(_Strict):
     (with `sh -c`, in the workspace) and reads per-test outcomes from the junit XML file
     `junit`, or a score in [0, 1] from the file `reward`, or with neither the exit code alone.
     `junit` and `reward` are relative to the private output directory the grader makes
-    (`$LOOPWRIGHT_OUTPUT`), never to the workspace."""
+    (`$LOOPWRIGHT_OUTPUT`), never to the workspace. `rules` picks how outcomes count:
+    `loopwright` (passed and xfailed pass; anything else fails) or `swebench` (the same, except
+    that a skipped pass_to_pass test counts as kept, as the SWE-bench harness counts it)."""
 
     runner: Runner = "pytest"
+    rules: Literal["loopwright", "swebench"] = "loopwright"
     command: str | None = Field(default=None, min_length=1)
     junit: str | None = None
     reward: str | None = None
@@ -315,6 +318,19 @@ class Task:
         """The gold overlay, or None when the task ships without one."""
         path = self.root / "solution"
         return path if path.is_dir() else None
+
+    @property
+    def solution_patch(self) -> Path | None:
+        """The gold as a unified diff of repo/ (`solution.patch`: a gold that deletes or renames
+        files), or None when the task has no such file."""
+        path = self.root / "solution.patch"
+        return path if path.is_file() else None
+
+    @property
+    def gold(self) -> Path | None:
+        """The gold change, whichever form it takes: `solution/` (an overlay) or
+        `solution.patch`; None when the task ships without one. `apply_overlay` takes both."""
+        return self.solution_dir or self.solution_patch
 
     def flawed_dir(self, name: str) -> Path:
         """The overlay of the flawed variant `name` (must be one of `spec.flawed`)."""
