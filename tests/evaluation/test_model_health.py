@@ -112,7 +112,7 @@ def test_health_stops_at_the_threshold_of_dead_runs() -> None:
     health = ModelHealth(threshold=3)
     health.see(_record(1, 1))
     health.see(_record(2, 2))
-    with pytest.raises(ModelUnavailableError, match="first 3 runs.*AuthenticationError"):
+    with pytest.raises(ModelUnavailableError, match=r"first 3 runs.*AuthenticationError"):
         health.see(_record(1, 1))
 
 
