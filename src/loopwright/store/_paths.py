@@ -33,7 +33,7 @@ def check_new_dir(path: Path, flag: str) -> None:
     if path.is_dir():
         _require_writable(path, flag, path)
         return
-    _require_writable(_existing_ancestor(path, flag), flag, path)
+    _require_writable(_existing_ancestor(path, flag, path), flag, path)
 
 
 def check_output_file(path: Path, flag: str) -> None:
@@ -41,7 +41,7 @@ def check_output_file(path: Path, flag: str) -> None:
     UsageError naming `flag` when `path` is a directory, or its directory cannot be written."""
     if path.is_dir():
         raise UsageError(f"{flag} {path} is a directory", fix=f"pass a file path as {flag}")
-    _require_writable(_existing_ancestor(path.parent, flag), flag, path)
+    _require_writable(_existing_ancestor(path.parent, flag, path), flag, path)
 
 
 def check_cache_file(path: Path, flag: str = "--cache") -> None:
@@ -86,10 +86,10 @@ def os_error_text(exc: OSError) -> str:
     return f"{reason}: {name}" if name else reason
 
 
-def _existing_ancestor(path: Path, flag: str) -> Path:
-    """The nearest existing ancestor of `path` (itself included); UsageError when that is a
-    file (then nothing can be created under it)."""
-    probe = path.absolute()
+def _existing_ancestor(start: Path, flag: str, path: Path) -> Path:
+    """The nearest existing ancestor of `start` (itself included); UsageError naming `path`
+    when that is a file (then nothing can be created under it)."""
+    probe = start.absolute()
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent
     if not probe.is_dir():
