@@ -102,7 +102,12 @@ def evolve(
     seed: Annotated[int, typer.Option("--seed", help="Fixes every random choice.")] = 0,
     run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Default: runs/<id>.")] = None,
     resume: Annotated[
-        bool, typer.Option("--resume", help="Continue the run in --run-dir.")
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue the run in --run-dir with its own settings (flags that would change "
+            "them are refused).",
+        ),
     ] = False,
     reps: Annotated[int, typer.Option("--reps", help="Repetitions per training task.")] = 1,
     holdout_reps: Annotated[

@@ -23,7 +23,7 @@ from loopwright.research._state import RunState, write_run_state
 from loopwright.research._workspace import Workspace, WorkspaceState
 from loopwright.research.phases._reflect import render_search_space
 from loopwright.runtime import runtime_catalog
-from loopwright.sandbox import default_sandbox
+from loopwright.sandbox import sandbox_kinds
 from loopwright.store import check_new_dir, read_text_input, source_commit
 from loopwright.tasks import load_benchmark
 from loopwright.workflow import resolve_workflow, workflow_hash
@@ -111,7 +111,12 @@ def init_workdir(opts: InitOptions) -> WorkDir:
             f"constraints forbid unknown axes: {', '.join(unknown)}",
             fix=f"axes are: {', '.join(axes)}",
         )
-    default_sandbox(opts.sandbox)
+    if opts.sandbox not in sandbox_kinds():  # the name only: the sandbox is built at run time
+        raise ConfigError(
+            f"unknown sandbox {opts.sandbox!r}",
+            got=opts.sandbox,
+            fix="choose one of: " + ", ".join(sandbox_kinds()),
+        )
     check_new_dir(opts.dir, "--dir")
     if opts.dir.exists() and any(opts.dir.iterdir()):
         raise UsageError(
