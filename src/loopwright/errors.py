@@ -6,6 +6,7 @@
     │   ├── UsageError              a command was called in a way that cannot work
     │   └── MissingDependencyError  an optional package or system tool is not installed
     ├── SandboxError                a command could not be started in the sandbox (not a failing command)
+    ├── ModelUnavailableError       no call to the run's model succeeded: the run stops, exit 1
     └── ModelError                  a model call failed (loopwright.models; recorded, never fatal to a run)
         └── ScriptExhaustedError    a ScriptedModel was called beyond its script
 
@@ -18,6 +19,7 @@ __all__ = [
     "ConfigError",
     "LoopwrightError",
     "MissingDependencyError",
+    "ModelUnavailableError",
     "SandboxError",
     "UsageError",
     "UserError",
@@ -61,3 +63,9 @@ class MissingDependencyError(UserError):
 
 class SandboxError(LoopwrightError):
     """A command could not be started in the sandbox at all (as opposed to a command that failed)."""
+
+
+class ModelUnavailableError(LoopwrightError):
+    """No call to the run's model succeeded in the first runs (a bad key, an unknown model, a
+    server that is down): the run stops instead of recording a landscape of zeros. The message
+    carries the first error (redacted); the CLI prints it and exits 1."""

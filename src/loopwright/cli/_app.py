@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -13,7 +15,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from loopwright import __version__
-from loopwright.errors import UsageError, UserError
+from loopwright.errors import LoopwrightError, UsageError, UserError
+from loopwright.store import os_error_text
 from loopwright.workflow import WORKFLOWS_PATH_ENV
 
 app = typer.Typer(
@@ -111,6 +114,14 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         err_console.print(f"[bold red]error:[/] {escape(exc.render())}")
         return EXIT_USER_ERROR
+    except LoopwrightError as exc:  # a failed run (a dead provider...): its message, exit 1
+        err_console.print(f"[bold red]failed:[/] {escape(str(exc))}")
+        return EXIT_FAILED
+    except (OSError, sqlite3.Error) as exc:
+        # The safety net behind the up-front path checks: an OS error no check could foresee
+        # (a full disk, a path that changed meanwhile) is one paragraph naming it, not a traceback.
+        err_console.print(f"[bold red]error:[/] {escape(os_error_message(exc))}")
+        return EXIT_USER_ERROR
     except KeyboardInterrupt:
         err_console.print("interrupted")
         return EXIT_INTERRUPTED
@@ -126,6 +137,26 @@ def _restore(name: str, value: str | None) -> None:
         os.environ.pop(name, None)
     else:
         os.environ[name] = value
+
+
+def os_error_message(exc: OSError | sqlite3.Error) -> str:
+    """What an OS or SQLite error escaping a command means to a person: the cause, the path
+    and the fix (as a UserError renders)."""
+    if isinstance(exc, OSError):
+        what = os_error_text(exc)
+        if exc.errno == errno.ENOSPC:
+            fix = "free space on that file system (or pass paths on another one), then --resume"
+        else:
+            fix = "check that the path exists, is of the right kind, and that you can write there"
+        return UserError(f"cannot use a path: {what}", fix=fix).render()
+    if "full" in str(exc):
+        return UserError(
+            f"the disk is full: {exc}", fix="free space on that file system, then --resume"
+        ).render()
+    return UserError(
+        f"a SQLite file could not be used: {exc}",
+        fix="check --cache and the run directory: a writable directory, a loopwright runs.db",
+    ).render()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -35,6 +35,7 @@ from loopwright.harness import (
 from loopwright.harness._briefs import BriefSuite
 from loopwright.harness._scoreboard import Scoreboard
 from loopwright.sandbox import default_sandbox
+from loopwright.store import check_new_dir, check_output_file
 
 __all__ = ["ab_app"]
 
@@ -130,6 +131,7 @@ def record_command(
     """Run every cell of the matrix through the gateway, then write the scoreboard."""
     plan, suite = _plan(manifest, tier)
     root = out or Path("runs") / f"ab-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}"
+    check_new_dir(root, "--out")  # before anything is written (an existing one resumes)
     options = RecordOptions(
         out=root,
         sandbox=default_sandbox(sandbox),
@@ -200,6 +202,8 @@ def apply_command(
     """Write the scoreboard's promotion lines into the user's engine settings."""
     path = scoreboard / SCOREBOARD_JSON if scoreboard.is_dir() else scoreboard
     sb = read_scoreboard(path)
+    if settings is not None:
+        check_output_file(settings, "--settings")
     try:
         written, engine = apply_promotion(
             sb, current_provenance(), settings=settings, allow_stale=allow_stale

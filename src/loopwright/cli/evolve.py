@@ -125,6 +125,7 @@ Merge = Annotated[
 
 @app.command("evolve")
 def evolve(
+    ctx: typer.Context,
     bench: Annotated[str | None, typer.Option("--bench", help="Benchmark name or folder.")] = None,
     seed_workflow: Annotated[
         str | None,
@@ -136,7 +137,12 @@ def evolve(
     seed: Annotated[int, typer.Option("--seed", help="Fixes every random choice.")] = 0,
     run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Default: runs/<id>.")] = None,
     resume: Annotated[
-        bool, typer.Option("--resume", help="Continue the run in --run-dir.")
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue the run in --run-dir with its own settings (flags that would change "
+            "them are refused).",
+        ),
     ] = False,
     reps: Annotated[int, typer.Option("--reps", help="Repetitions per training task.")] = 1,
     holdout_reps: Annotated[
@@ -186,6 +192,7 @@ def evolve(
     if resume:
         if run_dir is None:
             raise UsageError("--resume needs --run-dir", fix="pass the run directory to resume")
+        _refuse_ignored_on_resume(ctx)
         with _Display() as display:
             result = search.resume(run_dir, executor=run, on_event=display)
         _finish(result, load_checkpoint(run_dir).config.model, run_dir, report=not no_report)
@@ -213,7 +220,7 @@ def evolve(
         }
     )  # fmt: skip
     root = run_dir or default_run_path(f"evolve-{Path(config.seed_workflow).stem}")
-    search.check_inputs(config)  # before the banner: a bad input prints only its error
+    search.check_inputs(config, root, run)  # before the banner: a bad input prints only its error
     _banner(config.model)
     with _Display() as display:
         result = search.evolve(config, root, executor=run, on_event=display)
@@ -270,7 +277,7 @@ def outer_calibrate(
         }
     )  # fmt: skip
     run = _execution(executor, workers, job_timeout, ray_address, cache, no_cache)
-    search.check_inputs(config)
+    search.check_inputs(config, run_dir, run)
     _banner(config.model)
     with _Display() as display:
         engine = search.start(config, run_dir, executor=run, on_event=display)
@@ -289,6 +296,8 @@ def outer_evaluate(
 ) -> None:
     """Evaluate the current generation (training, holdout of the best) and log its summary."""
     run = _execution(executor, workers, job_timeout, ray_address, cache, no_cache)
+    load_checkpoint(run_dir)  # no run there: refused before the lock would create anything
+    run.check()
     with RunLock(run_dir), _Display() as display, search.executor_for(run, run_dir) as pool:
         engine = search.open_run(run_dir, pool, on_event=display)
         if engine.finished or engine.state.phase != "evaluate":
@@ -323,6 +332,7 @@ def outer_reflect(
     ] = None,
 ) -> None:
     """Reflect on an evaluated generation's exhaust; write and print reflection_gen{N}.json."""
+    load_checkpoint(run_dir)  # no run there: refused before the lock would create anything
     with RunLock(run_dir):
         path = reflect_generation(search.open_run(run_dir), generation)
     console.print(describe_report(load_reflection(path)), markup=False)
@@ -390,6 +400,36 @@ def outer_promote(
 
 
 # -- helpers ----------------------------------------------------------------------------------
+
+# What `evolve --resume` takes: how to execute (never part of the run's config) and the report.
+_RESUME_FLAGS = frozenset({"resume", "run_dir", "no_report", "executor", "workers",
+                           "ray_address", "cache", "no_cache", "job_timeout"})  # fmt: skip
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    # By name: typer vendors its own click, whose ParameterSource is another enum class.
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _refuse_ignored_on_resume(ctx: typer.Context) -> None:
+    """`evolve --resume` continues the run with the settings in its checkpoint: a flag that
+    would change them (--generations, --population, --model...) would be ignored, so it is
+    refused rather than dropped without a word (docs/evolve.md)."""
+    given = [
+        param for param in ctx.command.params
+        if param.name not in _RESUME_FLAGS
+        and _given(ctx, param.name or "")
+    ]  # fmt: skip
+    if given:
+        flags = ", ".join(p.opts[0] for p in given)
+        raise UsageError(
+            "evolve --resume continues the run with the settings it was started with; "
+            "these flags would be ignored",
+            got=flags,
+            fix="drop them (a resumed run keeps its own generations, population, model, seed "
+            "and budgets); to change them, start a new run with another --run-dir",
+        )
 
 
 def _execution(

@@ -37,7 +37,7 @@ def run(
         str | None, typer.Option("--tasks", help="Comma-separated task ids (default: all).")
     ] = None,
     level: Annotated[int | None, typer.Option("--level", help="Only tasks of this level.")] = None,
-    reps: Annotated[int, typer.Option("--reps", min=1, help="Repetitions per task.")] = 1,
+    reps: Annotated[int, typer.Option("--reps", min=1, max=100, help="Repetitions per task.")] = 1,
     model: Annotated[
         str | None,
         typer.Option(

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from loopwright import __version__
 from loopwright._fs import atomic_write
 from loopwright.evaluation._executor import EvalJob, Executor, JobResult, JobStream
+from loopwright.evaluation._health import model_never_answered
 from loopwright.records import CycleRecord, write_record
 from loopwright.store import CacheEntry, CacheTable, utc_now
 from loopwright.workflow import workflow_hash
@@ -115,9 +116,12 @@ class FitnessCache:
 
 
 def cacheable(result: JobResult) -> bool:
-    """Only runs that finished with a valid grade are stored: a timeout, a crash or an invalid
-    grade says more about the machine than about the workflow, and may not happen again."""
+    """Only runs that finished with a valid grade are stored: a timeout, a crash, an invalid
+    grade or a model that failed every call says more about the machine (or the provider)
+    than about the workflow, and may not happen again."""
     grade = result.record.grade
+    if model_never_answered(result.record):
+        return False
     return result.status == "ok" and not result.cached and grade is not None and not grade.invalid
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from loopwright._fs import atomic_write
 from loopwright.evaluation._aggregate import Aggregate, aggregate
 from loopwright.evaluation._executor import EvalJob, Executor
+from loopwright.evaluation._health import ModelHealth
 from loopwright.evaluation._settings import EvalSettings, run_seed
 from loopwright.evaluation._task_run import TaskRunSpec, run_task
 from loopwright.models import ChatModel, PriceTable
@@ -65,6 +66,7 @@ class Evaluator:
     settings: EvalSettings = field(default_factory=EvalSettings)
     executor: Executor | None = None
     grader: Grader | None = None
+    health: ModelHealth = field(default_factory=ModelHealth, repr=False, compare=False)
 
     def evaluate(
         self,
@@ -100,22 +102,31 @@ class Evaluator:
         directory `root/<task>/rep_<k>`), through the executor when there is one (its
         workers, timeouts, retries and cache) and else one after another in this process
         (`run_one`). `on_record` is called as each finishes, in completion order.
+
+        Raises ModelUnavailableError when the model has not answered a single call (`health`,
+        evaluation/_health.py): the runs in flight are stopped, the finished ones are kept.
         """
+
+        def seen(record: CycleRecord) -> None:
+            if on_record is not None:
+                on_record(record)
+            self.health.see(record)
+
         if self.executor is None:
             records = []
             for task, rep in runs:
                 record = self.run_one(workflow, task, rep, root, run_id=run_id)
                 records.append(record)
-                if on_record is not None:
-                    on_record(record)
+                seen(record)
+            self.health.check_finished()
             return tuple(records)
         jobs = [EvalJob(workflow, task, rep, root, run_id) for task, rep in runs]
         found: dict[int, CycleRecord] = {}
         with closing(self.executor.run(self, jobs)) as results:
             for result in results:
                 found[result.index] = result.record
-                if on_record is not None:
-                    on_record(result.record)
+                seen(result.record)
+        self.health.check_finished()
         return tuple(found[i] for i in range(len(jobs)))
 
     def run_job(self, job: EvalJob) -> CycleRecord:

@@ -3,6 +3,9 @@ per-run model instances."""
 
 from __future__ import annotations
 
+import ast
+import functools
+import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 
@@ -64,12 +67,67 @@ def model_factory(
     if spec.startswith("scripted:"):
         return _scripted_factory(spec.removeprefix("scripted:"))
     if name is not None:
+        if not spec.startswith("litellm:"):
+            check_provider(name)
         return _gateway_factory(name, api_base, ledger, prices)
     raise ConfigError(
         f"unknown model {spec!r}",
         got=spec,
         fix=f"use one of: {', '.join(MODEL_SPECS)}",
     )
+
+
+def check_provider(name: str) -> None:
+    """The provider prefix of `name` ("PROVIDER/MODEL") is one LiteLLM knows. ConfigError
+    naming common providers otherwise: every call to an unknown provider would fail, and a run
+    of nothing but failed calls is not a measurement. `litellm:NAME` skips this check.
+
+    The list is read from the installed litellm's source (its `LlmProviders` enum), without
+    importing litellm; when it cannot be read (litellm absent or laid out otherwise) the check
+    is skipped and the first calls say what is wrong (evaluation's dead-model watch)."""
+    from loopwright.models._gateway import provider_of
+
+    known = litellm_providers()
+    provider = provider_of(name)
+    if known is None or provider in known:
+        return
+    common = [p for p in _COMMON_PROVIDERS if p in known]
+    raise ConfigError(
+        f"unknown model provider {provider!r}",
+        got=name,
+        fix=f"use PROVIDER/MODEL with one of LiteLLM's {len(known)} providers (e.g. "
+        f"{', '.join(common)}; https://docs.litellm.ai/docs/providers), or litellm:NAME "
+        "to pass a name to LiteLLM as is",
+    )
+
+
+@functools.cache
+def litellm_providers() -> frozenset[str] | None:
+    """The provider names of the installed litellm (`litellm.types.utils.LlmProviders`), read
+    from its source with `ast` (importing litellm takes seconds); None when unreadable."""
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    source = Path(next(iter(spec.submodule_search_locations))) / "types" / "utils.py"
+    try:
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == "LlmProviders":
+            names = {
+                stmt.value.value
+                for stmt in node.body
+                if isinstance(stmt, ast.Assign)
+                and isinstance(stmt.value, ast.Constant)
+                and isinstance(stmt.value.value, str)
+            }
+            return frozenset(names) or None
+    return None
+
+
+_COMMON_PROVIDERS = ("anthropic", "openai", "gemini", "vertex_ai", "bedrock", "azure",
+                     "mistral", "groq", "ollama", "hosted_vllm", "openrouter", "together_ai")  # fmt: skip
 
 
 def _gateway_name(spec: str) -> str | None:

@@ -16,6 +16,7 @@ from loopwright.report.pages._research import research_page
 from loopwright.report.pages._research_data import load_research
 from loopwright.report.pages._run import run_page
 from loopwright.report.pages._run_data import load_run
+from loopwright.store import check_output_file
 
 __all__ = ["REPORT_FILE", "Report", "ReportResult", "render_report", "write_report"]
 
@@ -71,10 +72,13 @@ def render_report(run_dir: Path) -> Report:
 
 def write_report(run_dir: Path, output: Path | None = None) -> ReportResult:
     """Render the report of `run_dir` and write it to `output` (default
-    `<run_dir>/report.html`), replacing any earlier one atomically. See `render_report`."""
+    `<run_dir>/report.html`), replacing any earlier one atomically. See `render_report`.
+    UsageError (before anything is rendered) when `output` cannot be written."""
     start = time.perf_counter()
-    report = render_report(run_dir)
     path = output if output is not None else run_dir / REPORT_FILE
+    if output is not None:  # before rendering: a path that cannot be written is named first
+        check_output_file(output, "--output")
+    report = render_report(run_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = report.html.encode("utf-8")
     atomic_write(path, data)

@@ -23,7 +23,8 @@ from loopwright.research._state import RunState, write_run_state
 from loopwright.research._workspace import Workspace, WorkspaceState
 from loopwright.research.phases._reflect import render_search_space
 from loopwright.runtime import runtime_catalog
-from loopwright.store import source_commit
+from loopwright.sandbox import sandbox_kinds
+from loopwright.store import check_new_dir, read_text_input, source_commit
 from loopwright.tasks import load_benchmark
 from loopwright.workflow import resolve_workflow, workflow_hash
 
@@ -65,9 +66,7 @@ def _goal_text(opts: InitOptions) -> str:
             "--goal-file goal.md (with Ultimate, Escalation and Termination sections)",
         )
     if opts.goal_file is not None:
-        if not opts.goal_file.is_file():
-            raise ConfigError(f"--goal-file {opts.goal_file} does not exist", fix="check the path")
-        text = opts.goal_file.read_text(encoding="utf-8")
+        text = read_text_input(opts.goal_file, "--goal-file")
     else:
         text = bootstrap_goal(opts.goal or "")
     parse_goal(text, source=str(opts.goal_file or "--goal"))
@@ -112,6 +111,13 @@ def init_workdir(opts: InitOptions) -> WorkDir:
             f"constraints forbid unknown axes: {', '.join(unknown)}",
             fix=f"axes are: {', '.join(axes)}",
         )
+    if opts.sandbox not in sandbox_kinds():  # the name only: the sandbox is built at run time
+        raise ConfigError(
+            f"unknown sandbox {opts.sandbox!r}",
+            got=opts.sandbox,
+            fix="choose one of: " + ", ".join(sandbox_kinds()),
+        )
+    check_new_dir(opts.dir, "--dir")
     if opts.dir.exists() and any(opts.dir.iterdir()):
         raise UsageError(
             f"{opts.dir} exists and is not empty",

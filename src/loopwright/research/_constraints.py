@@ -22,6 +22,7 @@ from importlib import resources
 from pathlib import Path
 
 from loopwright.errors import ConfigError
+from loopwright.store import read_text_input
 
 __all__ = ["Directives", "merge_constraints", "parse_directives"]
 
@@ -63,11 +64,7 @@ def merge_constraints(workflow_name: str, cons_file: Path | None, text: str | No
     )
     file_text: str | None = None
     if cons_file is not None:
-        if not cons_file.is_file():
-            raise ConfigError(
-                f"--cons-file {cons_file} does not exist", fix="check the path, or drop the flag"
-            )
-        file_text = cons_file.read_text(encoding="utf-8")
+        file_text = read_text_input(cons_file, "--cons-file")
     parts.append(_section(f"--cons-file {cons_file}" if cons_file else "--cons-file", file_text))
     parts.append(_section("--constraints", text))
     merged = "\n".join(parts)

@@ -22,7 +22,7 @@ from loopwright.models import DEFAULT_PRICES, model_factory
 from loopwright.records import CycleRecord
 from loopwright.sandbox import default_sandbox
 from loopwright.search._calibrate import calibrate
-from loopwright.search._checkpoint import CHECKPOINT_FILE, RunLock, load_checkpoint
+from loopwright.search._checkpoint import CHECKPOINT_FILE, LOCK_FILE, RunLock, load_checkpoint
 from loopwright.search._components import default_components
 from loopwright.search._config import EvolveConfig
 from loopwright.search._engine import EvolutionEngine
@@ -35,7 +35,7 @@ from loopwright.search._progress import (
     RunResumed,
 )
 from loopwright.search._report import EvolveResult, evolve_result
-from loopwright.store import INDEX_FILE, RunDir, RunMeta
+from loopwright.store import INDEX_FILE, META_FILE, RunDir, RunMeta, check_cache_file
 from loopwright.tasks import Benchmark, load_benchmark
 from loopwright.workflow import resolve_task_workflow
 
@@ -45,6 +45,7 @@ __all__ = [
     "evolve",
     "executor_for",
     "open_run",
+    "require_run",
     "resume",
     "start",
 ]
@@ -68,6 +69,12 @@ class Execution:
                 fix="pass one: cache=PATH, or use_cache=False",
             )
 
+    def check(self) -> None:
+        """The cache file can be opened (not a directory, in a writable directory, a SQLite
+        file when it exists): a UsageError naming it otherwise. Creates nothing."""
+        if self.cache is not None:
+            check_cache_file(self.cache)
+
 
 def evolve(
     config: EvolveConfig,
@@ -84,7 +91,7 @@ def evolve(
     a local process pool with the run's fitness cache), closed at the end. `on_event` sees
     every progress event as it happens (the same typed events as `progress.jsonl`). Raises
     UsageError/ConfigError for bad input before anything is written."""
-    check_inputs(config)
+    check_inputs(config, run_dir, executor)
     root = _create(config, run_dir)
     with RunLock(root), executor_for(executor, root) as pool:
         engine = OuterLoop(lambda: _build(config, root, pool, on_event), root).run()
@@ -98,7 +105,11 @@ def resume(
     on_event: Listener | None = None,
 ) -> EvolveResult:
     """Continue the evolve run in `run_dir` from its checkpoint; finished evaluations are never
-    repeated, and the result is the one an uninterrupted run would have reached."""
+    repeated, and the result is the one an uninterrupted run would have reached. UsageError
+    (creating nothing) when `run_dir` holds no evolve run or the cache cannot be opened."""
+    require_run(run_dir)
+    if isinstance(executor, Execution):
+        executor.check()
     with RunLock(run_dir), executor_for(executor, run_dir) as pool:
 
         def reopen() -> EvolutionEngine:
@@ -121,7 +132,7 @@ def start(
 ) -> EvolutionEngine:
     """Create the run: calibrate (unless both splits are given) and build generation 0 (the
     `outer-loop calibrate` step). The engine returned is not evaluated yet."""
-    check_inputs(config)
+    check_inputs(config, run_dir, executor)
     root = _create(config, run_dir)
     with RunLock(root), executor_for(executor, root) as pool:
         return _build(config, root, pool, on_event)
@@ -137,12 +148,33 @@ def open_run(
     return EvolutionEngine.open(run_dir, evaluator, listener=on_event)
 
 
-def check_inputs(config: EvolveConfig) -> None:
-    """The seed workflow, the benchmark, the given task ids and the search components resolve
-    (each a user error naming the fix otherwise)."""
+def check_inputs(
+    config: EvolveConfig,
+    run_dir: Path | None = None,
+    executor: Executor | Execution | None = None,
+) -> None:
+    """The seed workflow, the benchmark, the given task ids, the model, the sandbox and the
+    search components resolve; when given, `run_dir` can be created and the Execution's cache
+    opened. Each a user error naming the fix otherwise; nothing is created (docs/bad-inputs.md).
+    """
     resolve_task_workflow(config.seed_workflow)
-    _check_ids(load_benchmark(config.bench), config)
+    benchmark = load_benchmark(config.bench)
+    _check_ids(benchmark, config)
     default_components(config)
+    model_factory(config.model, benchmark=benchmark)
+    default_sandbox(config.sandbox)
+    if run_dir is not None:
+        RunDir.check_new(run_dir, refuse=CHECKPOINT_FILE)
+    if isinstance(executor, Execution):
+        executor.check()
+
+
+def require_run(run_dir: Path) -> None:
+    """`run_dir` holds an evolve run (its checkpoint, config.yaml or lock): a UsageError
+    otherwise, made before anything (the run lock, the cache) would be created there."""
+    RunDir.open(run_dir)
+    if not any((run_dir / name).exists() for name in (CHECKPOINT_FILE, META_FILE, LOCK_FILE)):
+        load_checkpoint(run_dir)  # raises its ConfigError: no evolve checkpoint, the fix
 
 
 # -- helpers ----------------------------------------------------------------------------------

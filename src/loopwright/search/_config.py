@@ -89,6 +89,8 @@ class CalibrationSettings(_Frozen):
                 fix="pass e.g. --band 0.3,0.7",
             )
         _require_positive("calibration repetitions", self.repetitions)
+        _require_at_most("calibration repetitions", self.repetitions, MAX_REPETITIONS,
+                         "--calibration-reps")  # fmt: skip
         if self.holdout_every < 2:
             raise ConfigError(
                 "holdout_every must be at least 2 (every N-th in-band task goes to holdout)",
@@ -207,6 +209,12 @@ class EvolveConfig(_Frozen):
         for name in ("population", "tournament_k", "repetitions", "mutation_max_tries"):
             _require_positive(name, getattr(self, name))
         _require_positive("holdout_repetitions", self.holdout_repetitions)
+        _require_at_most("the population", self.population, MAX_POPULATION, "--population")
+        _require_at_most("repetitions", self.repetitions, MAX_REPETITIONS, "--reps")
+        _require_at_most("holdout_repetitions", self.holdout_repetitions, MAX_REPETITIONS,
+                         "--holdout-reps")  # fmt: skip
+        _require_at_most("max_generations", self.budgets.max_generations, MAX_GENERATIONS,
+                         "--generations")  # fmt: skip
         if self.population < 2:
             raise ConfigError(
                 "the population needs at least 2 individuals",
@@ -281,6 +289,22 @@ def _check_economy(config: EvolveConfig) -> None:
             "merge needs Pareto-frontier parents",
             got=f"merge_rate {config.merge_rate} with parents {config.parents}",
             fix="pass --parents pareto with --merge, or drop --merge",
+        )
+
+
+# Upper bounds (docs/evolve.md, "Limits"): far above a useful run, low enough that a typo
+# (--population 9000000) is refused before anything runs.
+MAX_POPULATION = 256
+MAX_REPETITIONS = 100
+MAX_GENERATIONS = 1_000
+
+
+def _require_at_most(name: str, value: int | None, limit: int, flag: str) -> None:
+    if value is not None and value > limit:
+        raise ConfigError(
+            f"{name} is at most {limit}",
+            got=str(value),
+            fix=f"pass {flag} {limit} or less (docs/evolve.md, Limits)",
         )
 
 

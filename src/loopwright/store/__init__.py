@@ -8,6 +8,13 @@ from __future__ import annotations
 from loopwright.store._cache import CacheEntry, CacheTable
 from loopwright.store._index import RunIndex
 from loopwright.store._lock import DirLock
+from loopwright.store._paths import (
+    check_cache_file,
+    check_new_dir,
+    check_output_file,
+    os_error_text,
+    read_text_input,
+)
 from loopwright.store._rows import (
     EvaluationRow,
     FailedAttemptRow,
@@ -57,10 +64,15 @@ __all__ = [
     "Spend",
     "StageRow",
     "TestOutcomeRow",
+    "check_cache_file",
+    "check_new_dir",
+    "check_output_file",
     "connect",
     "default_run_path",
     "is_simulated",
     "ledger_rows",
+    "os_error_text",
+    "read_text_input",
     "read_yaml_mapping",
     "source_commit",
     "utc_now",

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from loopwright import __version__
 from loopwright._fs import atomic_write, drop_torn_tail, open_append, write_all
 from loopwright.errors import ConfigError, UsageError
+from loopwright.store._paths import check_new_dir
 
 __all__ = [
     "META_FILE",
@@ -111,18 +112,7 @@ class RunDir:
         overwritten), or when it holds the file `refuse` names (then the message says which
         kind of run is there), or when it cannot be created (the fix names the cause)."""
         path = path if path is not None else default_run_path(label)
-        if refuse is not None and (path / refuse).exists():
-            raise UsageError(
-                f"run directory {path} already holds a run",
-                fix="pass --resume to continue it, or another --run-dir",
-            )
-        if path.exists() and not path.is_dir():
-            raise UsageError(f"--run-dir {path} is a file", fix="pass a directory path")
-        if path.is_dir() and any(path.iterdir()):
-            raise UsageError(
-                f"run directory {path} already exists and is not empty",
-                fix="pass another --run-dir, or remove that one",
-            )
+        cls.check_new(path, refuse=refuse)
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -131,6 +121,23 @@ class RunDir:
                 fix="pass a --run-dir under a directory you can write",
             ) from None
         return cls(path)
+
+    @staticmethod
+    def check_new(path: Path, flag: str = "--run-dir", *, refuse: str | None = None) -> None:
+        """`create` would succeed at `path`: absent or an empty directory, under a directory
+        this process can write. UsageError naming the path and the fix otherwise (see
+        `create` for `refuse`); creates nothing (what a command checks before it writes)."""
+        if refuse is not None and (path / refuse).exists():
+            raise UsageError(
+                f"run directory {path} already holds a run",
+                fix="pass --resume to continue it, or another --run-dir",
+            )
+        check_new_dir(path, flag)
+        if path.is_dir() and any(path.iterdir()):
+            raise UsageError(
+                f"run directory {path} already exists and is not empty",
+                fix=f"pass another {flag}, or remove that one",
+            )
 
     @classmethod
     def open(cls, path: Path) -> RunDir:

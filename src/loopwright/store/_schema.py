@@ -13,6 +13,7 @@ from pathlib import Path
 
 from loopwright import __version__
 from loopwright.errors import ConfigError
+from loopwright.store._paths import check_output_file
 
 __all__ = ["INDEX_FILE", "INDEX_SCHEMA_VERSION", "connect"]
 
@@ -157,6 +158,9 @@ def connect(path: Path) -> sqlite3.Connection:
     Autocommit mode: callers group writes with `BEGIN IMMEDIATE ... COMMIT` (see RunIndex).
     Raises ConfigError when the file holds another schema version or is not an index.
     """
+    check_output_file(
+        path, "the run index"
+    )  # a directory, a read-only place: named, not "unable to open"
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     try:

@@ -84,6 +84,14 @@ ArgValue: TypeAlias = str | int | float | bool
 """The value types a function node's `args` may hold."""
 
 
+# Bounds on what a workflow may ask for (docs/workflow.md, "Limits"): far above any useful
+# value, low enough that a typo (max_loops: 1000000000, a 10 MB prompt) is refused at load.
+MAX_LOOPS = 1_000
+MAX_TURNS = 1_000
+MAX_TIMEOUT_S = 86_400
+MAX_PROMPT_CHARS = 100_000
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -102,10 +110,10 @@ class AgentNode(_Frozen):
     role: Annotated[str, AfterValidator(_no_blank)]
     loop: str = "react"
     model: Annotated[str, Field(pattern=r"^\S+$")] = "medium"
-    timeout_s: Annotated[int, Field(gt=0)] = 600
-    max_turns: Annotated[int, Field(ge=1)] = 30
+    timeout_s: Annotated[int, Field(gt=0, le=MAX_TIMEOUT_S)] = 600
+    max_turns: Annotated[int, Field(ge=1, le=MAX_TURNS)] = 30
     tools: tuple[str, ...] = ()
-    prompt: str
+    prompt: Annotated[str, Field(max_length=MAX_PROMPT_CHARS)]
 
 
 class FnNode(_Frozen):
@@ -143,8 +151,8 @@ class GateNode(_Frozen):
     kind: Literal["gate"] = "gate"
     check: str | None = None
     reloop_to: NodeId
-    max_loops: Annotated[int, Field(ge=1)] = 3
-    judge: str | None = None
+    max_loops: Annotated[int, Field(ge=1, le=MAX_LOOPS)] = 3
+    judge: Annotated[str, Field(max_length=MAX_PROMPT_CHARS)] | None = None
 
 
 Node: TypeAlias = Annotated[AgentNode | FnNode | GateNode, Field(discriminator="kind")]
