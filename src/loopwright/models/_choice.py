@@ -16,7 +16,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loopwright.models._gateway import import_litellm
 from loopwright.models._ledger import CostLedger
+from loopwright.models._pricing import DEFAULT_PRICES, PriceTable
 from loopwright.models._registry import gateway_name, model_factory
 from loopwright.models._tiers import TIERS, ModelsConfig, load_models_config, resolve_model
 from loopwright.models._types import ChatModel
@@ -48,6 +50,29 @@ class ModelChoice(BaseModel):
     model: str = "sim"
     config: ModelsConfig = Field(default_factory=ModelsConfig)
     api_base: str | None = None
+
+    @property
+    def prices(self) -> PriceTable:
+        """The price table of the run: the built-in one with the config's `prices` added."""
+        return self.config.price_table()
+
+    def specs(self) -> list[str]:
+        """Every model spec this choice names: the default, each tier and each role."""
+        return [self.model, *self.config.tiers.values(), *self.config.roles.values()]
+
+    def preload(self, extra: Sequence[str] = ()) -> None:
+        """Import litellm now when any spec (or `extra`) is a LiteLLM one, so that evaluation
+        workers forked from this process share the import instead of each paying for it.
+        MissingDependencyError when litellm is not installed."""
+        if any(is_gateway_spec(s) for s in (*self.specs(), *extra)):
+            import_litellm()
+
+    def unpriced(self, extra: Sequence[str] = ()) -> list[str]:
+        """The LiteLLM models this choice calls (the default, every tier and role, and
+        `extra` specs) that its price table does not know, sorted: their cost is unknown, so a
+        dollar budget cannot bound them."""
+        names = {gateway_name(s.strip()) for s in (*self.specs(), *extra)} - {None}
+        return sorted(n for n in names if n is not None and self.prices.price(n) is None)
 
     @property
     def meta_spec(self) -> str:
@@ -99,10 +124,15 @@ def is_offline_spec(spec: str) -> bool:
 
 
 def meta_chat_model(
-    spec: str, *, api_base: str | None, ledger: CostLedger | None, seed: int
+    spec: str,
+    *,
+    api_base: str | None,
+    ledger: CostLedger | None,
+    seed: int,
+    prices: PriceTable = DEFAULT_PRICES,
 ) -> ChatModel:
     """The meta model for `spec` (not an offline spec), seeded with `seed`: a gateway spec gets
-    `api_base` and writes every call to `ledger`; other specs ignore both. ConfigError for an
-    unknown spec."""
+    `api_base` and writes every call, priced with `prices`, to `ledger`; other specs ignore
+    them. ConfigError for an unknown spec."""
     base = api_base if is_gateway_spec(spec) else None
-    return model_factory(spec, benchmark=None, api_base=base, ledger=ledger)(seed)
+    return model_factory(spec, benchmark=None, api_base=base, ledger=ledger, prices=prices)(seed)

@@ -17,7 +17,9 @@ from loopwright.models import (
     LEDGER_FILE,
     ChatModel,
     CostLedger,
+    ModelChoice,
     ModelsConfig,
+    PriceTable,
     load_script_file,
     meta_chat_model,
     resolve_model,
@@ -73,7 +75,12 @@ def run_models(
 
 
 def meta_model(
-    spec: str, seed: int, *, api_base: str | None = None, ledger: CostLedger | None = None
+    spec: str,
+    seed: int,
+    *,
+    api_base: str | None = None,
+    ledger: CostLedger | None = None,
+    prices: PriceTable = DEFAULT_PRICES,
 ) -> ChatModel:
     """The meta model for a spec: `sim` (the offline rules), `scripted:FILE`, or any LiteLLM
     spec the gateway takes (`PROVIDER/MODEL`, `litellm:NAME`; on `api_base`, every call in
@@ -84,7 +91,7 @@ def meta_model(
     if spec.startswith("scripted:"):
         return load_script_file(Path(spec.removeprefix("scripted:"))).model()
     if spec.startswith("litellm:") or "/" in spec:
-        return meta_chat_model(spec, api_base=api_base, ledger=ledger, seed=seed)
+        return meta_chat_model(spec, api_base=api_base, ledger=ledger, seed=seed, prices=prices)
     raise ConfigError(
         f"unknown meta model {spec!r}",
         fix="use sim (offline rules), scripted:FILE, PROVIDER/MODEL or litellm:NAME",
@@ -146,19 +153,22 @@ def build_bench(
     chosen = models or RunModels()
     spec = chosen.agents or e.model
     routed = chosen.models if (chosen.models.tiers or chosen.models.roles) else None
+    ModelChoice(model=spec, config=chosen.models).preload()  # once, before workers fork
+    prices = chosen.models.price_table()
     make = routed_factory(
-        spec, chosen.models, benchmark=bench, api_base=chosen.api_base, ledger=ledger
-    )
+        spec, chosen.models, benchmark=bench, api_base=chosen.api_base, ledger=ledger,
+        prices=prices,
+    )  # fmt: skip
     sandbox = default_sandbox(e.sandbox)
     settings = EvalSettings(
         model=spec, sandbox=e.sandbox, seed=e.seed, run_timeout_s=e.run_timeout_s,
         engine=e.engine or EngineSettings(), models=routed, api_base=chosen.api_base,
     )  # fmt: skip
-    evaluator = Evaluator(make, sandbox, DEFAULT_PRICES, settings)
+    evaluator = Evaluator(make, sandbox, prices, settings)
     smoke = Evaluator(
         make,
         sandbox,
-        DEFAULT_PRICES,
+        prices,
         settings.model_copy(update={"seed": derive_seed(e.seed, "smoke")}),
     )
     return EvalBench(
@@ -187,6 +197,7 @@ def open_loop(
     chosen = models or RunModels()
     ledger = CostLedger(root / LEDGER_FILE)
     spec = model or chosen.meta or config.meta_model
-    meta = meta_model(spec, config.seed, api_base=chosen.api_base, ledger=ledger)
+    prices = chosen.models.price_table()
+    meta = meta_model(spec, config.seed, api_base=chosen.api_base, ledger=ledger, prices=prices)
     bench = build_bench(config, root.name, executor, models=chosen, ledger=ledger)
     return ResearchLoop(root, meta, bench, listener)

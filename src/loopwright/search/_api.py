@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from loopwright import __version__
-from loopwright.errors import UsageError
+from loopwright.errors import ConfigError, UsageError
 from loopwright.evaluation import (
     EvalSettings,
     Evaluator,
@@ -18,7 +18,7 @@ from loopwright.evaluation import (
     ExecutorSettings,
     make_executor,
 )
-from loopwright.models import DEFAULT_PRICES, LEDGER_FILE, CostLedger, routed_factory
+from loopwright.models import LEDGER_FILE, CostLedger, routed_factory
 from loopwright.records import CycleRecord
 from loopwright.runtime import EngineSettings, load_engine_settings
 from loopwright.sandbox import default_sandbox
@@ -167,6 +167,7 @@ def check_inputs(config: EvolveConfig) -> None:
     benchmark = load_benchmark(config.bench)
     _check_ids(benchmark, config)
     routed_factory(config.model, config.models, benchmark=benchmark, api_base=config.api_base)
+    _check_priced(config)
     default_components(config)
 
 
@@ -248,17 +249,34 @@ def _evaluator(
 ) -> Evaluator:
     """The run's evaluator: its models routed by tier and role, every gateway call in
     `ledger`, its engine settings, models and api_base part of the fitness-cache key."""
+    config.choice.preload()  # before workers fork: one litellm import, not one per job
     models = config.models if (config.models.tiers or config.models.roles) else None
     settings = EvalSettings(
         model=config.model, sandbox=config.sandbox, seed=config.seed, repetitions=1,
         engine=config.engine or EngineSettings(), models=models, api_base=config.api_base,
     )  # fmt: skip
+    prices = config.models.price_table()
     make_model = routed_factory(
-        config.model, config.models, benchmark=benchmark, api_base=config.api_base, ledger=ledger
-    )
+        config.model, config.models, benchmark=benchmark, api_base=config.api_base,
+        ledger=ledger, prices=prices,
+    )  # fmt: skip
     return Evaluator(
-        make_model, default_sandbox(config.sandbox), DEFAULT_PRICES, settings, executor=executor
+        make_model, default_sandbox(config.sandbox), prices, settings, executor=executor
     )
+
+
+def _check_priced(config: EvolveConfig) -> None:
+    """A dollar budget needs a price for every LiteLLM model the run calls: an unpriced call's
+    cost is unknown and would never count against it."""
+    meta = config.reflection.meta_model
+    unpriced = config.choice.unpriced([meta] if meta else [])
+    if config.budgets.max_usd is not None and unpriced:
+        raise ConfigError(
+            "--max-usd cannot bound models without a price",
+            got=f"no price for {', '.join(unpriced)}",
+            fix="add them under `prices:` in the models config (--config; docs/models.md), "
+            "e.g. `prices: {" + unpriced[0] + ": {input_per_mtok: 3, output_per_mtok: 15}}`",
+        )
 
 
 def _check_ids(benchmark: Benchmark, config: EvolveConfig) -> None:

@@ -84,7 +84,10 @@ def meta_model(config: EvolveConfig, ledger: CostLedger | None = None) -> ChatMo
     spec = meta_spec(config)
     if is_offline_meta(spec):
         return None
-    return meta_chat_model(spec, api_base=config.api_base, ledger=ledger, seed=config.seed)
+    return meta_chat_model(
+        spec, api_base=config.api_base, ledger=ledger, seed=config.seed,
+        prices=config.models.price_table(),
+    )  # fmt: skip
 
 
 def make_reflector(config: EvolveConfig, ledger: CostLedger | None = None) -> Reflector | None:
