@@ -124,9 +124,14 @@ def meta_calls(counting: Counting) -> int:
     return sum(n for role, n in counting.roles.items() if role_kind(role) == "meta")
 
 
-def _evolve(url: str, run_dir: Path, tmp_path: Path, *extra: str) -> int:
+def _prices(tmp_path: Path) -> Path:
     config = tmp_path / "models.yaml"
     config.write_text(PRICES)
+    return config
+
+
+def _evolve(url: str, run_dir: Path, tmp_path: Path, *extra: str) -> int:
+    config = _prices(tmp_path)
     settings = tmp_path / "settings.yaml"  # no user settings file leaks in from HOME
     settings.write_text("schema_version: 1\nengine: {default_loop_type: react}\n")
     argv = [
@@ -221,3 +226,28 @@ def test_max_usd_with_an_unpriced_model_is_refused_before_anything_runs(
     assert "--max-usd cannot bound models without a price" in err and "openai/no-price" in err
     assert not (tmp_path / "run").exists()
     assert not counting.roles
+
+
+def test_research_run_meters_its_meta_phases_on_a_real_provider(
+    server: tuple[str, Counting], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`research run --meta-model openai/... --api-base URL`: every THINK/CRITIC/DISTILL/
+    REFLECT call reaches the server and the working directory's ledger, with its phase role
+    (the replies are refused, so each phase falls back to its rule: still one call each)."""
+    url, counting = server
+    root = tmp_path / "v1"
+    init = [
+        "research", "init", "--dir", str(root), "--goal", "raise mean partial credit",
+        "--workflow", "builder-only", "--bench", "mini", "--tasks", "l1-semver-compare",
+        "--max-specs", "1", "--heartbeat", "1", "--sandbox", "local",
+    ]  # fmt: skip
+    assert main(init) == 0
+    run = ["research", "run", "--dir", str(root), "--meta-model", META_MODEL, "--api-base", url,
+           "--config", str(_prices(tmp_path)), "--iterations", "1", "--no-report"]  # fmt: skip
+    assert main(run) == 0
+    capsys.readouterr()
+    records = read_ledger(root / LEDGER_FILE)
+    assert Counter(r.labels.role or "(none)" for r in records) == counting.roles
+    assert counting.roles["meta:think"] >= 1  # THINK asked (its empty reply: a stalled loop)
+    assert all(role.startswith("meta:") for role in counting.roles)  # the agents ran on sim
+    assert all(r.cost_usd == pytest.approx(CALL_USD) for r in records)

@@ -20,6 +20,7 @@ from loopwright.models import (
     ModelChoice,
     ModelsConfig,
     PriceTable,
+    is_gateway_spec,
     load_script_file,
     meta_chat_model,
     resolve_model,
@@ -153,16 +154,17 @@ def build_bench(
     chosen = models or RunModels()
     spec = chosen.agents or e.model
     routed = chosen.models if (chosen.models.tiers or chosen.models.roles) else None
-    ModelChoice(model=spec, config=chosen.models).preload()  # once, before workers fork
+    agents = ModelChoice(model=spec, config=chosen.models)
+    agents.preload()  # once, before workers fork
+    base = chosen.api_base if any(is_gateway_spec(s) for s in agents.specs()) else None
     prices = chosen.models.price_table()
     make = routed_factory(
-        spec, chosen.models, benchmark=bench, api_base=chosen.api_base, ledger=ledger,
-        prices=prices,
-    )  # fmt: skip
+        spec, chosen.models, benchmark=bench, api_base=base, ledger=ledger, prices=prices
+    )
     sandbox = default_sandbox(e.sandbox)
     settings = EvalSettings(
         model=spec, sandbox=e.sandbox, seed=e.seed, run_timeout_s=e.run_timeout_s,
-        engine=e.engine or EngineSettings(), models=routed, api_base=chosen.api_base,
+        engine=e.engine or EngineSettings(), models=routed, api_base=base,
     )  # fmt: skip
     evaluator = Evaluator(make, sandbox, prices, settings)
     smoke = Evaluator(
@@ -197,6 +199,13 @@ def open_loop(
     chosen = models or RunModels()
     ledger = CostLedger(root / LEDGER_FILE)
     spec = model or chosen.meta or config.meta_model
+    agents = ModelChoice(model=chosen.agents or config.eval.model, config=chosen.models)
+    if chosen.api_base is not None and not any(is_gateway_spec(s) for s in (spec, *agents.specs())):
+        raise ConfigError(
+            "--api-base only applies to a LiteLLM model",
+            got=f"meta model {spec!r}, agents on {agents.model!r}",
+            fix="use --model or --meta-model openai/NAME with --api-base, or drop --api-base",
+        )
     prices = chosen.models.price_table()
     meta = meta_model(spec, config.seed, api_base=chosen.api_base, ledger=ledger, prices=prices)
     bench = build_bench(config, root.name, executor, models=chosen, ledger=ledger)
