@@ -192,3 +192,17 @@ def test_ledger_records_keep_their_labels_through_the_file(tmp_path: Path) -> No
     )  # fmt: skip
     ledger.record(record)
     assert ledger.spent_usd() == 0.0  # unpriced counts 0 (and --max-usd refuses it up front)
+
+
+def test_a_gateway_factory_pickles_for_ray_workers(tmp_path: Path) -> None:
+    """What an executor ships (the factory: settings, limits, ledger, prices) pickles; the copy
+    appends to the same ledger file and keeps its budget."""
+    cloudpickle = pytest.importorskip("ray.cloudpickle")  # Ray's pickler
+
+    from loopwright.models import model_factory
+
+    ledger = CostLedger(tmp_path / "ledger.jsonl", max_usd=1.0)
+    factory = model_factory("openai/m", benchmark=None, ledger=ledger)
+    copy = cloudpickle.loads(cloudpickle.dumps(factory))(0)
+    assert isinstance(copy, LiteLLMGateway) and copy.ledger is not None
+    assert copy.ledger.path == ledger.path and copy.ledger.max_usd == 1.0

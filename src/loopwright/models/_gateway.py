@@ -126,6 +126,19 @@ class ProviderLimits:
         self._semaphores: dict[str, threading.BoundedSemaphore] = {}
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled (shipped to a Ray worker) as its limits only: each process bounds its own
+        calls."""
+        return {"max_concurrency": self.max_concurrency, "per_provider": self.per_provider}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        limit, per_provider = state["max_concurrency"], state["per_provider"]
+        assert isinstance(limit, int) and isinstance(per_provider, dict)  # written by __getstate__
+        self.max_concurrency = limit
+        self.per_provider = per_provider
+        self._semaphores = {}
+        self._lock = threading.Lock()
+
     def semaphore(self, provider: str) -> threading.BoundedSemaphore:
         """The semaphore bounding concurrent calls to `provider` (created on first use)."""
         with self._lock:

@@ -170,6 +170,18 @@ class CostLedger:
         self._read_offset = 0  # bytes of the file already summed into _read_usd
         self._read_usd = 0.0
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled (shipped to a Ray worker) without its lock; the copy appends to the same
+        file path and keeps the records held so far."""
+        with self._lock:
+            state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def record(self, entry: LedgerRecord) -> None:
         """Append one record (and its line to the file, when the ledger has one)."""
         with self._lock:
