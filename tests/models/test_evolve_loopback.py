@@ -186,6 +186,10 @@ def test_evolve_on_a_real_provider_meters_every_role_into_the_ledger(
     status = capsys.readouterr().out
     assert "all agents" in status and "all meta" in status
     assert f"meta ${meta * CALL_USD:.2f}" in status
+    assert main(["report", str(run_dir)]) == 0  # the HTML report splits spend by role too
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert "agents and meta (ledger.jsonl)" in html and "meta:mutator" in html
+    assert "of which meta roles" in html
     for path in (p for p in run_dir.rglob("*") if p.is_file()):
         assert DUMMY_KEY not in path.read_text(encoding="utf-8", errors="replace"), path
 
