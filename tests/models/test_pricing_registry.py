@@ -148,5 +148,17 @@ def test_public_names_are_pinned() -> None:
         "extract_json",
         "parse_structured",
         "strip_fence",
+        # every role metered, the same model options everywhere (issue 22)
+        "DESIGNER_RULES",
+        "META_ROLES",
+        "OFFLINE_RULES",
+        "ROLE_HEADER",
+        "ModelChoice",
+        "group_totals",
+        "is_gateway_spec",
+        "is_offline_spec",
+        "meta_chat_model",
+        "model_choice",
+        "role_kind",
     }
     assert all(hasattr(models, name) for name in models.__all__)

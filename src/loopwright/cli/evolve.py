@@ -15,9 +15,18 @@ from rich.table import Table
 
 from loopwright import search
 from loopwright.cli._app import app
+from loopwright.cli._model_options import ApiBase, MetaModel, Model, ModelsFile, Tiers, choice_of
 from loopwright.cli.report import report_at_end
 from loopwright.errors import UsageError
 from loopwright.evaluation import executor_settings
+from loopwright.models import (
+    LEDGER_FILE,
+    LedgerTotals,
+    ModelChoice,
+    group_totals,
+    read_ledger,
+    role_kind,
+)
 from loopwright.reflection import describe_report, load_reflection
 from loopwright.search import (
     Calibration,
@@ -131,7 +140,11 @@ def evolve(
         str | None,
         typer.Option("--seed-workflow", help="Built-in or library name, or a workflow file."),
     ] = None,
-    model: Annotated[str, typer.Option("--model", help="sim or scripted:FILE.")] = "sim",
+    model: Model = None,
+    meta_model: MetaModel = None,
+    tier: Tiers = None,
+    models_file: ModelsFile = None,
+    api_base: ApiBase = None,
     generations: Annotated[int, typer.Option("--generations", help="Max generations.")] = 4,
     population: Annotated[int, typer.Option("--population", help="Population size.")] = 6,
     seed: Annotated[int, typer.Option("--seed", help="Fixes every random choice.")] = 0,
@@ -202,7 +215,8 @@ def evolve(
     low, high = _floats(band, "--band")
     config = parse_config(
         {
-            "seed_workflow": seed_workflow, "bench": bench, "model": model, "sandbox": sandbox,
+            "seed_workflow": seed_workflow, "bench": bench, "sandbox": sandbox,
+            **_model_fields(choice_of(model, meta_model, tier, models_file, api_base)),
             "seed": seed, "population": population, "tournament_k": tournament_k,
             "elitism": min(elitism, max(population - 1, 1)), "repetitions": reps,
             "holdout_repetitions": holdout_reps, "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
@@ -232,7 +246,11 @@ def outer_calibrate(
     run_dir: RunDir,
     bench: Annotated[str, typer.Option("--bench")],
     seed_workflow: Annotated[str, typer.Option("--seed-workflow")],
-    model: Annotated[str, typer.Option("--model")] = "sim",
+    model: Model = None,
+    meta_model: MetaModel = None,
+    tier: Tiers = None,
+    models_file: ModelsFile = None,
+    api_base: ApiBase = None,
     population: Annotated[int, typer.Option("--population")] = 6,
     generations: Annotated[int, typer.Option("--generations")] = 4,
     seed: Annotated[int, typer.Option("--seed")] = 0,
@@ -265,7 +283,8 @@ def outer_calibrate(
     low, high = _floats(band, "--band")
     config = parse_config(
         {
-            "seed_workflow": seed_workflow, "bench": bench, "model": model, "seed": seed,
+            "seed_workflow": seed_workflow, "bench": bench, "seed": seed,
+            **_model_fields(choice_of(model, meta_model, tier, models_file, api_base)),
             "population": population, "elitism": min(2, population - 1), "sandbox": sandbox,
             "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
             "holdout_repetitions": holdout_reps, "strategy": strategy, "exploration": exploration,
@@ -351,6 +370,7 @@ def outer_status(
     checkpoint = load_checkpoint(run_dir)
     result = evolve_result(checkpoint)
     _report(result, simulated=is_simulated(checkpoint.config.model))
+    _print_spend(run_dir)
     console.print(_index_line(run_dir))
     rows = credit_table(checkpoint.individuals.values()).rows
     if rows:
@@ -430,6 +450,15 @@ def _refuse_ignored_on_resume(ctx: typer.Context) -> None:
             fix="drop them (a resumed run keeps its own generations, population, model, seed "
             "and budgets); to change them, start a new run with another --run-dir",
         )
+
+
+def _model_fields(choice: ModelChoice) -> dict[str, object]:
+    """The EvolveConfig fields of the model options."""
+    return {
+        "model": choice.model,
+        "models": choice.config.model_dump(mode="json"),
+        "api_base": choice.api_base,
+    }
 
 
 def _execution(
@@ -535,6 +564,7 @@ def _summary_line(s: GenerationSummary) -> str:
 def _finish(result: EvolveResult, model: str, run_dir: Path, *, report: bool) -> None:
     """The summary of a finished run, where it is, and its report."""
     _report(result, simulated=is_simulated(model))
+    _print_spend(run_dir)
     console.print(f"run written to {run_dir}")
     if report:
         report_at_end(run_dir, console)
@@ -544,13 +574,42 @@ def _report(result: EvolveResult, *, simulated: bool) -> None:
     console.print(_generation_table(result, simulated=simulated))
     console.print(_holdout_line(result))
     console.print(f"stop reason: {result.stop_reason or '(still running)'}")
+    spent = result.spent
+    meta = (
+        f" (agents ${spent.usd - spent.meta_usd:.2f}, meta ${spent.meta_usd:.2f})"
+        if spent.meta_usd
+        else ""
+    )
     console.print(
-        f"spent: {result.spent.evaluations} evaluations, ${result.spent.usd:.2f}, "
-        f"{result.spent.wall_s:.0f}s"
+        f"spent: {spent.evaluations} evaluations, ${spent.usd:.2f}{meta}, {spent.wall_s:.0f}s"
     )
     w = result.winner
     console.print(f"winner {w.mode} ({w.lineage.operator}), {len(w.workflow.nodes)} nodes:")
     console.print(to_mermaid(w.workflow), markup=False)
+
+
+def _print_spend(run_dir: Path) -> None:
+    """The run ledger's spend by role, agents apart from the meta roles (nothing when no
+    gateway call was made: the sim and scripted models make none)."""
+    path = run_dir / LEDGER_FILE
+    records = read_ledger(path, torn_tail=True) if path.is_file() else []
+    if not records:
+        return
+    table = Table(title="model calls by role (ledger.jsonl)", title_justify="left", box=None)
+    for col in ("role", "kind", "calls", "failed", "tokens in", "tokens out", "cost $"):
+        table.add_column(col, justify="left" if col in ("role", "kind") else "right")
+    roles = group_totals(records, "role")
+    order = sorted(roles, key=lambda r: (role_kind(r) == "meta", r or ""))
+    for role in order:
+        table.add_row(role or "(none)", role_kind(role), *_totals_cells(roles[role]))
+    for kind, totals in sorted(group_totals(records, "kind").items(), key=lambda kv: kv[0] or ""):
+        table.add_row(f"all {kind}", "", *_totals_cells(totals), style="bold")
+    console.print(table)
+
+
+def _totals_cells(t: LedgerTotals) -> tuple[str, ...]:
+    cost = "unpriced" if t.cost_usd is None else f"{t.cost_usd:.4f}"
+    return (str(t.calls), str(t.failed_calls), str(t.input_tokens), str(t.output_tokens), cost)
 
 
 def _holdout_line(result: EvolveResult) -> str:

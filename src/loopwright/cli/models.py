@@ -1,5 +1,5 @@
-"""`loopwright models`: the configured tiers and roles, which provider keys are set, and which
-external agent CLIs (`loop: external:NAME`) are installed.
+"""`loopwright models`: the configured tiers and roles, what each role of a run calls, which
+provider keys are set, and which external agent CLIs (`loop: external:NAME`) are installed.
 
 Key values are never printed, logged or returned: only the names of the variables and whether
 each is set.
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -17,7 +16,8 @@ from rich.console import Console
 from rich.table import Table
 
 from loopwright.cli._app import app
-from loopwright.models import ROLES, TIERS, ModelsConfig, load_models_config, resolve_model
+from loopwright.cli._model_options import ApiBase, MetaModel, Model, ModelsFile, Tiers, choice_of
+from loopwright.models import ROLES, TIERS, ModelsConfig, resolve_model
 from loopwright.runtime import EXTERNAL_AGENTS, ExternalSettings, resolve_executable
 
 __all__ = ["PROVIDER_KEYS", "models"]
@@ -41,23 +41,26 @@ PROVIDER_KEYS: dict[str, str] = {
 
 @app.command("models")
 def models(
-    config: Annotated[
-        Path | None, typer.Option("--config", help="A models config file (YAML): tiers, roles.")
-    ] = None,
-    tier: Annotated[
-        list[str] | None,
-        typer.Option("--tier", help="Override a tier or role: small=MODEL (repeatable)."),
-    ] = None,
+    model: Model = None,
+    meta_model: MetaModel = None,
+    tier: Tiers = None,
+    config: ModelsFile = None,
+    api_base: ApiBase = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """List the configured model tiers and roles, which provider keys are set (names only), and
-    which external agents are installed."""
-    resolved = load_models_config(config, tier or [])
-    summary = _summary(resolved)
+    """List the configured model tiers and roles, what each role of a run will call with these
+    model options (the same as `run`, `evolve` and `research run` take), which provider keys
+    are set (names only), and which external agents are installed."""
+    choice = choice_of(model, meta_model, tier, config, api_base)
+    summary = _summary(choice.config)
+    uses: dict[str, str | bool | None] = dict(choice.uses())
+    summary["uses"] = uses
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
         return
     console.print(_mapping_table("tiers and roles", summary["models"]))
+    where = f" (LiteLLM specs at {choice.api_base})" if choice.api_base else ""
+    console.print(_uses_table(f"what each role calls{where}", uses))
     keys = summary["keys"]
     table = Table(title="provider keys (values never shown)", title_justify="left", box=None)
     for column in ("provider", "variable", "set"):
@@ -92,6 +95,15 @@ def _external_table(found: dict[str, str | bool | None]) -> Table:
     for name, path in found.items():
         adapter = EXTERNAL_AGENTS.get(name)
         table.add_row(name, str(path) if path else "- (not found)", adapter.install_hint)
+    return table
+
+
+def _uses_table(title: str, rows: dict[str, str | bool | None]) -> Table:
+    table = Table(title=title, title_justify="left", box=None)
+    table.add_column("role")
+    table.add_column("model")
+    for key, value in rows.items():
+        table.add_row(key, str(value))
     return table
 
 

@@ -13,7 +13,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from loopwright.cli._app import app, progress_bar
+from loopwright.cli._model_options import ApiBase, MetaModel, ModelsFile, Tiers
 from loopwright.cli.report import report_at_end
+from loopwright.models import load_models_config
 from loopwright.research import (
     Caps,
     InitOptions,
@@ -23,6 +25,7 @@ from loopwright.research import (
     init_workdir,
     open_loop,
     research_status,
+    run_models,
 )
 
 __all__ = ["research"]
@@ -116,8 +119,18 @@ def init(
 def run(
     dir: Dir,
     model: Annotated[
-        str | None, typer.Option("--model", help="Meta model for this run (default: config).")
+        str | None,
+        typer.Option(
+            "--model",
+            help="The model of every role this run: the agents and, unless --meta-model or "
+            "the config's meta role says otherwise, the meta phases; sim, scripted:FILE or a "
+            "LiteLLM name (docs/models.md). Default: the working directory's config.",
+        ),
     ] = None,
+    meta_model: MetaModel = None,
+    tier: Tiers = None,
+    models_file: ModelsFile = None,
+    api_base: ApiBase = None,
     iterations: Annotated[
         int | None, typer.Option("--iterations", min=1, help="Iterations to run now.")
     ] = None,
@@ -144,7 +157,9 @@ def run(
                 progress.console.print(escape(event.message if event.kind == "committed" else
                                               f"iter {event.iteration} {event.kind}: {event.message}"))  # fmt: skip
 
-        loop = open_loop(dir, model=model, listener=on_event)
+        config = load_models_config(models_file, tier or [])
+        chosen = run_models(model, meta_model, config, api_base)
+        loop = open_loop(dir, models=chosen, listener=on_event)
         if loop.meta.simulated and not as_json:
             err_console.print(_SIM)
         outcome = loop.run(iterations)

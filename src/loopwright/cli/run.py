@@ -12,10 +12,10 @@ from rich.progress import Progress, TaskID
 from rich.table import Table
 
 from loopwright.cli._app import app, progress_bar
+from loopwright.cli._model_options import ApiBase, MetaModel, Model, ModelsFile, Tiers, choice_of
 from loopwright.cli.report import report_at_end
 from loopwright.evaluation import RunPlan, RunResult, TaskRow, WorkflowResult
 from loopwright.evaluation import run as loopwright_run
-from loopwright.models import ModelsConfig, load_models_config
 from loopwright.records import CycleRecord
 
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
@@ -38,35 +38,11 @@ def run(
     ] = None,
     level: Annotated[int | None, typer.Option("--level", help="Only tasks of this level.")] = None,
     reps: Annotated[int, typer.Option("--reps", min=1, max=100, help="Repetitions per task.")] = 1,
-    model: Annotated[
-        str | None,
-        typer.Option(
-            "--model",
-            help="sim (offline simulated model), scripted:FILE, or a LiteLLM model name "
-            "(anthropic/claude-sonnet-4-5, openai/NAME, litellm:NAME); see docs/models.md. "
-            "Default: the config's agent role, else sim.",
-        ),
-    ] = None,
-    meta_model: Annotated[
-        str | None,
-        typer.Option("--meta-model", help="The model of LLM-judge gates (role meta)."),
-    ] = None,
-    tier: Annotated[
-        list[str] | None,
-        typer.Option("--tier", help="Map a tier or role to a model: small=MODEL (repeatable)."),
-    ] = None,
-    models_file: Annotated[
-        Path | None,
-        typer.Option("--config", help="A models config file (YAML): tiers and roles."),
-    ] = None,
-    api_base: Annotated[
-        str | None,
-        typer.Option(
-            "--api-base",
-            help="Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp), "
-            "e.g. http://localhost:8000/v1; use with --model openai/NAME.",
-        ),
-    ] = None,
+    model: Model = None,
+    meta_model: MetaModel = None,
+    tier: Tiers = None,
+    models_file: ModelsFile = None,
+    api_base: ApiBase = None,
     seed: Annotated[int, typer.Option("--seed", help="Base seed; same seed, same run.")] = 0,
     run_dir: Annotated[
         Path | None, typer.Option("--run-dir", help="Where to write the run (default: runs/<id>).")
@@ -93,7 +69,7 @@ def run(
     ] = None,
 ) -> None:
     """Run each workflow on the benchmark's tasks, grade every run, and print a table per task."""
-    models = _models_config(models_file, tier or [], meta_model)
+    choice = choice_of(model, meta_model, tier, models_file, api_base)
     progress = progress_bar(err_console, enabled=not as_json)
     with progress:
         bar = progress.add_task("running", total=None)
@@ -102,8 +78,9 @@ def run(
             progress.update(bar, advance=1, description=f"{workflow}: {record.task_id}")
 
         result = loopwright_run(
-            workflows, bench, run_dir=run_dir, model=model, reps=reps, tasks=_ids(tasks), level=level,
-            seed=seed, sandbox=sandbox, models=models, api_base=api_base, env_cache=env_cache,
+            workflows, bench, run_dir=run_dir, model=choice.model, reps=reps, tasks=_ids(tasks),
+            level=level, seed=seed, sandbox=sandbox, models=choice.config, api_base=choice.api_base,
+            env_cache=env_cache,
             on_start=lambda plan: _started(plan, progress, bar, banner=not as_json),
             on_record=advance,
         )  # fmt: skip
@@ -126,11 +103,6 @@ _SIM_BANNER = (
     "[bold yellow]SIMULATED[/] results: the offline `sim` model stands in for an LLM "
     "(docs/sim-model.md). Scores show how workflows fare against the simulator, not a real model."
 )
-
-
-def _models_config(path: Path | None, overrides: list[str], meta: str | None) -> ModelsConfig:
-    """The models config: the file (if any), then each --tier, then --meta-model (= meta=...)."""
-    return load_models_config(path, [*overrides, *([f"meta={meta}"] if meta else [])])
 
 
 def _started(plan: RunPlan, progress: Progress, bar: TaskID, *, banner: bool) -> None:

@@ -42,7 +42,8 @@ CACHE_HIT_FILE = "cache_hit.json"
 
 def _settings(evaluator: Evaluator, job: EvalJob) -> dict[str, object]:
     """Everything besides workflow, task, model and repetition that decides a run's record. The
-    grader kind is named only when it is not the default (pytest), so existing keys still hold."""
+    grader kind is named only when it is not the default (pytest), and the models config and
+    api_base only when set, so existing keys still hold."""
     settings: dict[str, object] = {
         "key_version": CACHE_KEY_VERSION,
         "loopwright": __version__,
@@ -55,6 +56,11 @@ def _settings(evaluator: Evaluator, job: EvalJob) -> dict[str, object]:
     }
     if evaluator.grader is not None and evaluator.grader.name != "pytest":
         settings["grader"] = evaluator.grader.name
+    models = evaluator.settings.models
+    if models is not None and (models.tiers or models.roles):  # none: existing keys still hold
+        settings["models"] = models.model_dump(mode="json")
+    if evaluator.settings.api_base is not None:
+        settings["api_base"] = evaluator.settings.api_base
     return settings
 
 

@@ -16,7 +16,7 @@ from loopwright.evaluation._executor import EvalJob, Executor
 from loopwright.evaluation._health import ModelHealth
 from loopwright.evaluation._settings import EvalSettings, run_seed
 from loopwright.evaluation._task_run import TaskRunSpec, run_task
-from loopwright.models import ChatModel, PriceTable
+from loopwright.models import ChatModel, PriceTable, label_scope
 from loopwright.records import DEFAULT_PLATEAU_AFTER, CycleRecord, judge_cycle, write_record
 from loopwright.sandbox import EnvironmentCache, Sandbox
 from loopwright.scoring import Grader
@@ -131,17 +131,20 @@ class Evaluator:
 
     def run_job(self, job: EvalJob) -> CycleRecord:
         """Run one executor job in this process (what every executor's worker calls). The run
-        directory is the job's own: what an earlier, cut-off attempt left there is removed."""
+        directory is the job's own: what an earlier, cut-off attempt left there is removed.
+        Every gateway call of the run is labelled with the run id and the workflow's name
+        (the candidate) in the cost ledger."""
         if job.run_dir.exists():
             shutil.rmtree(job.run_dir)
-        return self.run_one(
-            job.workflow,
-            job.task,
-            job.repetition,
-            job.root,
-            run_id=job.run_id,
-            directives=job.directives,
-        )
+        with label_scope(run=job.run_id, candidate=job.workflow.name):
+            return self.run_one(
+                job.workflow,
+                job.task,
+                job.repetition,
+                job.root,
+                run_id=job.run_id,
+                directives=job.directives,
+            )
 
     def job_seed(self, job: EvalJob) -> int:
         """The seed of `job`'s run: from the base seed, task and repetition only."""

@@ -17,7 +17,6 @@ from loopwright.evaluation._aggregate import Aggregate, aggregate
 from loopwright.evaluation._evaluator import Evaluation, Evaluator
 from loopwright.evaluation._settings import EvalSettings
 from loopwright.models import (
-    DEFAULT_PRICES,
     LEDGER_FILE,
     CostLedger,
     ModelsConfig,
@@ -172,10 +171,11 @@ def run(
         engine=engine or load_engine_settings(), env_cache=env_cache,
     )  # fmt: skip
     ledger = CostLedger()  # mirrored to RUN_DIR/ledger.jsonl once the directory exists
+    prices = models.price_table()  # the built-in table, plus the config's own prices
     make_model = routed_factory(
-        model, models, benchmark=benchmark, api_base=api_base, ledger=ledger
+        model, models, benchmark=benchmark, api_base=api_base, ledger=ledger, prices=prices
     )
-    evaluator = Evaluator(make_model, default_sandbox(sandbox), DEFAULT_PRICES, settings)
+    evaluator = Evaluator(make_model, default_sandbox(sandbox), prices, settings)
     root = RunDir.create(run_dir, label=resolved[0].name)  # once every input is known good
     _write_inputs(root, settings, benchmark, chosen, resolved)
     root.write("models.yaml", yaml.safe_dump(models.model_dump(mode="json"), sort_keys=False))

@@ -6,6 +6,7 @@ import hashlib
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loopwright.models import ModelsConfig
 from loopwright.runtime import EngineSettings
 
 __all__ = ["EvalSettings", "run_seed"]
@@ -21,7 +22,9 @@ class EvalSettings(BaseModel):
     a cache entry. `env_cache` is the directory of built task environments as given (None:
     `LOOPWRIGHT_ENV_CACHE`, else `~/.cache/loopwright/envs`); it is resolved where each run
     happens, so every Ray node builds or reuses environments in its own cache. Where the
-    environments are is not part of any cache key.
+    environments are is not part of any cache key. `models` (the tiers and roles the model
+    factory routes by) and `api_base` (the OpenAI-compatible server of LiteLLM specs) are
+    part of the cache key when set.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -33,6 +36,8 @@ class EvalSettings(BaseModel):
     run_timeout_s: float | None = Field(default=None, gt=0)
     engine: EngineSettings = Field(default_factory=EngineSettings)
     env_cache: str | None = None
+    models: ModelsConfig | None = None
+    api_base: str | None = None
 
 
 def run_seed(base_seed: int, task_id: str, repetition: int) -> int:

@@ -4,9 +4,19 @@ roles (and the ModelRouter that applies them in a run), redaction and model spec
 
 from __future__ import annotations
 
+from loopwright.models._choice import (
+    DESIGNER_RULES,
+    OFFLINE_RULES,
+    ModelChoice,
+    is_gateway_spec,
+    is_offline_spec,
+    meta_chat_model,
+    model_choice,
+)
 from loopwright.models._errors import ModelError, ScriptExhaustedError
 from loopwright.models._gateway import (
     LITELLM_PIP_HINT,
+    ROLE_HEADER,
     CompletionFn,
     GatewayError,
     GatewaySettings,
@@ -17,13 +27,16 @@ from loopwright.models._gateway import (
 )
 from loopwright.models._ledger import (
     LEDGER_FILE,
+    META_ROLES,
     CallLabels,
     CostLedger,
     LedgerRecord,
     LedgerTotals,
     current_labels,
+    group_totals,
     label_scope,
     read_ledger,
+    role_kind,
 )
 from loopwright.models._pricing import DEFAULT_PRICES, Price, PriceTable, cost_usd
 from loopwright.models._redact import redact, secret_env_names
@@ -64,11 +77,15 @@ from loopwright.models._usage import count_tokens, response_usage
 
 __all__ = [
     "DEFAULT_PRICES",
+    "DESIGNER_RULES",
     "GUIDANCE_KEYWORDS",
     "LEDGER_FILE",
     "LITELLM_PIP_HINT",
+    "META_ROLES",
     "MODEL_SPECS",
+    "OFFLINE_RULES",
     "ROLES",
+    "ROLE_HEADER",
     "SIM_MODEL_NAME",
     "TIERS",
     "Answer",
@@ -84,6 +101,7 @@ __all__ = [
     "LedgerTotals",
     "LiteLLMGateway",
     "Message",
+    "ModelChoice",
     "ModelError",
     "ModelFactory",
     "ModelResponse",
@@ -110,10 +128,15 @@ __all__ = [
     "count_tokens",
     "current_labels",
     "extract_json",
+    "group_totals",
     "import_litellm",
+    "is_gateway_spec",
+    "is_offline_spec",
     "label_scope",
     "load_models_config",
     "load_script_file",
+    "meta_chat_model",
+    "model_choice",
     "model_factory",
     "parse_structured",
     "parse_tier_override",
@@ -122,6 +145,7 @@ __all__ = [
     "redact",
     "resolve_model",
     "response_usage",
+    "role_kind",
     "routed_factory",
     "secret_env_names",
     "strip_fence",

@@ -30,6 +30,7 @@ from loopwright.models._types import Message, ModelResponse, ToolCall, ToolSpec,
 
 __all__ = [
     "LITELLM_PIP_HINT",
+    "ROLE_HEADER",
     "CompletionFn",
     "GatewayError",
     "GatewaySettings",
@@ -45,8 +46,18 @@ CompletionFn = Callable[..., Any]
 """`litellm.completion` or a stand-in with its keyword interface (the test seam)."""
 
 ErrorKind = Literal[
-    "rate_limit", "server", "timeout", "connection", "context_window", "auth", "bad_request"
+    "rate_limit",
+    "server",
+    "timeout",
+    "connection",
+    "context_window",
+    "auth",
+    "bad_request",
+    "budget",
 ]
+ROLE_HEADER = "X-Loopwright-Role"
+"""The HTTP header each request carries with the call's role label (when it has one), so a
+proxy or server can account calls by role as the ledger does."""
 _RETRYABLE: frozenset[str] = frozenset({"rate_limit", "server", "timeout", "connection"})
 
 # (litellm exception class name, kind), most specific first: ContextWindowExceededError is a
@@ -72,6 +83,7 @@ _FIXES: Mapping[str, str] = {
     "auth": "set the provider's API key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY); "
     "`loopwright models` shows which keys are set",
     "bad_request": "the provider refused the request; check the model name and its parameters",
+    "budget": "raise --max-usd, or resume the run with a larger budget",
 }
 
 
@@ -112,6 +124,19 @@ class ProviderLimits:
         self.max_concurrency = max_concurrency
         self.per_provider = dict(per_provider or {})
         self._semaphores: dict[str, threading.BoundedSemaphore] = {}
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled (shipped to a Ray worker) as its limits only: each process bounds its own
+        calls."""
+        return {"max_concurrency": self.max_concurrency, "per_provider": self.per_provider}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        limit, per_provider = state["max_concurrency"], state["per_provider"]
+        assert isinstance(limit, int) and isinstance(per_provider, dict)  # written by __getstate__
+        self.max_concurrency = limit
+        self.per_provider = per_provider
+        self._semaphores = {}
         self._lock = threading.Lock()
 
     def semaphore(self, provider: str) -> threading.BoundedSemaphore:
@@ -193,11 +218,15 @@ class LiteLLMGateway:
     def chat(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """One chat call with retries. Returns the reply with usage and the latency of the
         successful attempt. Raises GatewayError (a ModelError) when the call fails for good,
-        MissingDependencyError when litellm is not installed."""
+        MissingDependencyError when litellm is not installed. Once the ledger's dollar budget
+        is spent (`CostLedger.exhausted`) no call is made: GatewayError of kind "budget"."""
         request = self._request(messages, tools)
         completion = self._completion or import_litellm().completion
         attempt = 1
         while True:
+            if self.ledger is not None and self.ledger.exhausted():
+                spent = f"the run's dollar budget (${self.ledger.max_usd:g}) is spent"
+                raise self._give_up("budget", attempt, spent)
             started = time.monotonic()
             try:
                 with self.limits.semaphore(self.provider):
@@ -233,6 +262,9 @@ class LiteLLMGateway:
             request["api_key"] = self._api_key
         if self.settings.max_tokens is not None:
             request["max_tokens"] = self.settings.max_tokens
+        role = self.labels.merged(current_labels()).role
+        if role:
+            request["extra_headers"] = {ROLE_HEADER: role}
         return request
 
     def _parse(self, raw: Any, latency: float, attempt: int) -> tuple[ModelResponse, _Tokens]:

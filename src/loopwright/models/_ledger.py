@@ -15,20 +15,23 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from loopwright._fs import open_append
 
 __all__ = [
     "LEDGER_FILE",
     "LEDGER_SCHEMA_VERSION",
+    "META_ROLES",
     "CallLabels",
     "CostLedger",
     "LedgerRecord",
     "LedgerTotals",
     "current_labels",
+    "group_totals",
     "label_scope",
     "read_ledger",
+    "role_kind",
     "sum_records",
 ]
 
@@ -36,8 +39,26 @@ LEDGER_FILE = "ledger.jsonl"
 LEDGER_SCHEMA_VERSION = 2
 """2 added `source`; version-1 lines (no `source`) still read, as source "gateway"."""
 
+META_ROLES: tuple[str, ...] = (
+    "meta:reflector",
+    "meta:mutator",
+    "meta:crossover",
+    "meta:designer",
+    "meta:judge",
+    "meta:think",
+    "meta:critic",
+    "meta:distill",
+    "meta:reflect",
+    "meta:repair",
+)
+"""The `role` labels of meta-model calls: the outer loop's reflector, prompt mutator, crossover
+and designer, an LLM-judge gate, and the research loop's THINK, CRITIC, DISTILL, REFLECT and EXPERIMENT's repair.
+Any other role (an agent node's role, e.g. "builder") is an agent call."""
+
+SpendKind = Literal["agents", "meta"]
+
 LabelName = Literal["run", "candidate", "node", "role"]
-GroupKey = Literal["run", "candidate", "node", "role", "provider", "model", "source"]
+GroupKey = Literal["run", "candidate", "node", "role", "provider", "model", "source", "kind"]
 
 
 class _Strict(BaseModel):
@@ -103,6 +124,11 @@ _LABELS: contextvars.ContextVar[CallLabels | None] = contextvars.ContextVar(
 )
 
 
+def role_kind(role: str | None) -> SpendKind:
+    """ "meta" for a meta role (a label starting with "meta:", see META_ROLES), else "agents"."""
+    return "meta" if role is not None and role.startswith("meta:") else "agents"
+
+
 def current_labels() -> CallLabels:
     """The labels set by the innermost `label_scope` in this context (empty outside any)."""
     return _LABELS.get() or CallLabels()
@@ -129,11 +155,31 @@ def label_scope(
 class CostLedger:
     """A thread-safe, append-only list of LedgerRecords, optionally mirrored to a JSONL file
     (one record a line, flushed per record so a crash keeps what was written). The file and its
-    directory are created by the first record (or by `touch`), not when the ledger is made."""
+    directory are created by the first record (or by `touch`), not when the ledger is made.
 
-    def __init__(self, path: Path | None = None) -> None:
+    `max_usd` is the run's dollar budget: once `spent_usd()` reaches it, `exhausted()` is True
+    and the gateway makes no further call. With a file, the spend is read from the file, so
+    calls appended by other processes of the run (forked evaluation workers sharing the file)
+    count too."""
+
+    def __init__(self, path: Path | None = None, *, max_usd: float | None = None) -> None:
         self.path = path
+        self.max_usd = max_usd
         self._records: list[LedgerRecord] = []
+        self._lock = threading.Lock()
+        self._read_offset = 0  # bytes of the file already summed into _read_usd
+        self._read_usd = 0.0
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled (shipped to a Ray worker) without its lock; the copy appends to the same
+        file path and keeps the records held so far."""
+        with self._lock:
+            state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
         self._lock = threading.Lock()
 
     def record(self, entry: LedgerRecord) -> None:
@@ -157,6 +203,30 @@ class CostLedger:
             if self.path is not None:
                 _append(self.path, "")
 
+    def spent_usd(self) -> float:
+        """The priced cost of every call so far (unpriced calls count 0): of the file's records
+        when the ledger has a file (read incrementally: only lines added since the last call),
+        else of the records held in memory."""
+        with self._lock:
+            if self.path is None:
+                return sum(r.cost_usd or 0.0 for r in self._records)
+            try:
+                with self.path.open("rb") as fh:
+                    fh.seek(self._read_offset)
+                    data = fh.read()
+            except FileNotFoundError:
+                return self._read_usd
+            done = data.rfind(b"\n") + 1  # a line still being written is read next time
+            for line in data[:done].splitlines():
+                if line.strip():
+                    self._read_usd += LedgerRecord.model_validate_json(line).cost_usd or 0.0
+            self._read_offset += done
+            return self._read_usd
+
+    def exhausted(self) -> bool:
+        """True when the ledger has a dollar budget and the spend has reached it."""
+        return self.max_usd is not None and self.spent_usd() >= self.max_usd
+
     def records(self) -> list[LedgerRecord]:
         """A copy of every record, in the order they were recorded."""
         with self._lock:
@@ -164,18 +234,29 @@ class CostLedger:
 
     def totals(self, by: GroupKey | None = None) -> dict[str | None, LedgerTotals]:
         """Sums over all records (`by=None`: one entry under the key None) or grouped by a
-        label (`run`, `candidate`, `node`, `role`) or by `provider`, `model` or `source`."""
-        groups: dict[str | None, list[LedgerRecord]] = {}
-        for entry in self.records():
-            groups.setdefault(_group_key(entry, by), []).append(entry)
-        if not groups:
-            groups[None] = []
-        return {key: sum_records(items) for key, items in groups.items()}
+        label (`run`, `candidate`, `node`, `role`), by `provider`, `model` or `source`, or by
+        `kind` ("agents" or "meta", see `role_kind`)."""
+        return group_totals(self.records(), by)
+
+
+def group_totals(
+    records: Sequence[LedgerRecord], by: GroupKey | None = None
+) -> dict[str | None, LedgerTotals]:
+    """LedgerTotals of `records` grouped as `CostLedger.totals` groups them, groups in order of
+    first appearance (`by=None`: one entry under the key None). Deterministic."""
+    groups: dict[str | None, list[LedgerRecord]] = {}
+    for entry in records:
+        groups.setdefault(_group_key(entry, by), []).append(entry)
+    if not groups:
+        groups[None] = []
+    return {key: sum_records(items) for key, items in groups.items()}
 
 
 def _group_key(entry: LedgerRecord, by: GroupKey | None) -> str | None:
     if by is None:
         return None
+    if by == "kind":
+        return role_kind(entry.labels.role)
     if by in ("provider", "model", "source"):
         return str(getattr(entry, by))
     value: str | None = getattr(entry.labels, by)
@@ -205,11 +286,20 @@ def sum_records(records: Sequence[LedgerRecord]) -> LedgerTotals:
     )
 
 
-def read_ledger(path: Path) -> list[LedgerRecord]:
+def read_ledger(path: Path, *, torn_tail: bool = False) -> list[LedgerRecord]:
     """Every record of a ledger.jsonl file, validated. Raises pydantic.ValidationError on a
-    malformed line and FileNotFoundError when the file does not exist."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [LedgerRecord.model_validate_json(line) for line in lines if line.strip()]
+    malformed line and FileNotFoundError when the file does not exist. With `torn_tail`, a
+    malformed LAST line (a write a kill cut off) is dropped instead."""
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    records = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            records.append(LedgerRecord.model_validate_json(line))
+        except ValidationError:
+            if torn_tail and number == len(lines):
+                break
+            raise
+    return records
 
 
 def _append(path: Path, text: str) -> None:

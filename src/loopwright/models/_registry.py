@@ -16,7 +16,7 @@ from loopwright.models._sim import parse_sim_spec
 from loopwright.models._types import ChatModel
 from loopwright.tasks import Benchmark
 
-__all__ = ["MODEL_SPECS", "ModelFactory", "model_factory"]
+__all__ = ["MODEL_SPECS", "ModelFactory", "gateway_name", "model_factory"]
 
 ModelFactory = Callable[[int], ChatModel]
 """Builds the model for one run from the run's seed. Called once per run: models with per-run
@@ -54,7 +54,7 @@ def model_factory(
     or a missing or malformed script file. The factory itself never raises for a valid spec.
     """
     spec = spec.strip()
-    name = _gateway_name(spec)
+    name = gateway_name(spec)
     if api_base is not None and name is None:
         raise ConfigError(
             "--api-base only applies to a LiteLLM model",
@@ -130,7 +130,8 @@ _COMMON_PROVIDERS = ("anthropic", "openai", "gemini", "vertex_ai", "bedrock", "a
                      "mistral", "groq", "ollama", "hosted_vllm", "openrouter", "together_ai")  # fmt: skip
 
 
-def _gateway_name(spec: str) -> str | None:
+def gateway_name(spec: str) -> str | None:
+    """The LiteLLM model name of a gateway spec (`PROVIDER/MODEL`, `litellm:NAME`), else None."""
     if spec.startswith("litellm:"):
         return spec.removeprefix("litellm:").strip() or None
     provider, sep, model = spec.partition("/")

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from loopwright.models._ledger import CostLedger
 from loopwright.models._pricing import DEFAULT_PRICES, PriceTable
-from loopwright.models._registry import ModelFactory, model_factory
+from loopwright.models._registry import ModelFactory, gateway_name, model_factory
 from loopwright.models._tiers import ModelsConfig, resolve_model
 from loopwright.models._types import ChatModel, Message, ModelResponse, ToolSpec
 from loopwright.tasks import Benchmark
@@ -78,7 +78,8 @@ def routed_factory(
 ) -> ModelFactory:
     """A factory of per-run ModelRouters: the default model from `spec`, the models of `config`'s
     tiers and roles from their names, every one through `model_factory` with the same
-    benchmark, api_base, ledger and prices, and the run's seed. A config without tiers or
+    benchmark, ledger and prices, and the run's seed; `api_base` goes to the LiteLLM names
+    (a ConfigError when none of them is one). A config without tiers or
     roles gives plain `model_factory(spec, ...)` (no router).
 
     Every configured name is checked here, so a bad spec in the config is a ConfigError before
@@ -86,13 +87,22 @@ def routed_factory(
     """
 
     def factory_of(name: str) -> ModelFactory:
-        return model_factory(
-            name, benchmark=benchmark, api_base=api_base, ledger=ledger, prices=prices
-        )
+        base = api_base if gateway_name(name.strip()) is not None else None
+        return model_factory(name, benchmark=benchmark, api_base=base, ledger=ledger, prices=prices)
 
-    default = factory_of(spec)
     if not config.tiers and not config.roles:
-        return default
+        return model_factory(
+            spec, benchmark=benchmark, api_base=api_base, ledger=ledger, prices=prices
+        )
+    named = [
+        spec,
+        *(resolve_model(str(k), config, default=spec) for k in (*config.tiers, *config.roles)),
+    ]
+    if api_base is not None and all(gateway_name(n.strip()) is None for n in named):
+        model_factory(
+            spec, benchmark=benchmark, api_base=api_base
+        )  # raises: nothing to apply it to
+    default = factory_of(spec)
     factories = {spec: default}
     for key in (*config.tiers, *config.roles):
         name = resolve_model(str(key), config, default=spec)

@@ -11,6 +11,8 @@ tiers:
 roles:
   agent: medium          # a tier or a model name
   meta: anthropic/claude-sonnet-4-5
+prices:                  # USD per million tokens, for models the built-in table lacks
+  openai/qwen-local: {input_per_mtok: 0.2, output_per_mtok: 0.8}
 ```
 
 `--tier small=NAME` (and `--tier meta=NAME` for a role) overrides a file entry.
@@ -20,6 +22,8 @@ LiteLLM model name to call.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, get_args
@@ -28,10 +32,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from loopwright.errors import ConfigError
+from loopwright.models._pricing import DEFAULT_PRICES, Price, PriceTable
 
 __all__ = [
     "ROLES",
     "TIERS",
+    "ModelPrice",
     "ModelsConfig",
     "load_models_config",
     "parse_tier_override",
@@ -45,14 +51,45 @@ ROLES: tuple[str, ...] = get_args(ModelRole)
 _FIX = "write tiers/roles as in docs/models.md, e.g. `tiers: {small: openai/gpt-4o-mini}`"
 
 
+class ModelPrice(BaseModel):
+    """A user's price of one model, USD per million tokens (`cached_per_mtok` defaults to the
+    input price)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+    cached_per_mtok: float | None = Field(default=None, ge=0)
+
+
 class ModelsConfig(BaseModel):
-    """Tiers and roles to model names. A role may name a tier. Unset entries are absent."""
+    """Tiers and roles to model names (a role may name a tier; unset entries are absent), and
+    `prices` of models the built-in price table does not know (a local server, a new model)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     schema_version: Literal[1] = 1
     tiers: dict[Tier, str] = Field(default_factory=dict)
     roles: dict[ModelRole, str] = Field(default_factory=dict)
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+
+    def price_table(self, base: PriceTable = DEFAULT_PRICES) -> PriceTable:
+        """`base` with `prices` added (a user price wins), versioned `BASE+user-HASH` (HASH: the
+        first 8 hex digits of the prices' sha256); `base` itself when there are none."""
+        if not self.prices:
+            return base
+        data = {name: p.model_dump() for name, p in sorted(self.prices.items())}
+        digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:8]
+        added = {
+            name: Price(
+                p.input_per_mtok,
+                p.output_per_mtok,
+                p.input_per_mtok if p.cached_per_mtok is None else p.cached_per_mtok,
+                note="the user's price (models config)",
+            )
+            for name, p in self.prices.items()
+        }
+        return PriceTable(f"{base.version}+user-{digest}", {**base.prices, **added})
 
     def with_overrides(self, overrides: Sequence[str]) -> ModelsConfig:
         """This config with each `KEY=NAME` override applied (KEY a tier or a role)."""
@@ -61,7 +98,7 @@ class ModelsConfig(BaseModel):
         for text in overrides:
             key, name = parse_tier_override(text)
             (tiers if key in TIERS else roles)[key] = name
-        return ModelsConfig.model_validate({"tiers": tiers, "roles": roles})
+        return ModelsConfig.model_validate({"tiers": tiers, "roles": roles, "prices": self.prices})
 
 
 def parse_tier_override(text: str) -> tuple[str, str]:

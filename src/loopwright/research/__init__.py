@@ -25,7 +25,13 @@ from loopwright.research._config import (
     WorkDir,
 )
 from loopwright.research._contracts import CONTRACTS, ContractResult, check_contracts
-from loopwright.research._factory import build_bench, meta_model, open_loop
+from loopwright.research._factory import (
+    RunModels,
+    build_bench,
+    meta_model,
+    open_loop,
+    run_models,
+)
 from loopwright.research._goal import Escalation, Goal, bootstrap_goal, load_goal, parse_goal
 from loopwright.research._journal import Experience, HypothesisEvent
 from loopwright.research._knowledge import Knowledge
@@ -74,6 +80,7 @@ __all__ = [
     "Repair",
     "ResearchConfig",
     "ResearchLoop",
+    "RunModels",
     "RunOutcome",
     "RunState",
     "SimResearcher",
@@ -99,6 +106,7 @@ __all__ = [
     "read_run_state",
     "research",
     "research_status",
+    "run_models",
 ]
 
 

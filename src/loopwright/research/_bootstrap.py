@@ -22,7 +22,7 @@ from loopwright.research._memory import Memory
 from loopwright.research._state import RunState, write_run_state
 from loopwright.research._workspace import Workspace, WorkspaceState
 from loopwright.research.phases._reflect import render_search_space
-from loopwright.runtime import runtime_catalog
+from loopwright.runtime import load_engine_settings, runtime_catalog
 from loopwright.sandbox import sandbox_kinds
 from loopwright.store import check_new_dir, read_text_input, source_commit
 from loopwright.tasks import load_benchmark
@@ -126,7 +126,8 @@ def init_workdir(opts: InitOptions) -> WorkDir:
     config = ResearchConfig(
         workflow=opts.workflow, meta_model=opts.model, seed=opts.seed,
         eval=EvalConfig(bench=opts.bench, tasks=tasks, smoke_task=tasks[0], model=opts.eval_model,
-                        sandbox=opts.sandbox, seed=opts.seed, run_timeout_s=opts.run_timeout_s),
+                        sandbox=opts.sandbox, seed=opts.seed, run_timeout_s=opts.run_timeout_s,
+                        engine=load_engine_settings()),
         caps=opts.caps, reflect=opts.reflect, git_commit=opts.git_commit or source_commit(),
         benchmark_digest=bench.digest,
     )  # fmt: skip

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from loopwright import __version__
 from loopwright._fs import atomic_write
 from loopwright.errors import ConfigError
+from loopwright.runtime import EngineSettings
 
 __all__ = [
     "CONFIG_SCHEMA_VERSION",
@@ -108,7 +109,9 @@ class ReflectSettings(_Frozen):
 
 class EvalConfig(_Frozen):
     """How experiments are measured: the benchmark, the eval tasks, the smoke task, the model
-    the agents run on, the sandbox and the base seed."""
+    the agents run on, the sandbox and the base seed. `engine` picks each agent node's loop:
+    the user's settings file (what `loopwright ab apply` writes) when the directory was
+    created; None in directories made before it was stored (the defaults)."""
 
     bench: str
     tasks: tuple[str, ...] = Field(min_length=1)
@@ -117,6 +120,7 @@ class EvalConfig(_Frozen):
     sandbox: str = "auto"
     seed: int = 0
     run_timeout_s: float | None = Field(default=None, gt=0)
+    engine: EngineSettings | None = None
 
 
 class ResearchConfig(_Frozen):

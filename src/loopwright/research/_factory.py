@@ -7,11 +7,25 @@ instead.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from loopwright.errors import ConfigError
 from loopwright.evaluation import EvalSettings, Evaluator
-from loopwright.models import DEFAULT_PRICES, ChatModel, load_script_file, model_factory
+from loopwright.models import (
+    DEFAULT_PRICES,
+    LEDGER_FILE,
+    ChatModel,
+    CostLedger,
+    ModelChoice,
+    ModelsConfig,
+    PriceTable,
+    is_gateway_spec,
+    load_script_file,
+    meta_chat_model,
+    resolve_model,
+    routed_factory,
+)
 from loopwright.research._config import ResearchConfig, WorkDir
 from loopwright.research._loop import ResearchLoop
 from loopwright.research._scope import Listener
@@ -19,22 +33,66 @@ from loopwright.research._wave import ExecutorWave, WaveExecutor
 from loopwright.research.offline._candidates import derive_seed
 from loopwright.research.offline._researcher import SimResearcher
 from loopwright.research.phases._experiment import EvalBench
+from loopwright.runtime import EngineSettings
 from loopwright.sandbox import default_sandbox
 from loopwright.tasks import Benchmark, load_benchmark
 
-__all__ = ["build_bench", "meta_model", "open_loop", "select_tasks"]
+__all__ = [
+    "RunModels",
+    "build_bench",
+    "meta_model",
+    "open_loop",
+    "run_models",
+    "select_tasks",
+]
 
 
-def meta_model(spec: str, seed: int) -> ChatModel:
+@dataclass(frozen=True, slots=True)
+class RunModels:
+    """The models of one `research run` invocation: the meta model's and the agents' specs
+    (None: the working directory's config), the tiers and roles the agents are routed by,
+    and the OpenAI-compatible server of LiteLLM specs."""
+
+    meta: str | None = None
+    agents: str | None = None
+    models: ModelsConfig = field(default_factory=ModelsConfig)
+    api_base: str | None = None
+
+
+def run_models(
+    model: str | None,
+    meta_model: str | None,
+    models: ModelsConfig | None = None,
+    api_base: str | None = None,
+) -> RunModels:
+    """The RunModels of the model options, as `run` reads them: `--model` is the default of
+    every role (the agents and, unless `--meta-model` or the config's `meta` role says
+    otherwise, the meta phases); unset, the config's `agent` role, else the working
+    directory's config. Deterministic."""
+    config = models or ModelsConfig()
+    agents = model or resolve_model("agent", config, default="") or None
+    meta = meta_model or resolve_model("meta", config, default="") or model
+    return RunModels(meta=meta, agents=agents, models=config, api_base=api_base)
+
+
+def meta_model(
+    spec: str,
+    seed: int,
+    *,
+    api_base: str | None = None,
+    ledger: CostLedger | None = None,
+    prices: PriceTable = DEFAULT_PRICES,
+) -> ChatModel:
     """The meta model for a spec: `sim` (the offline rules), `scripted:FILE`, or any LiteLLM
-    spec the gateway takes (`PROVIDER/MODEL`, `litellm:NAME`). ConfigError for an unknown one."""
+    spec the gateway takes (`PROVIDER/MODEL`, `litellm:NAME`; on `api_base`, every call in
+    `ledger`). ConfigError for an unknown one."""
     spec = spec.strip()
     if spec == "sim":
         return SimResearcher()
     if spec.startswith("scripted:"):
         return load_script_file(Path(spec.removeprefix("scripted:"))).model()
     if spec.startswith("litellm:") or "/" in spec:
-        return model_factory(spec, benchmark=None)(seed)
+        return meta_chat_model(spec, api_base=api_base, ledger=ledger, seed=seed, prices=prices)
     raise ConfigError(
         f"unknown meta model {spec!r}",
         fix="use sim (offline rules), scripted:FILE, PROVIDER/MODEL or litellm:NAME",
@@ -74,9 +132,16 @@ def wave_executor(evaluator: Evaluator, run_id: str) -> WaveExecutor:
 
 
 def build_bench(
-    config: ResearchConfig, run_id: str, executor: WaveExecutor | None = None
+    config: ResearchConfig,
+    run_id: str,
+    executor: WaveExecutor | None = None,
+    *,
+    models: RunModels | None = None,
+    ledger: CostLedger | None = None,
 ) -> EvalBench:
-    """The evaluation environment of a working directory's config."""
+    """The evaluation environment of a working directory's config: the agents on the config's
+    model unless `models` overrides it (with its tiers, roles and api_base), every gateway
+    call in `ledger`, under the config's engine settings (what `ab apply` wrote at init)."""
     e = config.eval
     bench = load_benchmark(e.bench)
     tasks = {t.id: t for t in bench.tasks}
@@ -86,16 +151,26 @@ def build_bench(
             f"benchmark {e.bench} no longer has task(s) {', '.join(missing)}",
             fix="restore the benchmark, or start a new working directory",
         )
-    make = model_factory(e.model, benchmark=bench)
+    chosen = models or RunModels()
+    spec = chosen.agents or e.model
+    routed = chosen.models if (chosen.models.tiers or chosen.models.roles) else None
+    agents = ModelChoice(model=spec, config=chosen.models)
+    agents.preload()  # once, before workers fork
+    base = chosen.api_base if any(is_gateway_spec(s) for s in agents.specs()) else None
+    prices = chosen.models.price_table()
+    make = routed_factory(
+        spec, chosen.models, benchmark=bench, api_base=base, ledger=ledger, prices=prices
+    )
     sandbox = default_sandbox(e.sandbox)
     settings = EvalSettings(
-        model=e.model, sandbox=e.sandbox, seed=e.seed, run_timeout_s=e.run_timeout_s
-    )
-    evaluator = Evaluator(make, sandbox, DEFAULT_PRICES, settings)
+        model=spec, sandbox=e.sandbox, seed=e.seed, run_timeout_s=e.run_timeout_s,
+        engine=e.engine or EngineSettings(), models=routed, api_base=base,
+    )  # fmt: skip
+    evaluator = Evaluator(make, sandbox, prices, settings)
     smoke = Evaluator(
         make,
         sandbox,
-        DEFAULT_PRICES,
+        prices,
         settings.model_copy(update={"seed": derive_seed(e.seed, "smoke")}),
     )
     return EvalBench(
@@ -112,11 +187,26 @@ def open_loop(
     root: Path,
     *,
     model: str | None = None,
+    models: RunModels | None = None,
     listener: Listener | None = None,
     executor: WaveExecutor | None = None,
 ) -> ResearchLoop:
     """A ResearchLoop on an initialised working directory. `model` overrides the config's
-    meta model for this invocation."""
+    meta model for this invocation; `models` the meta model, the agents' model, tiers and
+    api_base (see `run_models`). Every gateway call, meta phases (role `meta:PHASE`) and
+    agents alike, is written to ROOT/ledger.jsonl."""
     config = WorkDir(root).load_config()
-    meta = meta_model(model or config.meta_model, config.seed)
-    return ResearchLoop(root, meta, build_bench(config, root.name, executor), listener)
+    chosen = models or RunModels()
+    ledger = CostLedger(root / LEDGER_FILE)
+    spec = model or chosen.meta or config.meta_model
+    agents = ModelChoice(model=chosen.agents or config.eval.model, config=chosen.models)
+    if chosen.api_base is not None and not any(is_gateway_spec(s) for s in (spec, *agents.specs())):
+        raise ConfigError(
+            "--api-base only applies to a LiteLLM model",
+            got=f"meta model {spec!r}, agents on {agents.model!r}",
+            fix="use --model or --meta-model openai/NAME with --api-base, or drop --api-base",
+        )
+    prices = chosen.models.price_table()
+    meta = meta_model(spec, config.seed, api_base=chosen.api_base, ledger=ledger, prices=prices)
+    bench = build_bench(config, root.name, executor, models=chosen, ledger=ledger)
+    return ResearchLoop(root, meta, bench, listener)

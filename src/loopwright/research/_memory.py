@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from loopwright.models import LEDGER_FILE, read_ledger, role_kind
 from loopwright.research._axes import Axis, taxonomy_with
 from loopwright.research._config import WorkDir
 from loopwright.research._context import AxisView, KnowledgeView, Promising, Rules
@@ -133,9 +134,19 @@ class Memory:
             plateau=len(self.records) - self.last_adoption(),
             score=state.score(),
             resolved_rate=state.resolved_rate(),
-            cost_usd=self.cost_usd(),
+            cost_usd=self.cost_usd() + self.meta_usd(),
         )
 
     def cost_usd(self) -> float:
         """The eval cost of every committed iteration (runs whose cost is unknown count 0)."""
         return sum(r.cost_usd for r in self.records)
+
+    def meta_usd(self) -> float:
+        """What the meta phases' gateway calls cost so far (the `meta:` roles of the working
+        directory's ledger.jsonl; unpriced calls count 0; no ledger: 0). The goal's `cost_usd`
+        is this plus `cost_usd()`."""
+        path = self.wd.root / LEDGER_FILE
+        if not path.is_file():
+            return 0.0
+        records = read_ledger(path, torn_tail=True)
+        return sum(r.cost_usd or 0.0 for r in records if role_kind(r.labels.role) == "meta")

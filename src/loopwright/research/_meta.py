@@ -16,7 +16,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from loopwright.models import ChatModel, ask_structured, extract_json
+from loopwright.models import ChatModel, ask_structured, extract_json, label_scope
 from loopwright.research._prompts import render
 
 __all__ = ["MetaCall", "MetaClient", "extract_json"]
@@ -63,10 +63,12 @@ class MetaClient:
         subject: str = "",
     ) -> R | None:
         """The validated reply, or None after ATTEMPTS failed attempts. Never raises for a bad
-        reply or a failed call: those are logged and retried."""
-        answer = ask_structured(
-            self.model, render(phase, context), reply_model, ATTEMPTS - 1, check=check
-        )
+        reply or a failed call: those are logged and retried. Gateway calls are labelled
+        with the role `meta:PHASE` in the cost ledger."""
+        with label_scope(role=f"meta:{phase.lower()}"):
+            answer = ask_structured(
+                self.model, render(phase, context), reply_model, ATTEMPTS - 1, check=check
+            )
         for attempt in answer.attempts:
             self.calls.append(
                 MetaCall(

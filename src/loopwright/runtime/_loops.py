@@ -136,7 +136,9 @@ def _model_call(
         output_tokens=usage.output_tokens,
         cached_tokens=usage.cached_tokens,
         latency_s=max(latency, 0.0),
-        cost_usd=ctx.cost_fn(model, usage) if r is not None else None,
+        # A failed call used no tokens: it costs 0 on a priced model, as in the gateway's ledger
+        # (None there would make the whole run's cost unknown, and escape a dollar budget).
+        cost_usd=ctx.cost_fn(model, usage),
         price_table=ctx.price_table,
         tool_calls=len(r.tool_calls) if r is not None else 0,
         error=error,

@@ -244,7 +244,7 @@ class Runner:
         timeout = node.timeout_s if isinstance(node, AgentNode) else state.budget_s
         deadline = min(started + timeout, state.deadline)
         try:
-            with label_scope(node=node.id, role=role or None):
+            with label_scope(node=node.id, role=_label_role(node)):
                 result = body(state.tool_context(node.id, attempt, deadline, self.sandbox))
         except Exception as exc:  # noqa: BLE001  the node boundary: recorded, the run goes on
             message = f"{type(exc).__name__}: {exc}"
@@ -357,6 +357,16 @@ class Runner:
         )
         state.feedback.update(dict.fromkeys(span, text))
         return [*span, gate.id]
+
+
+def _label_role(node: AgentNode | FnNode | GateNode) -> str | None:
+    """The ledger's role label of a node's calls: an agent's role; "meta:judge" for an
+    LLM-judge gate (it runs on the meta model); None for the rest (they call no model)."""
+    if isinstance(node, AgentNode):
+        return node.role or None
+    if isinstance(node, GateNode) and node.judge is not None:
+        return "meta:judge"
+    return None
 
 
 def _reloop_span(wf: Workflow, gate: GateNode, order: list[str]) -> list[str]:

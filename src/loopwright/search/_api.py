@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from loopwright import __version__
-from loopwright.errors import UsageError
+from loopwright.errors import ConfigError, UsageError
 from loopwright.evaluation import (
     EvalSettings,
     Evaluator,
@@ -18,12 +18,13 @@ from loopwright.evaluation import (
     ExecutorSettings,
     make_executor,
 )
-from loopwright.models import DEFAULT_PRICES, model_factory
+from loopwright.models import LEDGER_FILE, CostLedger, routed_factory
 from loopwright.records import CycleRecord
+from loopwright.runtime import EngineSettings, load_engine_settings
 from loopwright.sandbox import default_sandbox
 from loopwright.search._calibrate import calibrate
 from loopwright.search._checkpoint import CHECKPOINT_FILE, LOCK_FILE, RunLock, load_checkpoint
-from loopwright.search._components import default_components
+from loopwright.search._components import SearchComponents, default_components
 from loopwright.search._config import EvolveConfig
 from loopwright.search._engine import EvolutionEngine
 from loopwright.search._outer_workflow import OuterLoop
@@ -90,7 +91,12 @@ def evolve(
     `executor`: an Executor you own (left open), or how to make one (an `Execution`; default:
     a local process pool with the run's fitness cache), closed at the end. `on_event` sees
     every progress event as it happens (the same typed events as `progress.jsonl`). Raises
-    UsageError/ConfigError for bad input before anything is written."""
+    UsageError/ConfigError for bad input before anything is written.
+
+    Every gateway call (agents, reflector, mutator, crossover, judge gates) is written to
+    `run_dir/ledger.jsonl` with its role, and `config.budgets.max_usd` bounds it: once the
+    ledger reaches it no further model call is made (docs/models.md)."""
+    config = with_engine(config)
     check_inputs(config, run_dir, executor)
     root = _create(config, run_dir)
     with RunLock(root), executor_for(executor, root) as pool:
@@ -132,6 +138,7 @@ def start(
 ) -> EvolutionEngine:
     """Create the run: calibrate (unless both splits are given) and build generation 0 (the
     `outer-loop calibrate` step). The engine returned is not evaluated yet."""
+    config = with_engine(config)
     check_inputs(config, run_dir, executor)
     root = _create(config, run_dir)
     with RunLock(root), executor_for(executor, root) as pool:
@@ -144,8 +151,24 @@ def open_run(
     """The engine of the evolve run in `run_dir`, from its checkpoint (the caller holds the
     run's lock while it changes the run). ConfigError when there is no checkpoint."""
     config = load_checkpoint(run_dir).config
-    evaluator = _evaluator(config, load_benchmark(config.bench), executor)
-    return EvolutionEngine.open(run_dir, evaluator, listener=on_event)
+    ledger = run_ledger(config, run_dir)
+    evaluator = _evaluator(config, load_benchmark(config.bench), ledger, executor)
+    return EvolutionEngine.open(
+        run_dir, evaluator, components=_components(config, ledger), listener=on_event
+    )
+
+
+def with_engine(config: EvolveConfig) -> EvolveConfig:
+    """`config` with its engine settings resolved: as given, else the user's settings file
+    (what `loopwright ab apply` writes; docs/ab.md). ConfigError for a broken file."""
+    if config.engine is not None:
+        return config
+    return config.model_copy(update={"engine": load_engine_settings()})
+
+
+def run_ledger(config: EvolveConfig, run_dir: Path) -> CostLedger:
+    """The run's cost ledger, `run_dir/ledger.jsonl`, with the run's dollar budget."""
+    return CostLedger(run_dir / LEDGER_FILE, max_usd=config.budgets.max_usd)
 
 
 def check_inputs(
@@ -160,8 +183,9 @@ def check_inputs(
     resolve_task_workflow(config.seed_workflow)
     benchmark = load_benchmark(config.bench)
     _check_ids(benchmark, config)
+    routed_factory(config.model, config.models, benchmark=benchmark, api_base=config.api_base)
+    _check_priced(config)
     default_components(config)
-    model_factory(config.model, benchmark=benchmark)
     default_sandbox(config.sandbox)
     if run_dir is not None:
         RunDir.check_new(run_dir, refuse=CHECKPOINT_FILE)
@@ -217,7 +241,9 @@ def _build(
 ) -> EvolutionEngine:
     """Calibrate (unless the split is given) and build generation 0 in `root` (locked)."""
     benchmark = load_benchmark(config.bench)
-    evaluator = _evaluator(config, benchmark, executor)
+    ledger = run_ledger(config, root)
+    ledger.touch()
+    evaluator = _evaluator(config, benchmark, ledger, executor)
     _check_ids(benchmark, config)
     split = None
     if config.calibrated:
@@ -238,19 +264,52 @@ def _build(
         )  # fmt: skip
         log.emit(CalibrationFinished(calibration=result))
         split = (result.train, result.holdout)
-    return EvolutionEngine.start(config, root, evaluator, split=split, listener=on_event)
+    return EvolutionEngine.start(
+        config, root, evaluator, split=split, components=_components(config, ledger),
+        listener=on_event,
+    )  # fmt: skip
+
+
+def _components(config: EvolveConfig, ledger: CostLedger) -> SearchComponents:
+    return default_components(config, ledger=ledger)
 
 
 def _evaluator(
-    config: EvolveConfig, benchmark: Benchmark, executor: Executor | None = None
+    config: EvolveConfig,
+    benchmark: Benchmark,
+    ledger: CostLedger | None,
+    executor: Executor | None = None,
 ) -> Evaluator:
+    """The run's evaluator: its models routed by tier and role, every gateway call in
+    `ledger`, its engine settings, models and api_base part of the fitness-cache key."""
+    config.choice.preload()  # before workers fork: one litellm import, not one per job
+    models = config.models if (config.models.tiers or config.models.roles) else None
     settings = EvalSettings(
-        model=config.model, sandbox=config.sandbox, seed=config.seed, repetitions=1
-    )
-    make_model = model_factory(config.model, benchmark=benchmark)
+        model=config.model, sandbox=config.sandbox, seed=config.seed, repetitions=1,
+        engine=config.engine or EngineSettings(), models=models, api_base=config.api_base,
+    )  # fmt: skip
+    prices = config.models.price_table()
+    make_model = routed_factory(
+        config.model, config.models, benchmark=benchmark, api_base=config.api_base,
+        ledger=ledger, prices=prices,
+    )  # fmt: skip
     return Evaluator(
-        make_model, default_sandbox(config.sandbox), DEFAULT_PRICES, settings, executor=executor
+        make_model, default_sandbox(config.sandbox), prices, settings, executor=executor
     )
+
+
+def _check_priced(config: EvolveConfig) -> None:
+    """A dollar budget needs a price for every LiteLLM model the run calls: an unpriced call's
+    cost is unknown and would never count against it."""
+    meta = config.reflection.meta_model
+    unpriced = config.choice.unpriced([meta] if meta else [])
+    if config.budgets.max_usd is not None and unpriced:
+        raise ConfigError(
+            "--max-usd cannot bound models without a price",
+            got=f"no price for {', '.join(unpriced)}",
+            fix="add them under `prices:` in the models config (--config; docs/models.md), "
+            "e.g. `prices: {" + unpriced[0] + ": {input_per_mtok: 3, output_per_mtok: 15}}`",
+        )
 
 
 def _check_ids(benchmark: Benchmark, config: EvolveConfig) -> None:

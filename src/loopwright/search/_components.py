@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from loopwright.models import CostLedger
 from loopwright.reflection import Reflector
 from loopwright.search._config import EvolveConfig
 from loopwright.search._individual import Individual
@@ -43,7 +44,8 @@ class SearchComponents:
     """Factories and functions the engine calls. Each random one draws only from the rng given.
     `mutate` makes a child of a parent workflow; `design` one of generation 0's designs
     (which ones: `EvolveConfig.designs`). `reflector` reflects on each generation's exhaust
-    (None: the engine skips reflection)."""
+    (None: the engine skips reflection). `ledger` is the run's cost ledger, where the meta
+    roles' gateway calls go (None: not metered); the engine reads the meta spend from it."""
 
     mutate: Callable[[Workflow, MutationContext], MutationResult]
     design: Callable[[str, Workflow], Workflow]
@@ -52,11 +54,13 @@ class SearchComponents:
     load_archive: Callable[[str], Archive]
     new_novelty: Callable[[], Novelty]
     reflector: Reflector | None = None
+    ledger: CostLedger | None = None
 
 
-def default_components(config: EvolveConfig) -> SearchComponents:
+def default_components(config: EvolveConfig, ledger: CostLedger | None = None) -> SearchComponents:
     """The search package's operators, designer, tournament, MAP-Elites archive and novelty filter
-    configured from `config` (operators, descriptors, novelty threshold, mutation tries)."""
+    configured from `config` (operators, descriptors, novelty threshold, mutation tries); the
+    meta model's gateway calls (reflector, mutator, crossover) are written to `ledger`."""
     from loopwright.search._archive import (
         MapElitesArchive,
         default_descriptors,
@@ -72,18 +76,19 @@ def default_components(config: EvolveConfig) -> SearchComponents:
         descriptors_by_name(config.descriptors) if config.descriptors else default_descriptors()
     )
     return SearchComponents(
-        mutate=_mutator(config, operators),
+        mutate=_mutator(config, operators, ledger),
         design=design,
         tournament=tournament,
         new_archive=lambda: MapElitesArchive(descriptors),
         load_archive=lambda text: MapElitesArchive.from_json(text, descriptors),
         new_novelty=lambda: NoveltyFilter(config.novelty_threshold),
-        reflector=make_reflector(config),
+        reflector=make_reflector(config, ledger),
+        ledger=ledger,
     )
 
 
 def _mutator(
-    config: EvolveConfig, operators: list[str] | None
+    config: EvolveConfig, operators: list[str] | None, ledger: CostLedger | None
 ) -> Callable[[Workflow, MutationContext], MutationResult]:
     """`config.strategy`'s mutate function. The guided one hands operators the meta model
     (None with sim/offline: the documented offline rewrite and graft)."""
@@ -98,7 +103,7 @@ def _mutator(
             parent, strategy, ctx, operators=operators, max_tries=tries
         )
     guided = GuidedStrategy(operators, config.exploration)
-    meta = meta_model(config)
+    meta = meta_model(config, ledger)
 
     def do_guided(parent: Workflow, ctx: MutationContext) -> MutationResult:
         if meta is not None and ctx.meta_model is None:

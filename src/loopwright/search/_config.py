@@ -7,6 +7,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from loopwright.errors import ConfigError
+from loopwright.models import ModelChoice, ModelsConfig
+from loopwright.runtime import EngineSettings
 from loopwright.search._designer import DESIGN_KINDS
 
 __all__ = [
@@ -156,6 +158,13 @@ class EvolveConfig(_Frozen):
     strategy always does). `designs` lists the designer's workflows generation 0 holds
     beside the seed (`minimal`, `thorough`); an empty tuple turns the designer off.
 
+    `model` is the default model spec; `models` maps tiers and roles (`meta`: the reflector,
+    prompt mutator, crossover and LLM-judge gates) to models, and `api_base` points the
+    LiteLLM specs at an OpenAI-compatible server (docs/models.md). `engine` picks each agent
+    node's loop (the user's settings file, written by `loopwright ab apply`); None is resolved
+    from that file when the run starts and stored, so a resumed run keeps it. All of them are
+    part of the fitness-cache key.
+
     Search economy (docs/evolve.md): `stages` are the minibatch sizes a child of generation 1
     on is evaluated on first (one repetition, nested, stratified by level; `()`: none, every
     child gets the full training evaluation at once); a child clearly worse than its parent
@@ -172,6 +181,9 @@ class EvolveConfig(_Frozen):
     seed_workflow: str
     bench: str
     model: str = "sim"
+    models: ModelsConfig = Field(default_factory=ModelsConfig)
+    api_base: str | None = None
+    engine: EngineSettings | None = None
     sandbox: str = "auto"
     seed: int = 0
     population: int = 6
@@ -252,6 +264,11 @@ class EvolveConfig(_Frozen):
                     fix="remove it from one of --train / --holdout",
                 )
         return self
+
+    @property
+    def choice(self) -> ModelChoice:
+        """The run's models: `model`, `models` and `api_base` as one ModelChoice."""
+        return ModelChoice(model=self.model, config=self.models, api_base=self.api_base)
 
     @property
     def calibrated(self) -> bool:

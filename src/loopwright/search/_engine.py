@@ -33,6 +33,7 @@ from loopwright.evaluation import (
     SerialExecutor,
     in_job_order,
 )
+from loopwright.models import label_scope, read_ledger, role_kind
 from loopwright.reflection import (
     ReflectionReport,
     load_reflection,
@@ -153,6 +154,8 @@ class EvolutionEngine:
             (Fraction(r.cost_usd or 0.0) for i in self.individuals.values() for r in i.results),
             Fraction(0),
         )
+        self._meta = Fraction(checkpoint.spent.meta_usd)
+        self._count_meta()
 
     # -- construction -------------------------------------------------------------------------
 
@@ -215,7 +218,9 @@ class EvolutionEngine:
         )  # fmt: skip
         population = [seed_ind, *engine._designs(seed_ind)]
         if not engine.reflects_first:
-            population += engine._offspring([seed_ind], config.population - len(population), 0)
+            with label_scope(run=run_dir.name):
+                population += engine._offspring([seed_ind], config.population - len(population), 0)
+            engine._count_meta()
         engine._set_population(population[: config.population], generation=0)
         return engine
 
@@ -305,10 +310,12 @@ class EvolutionEngine:
         if gen in self.state.reflected and reflection_path(self.run_dir, gen).is_file():
             return
         candidates, unreadable = reflection_candidates(self._population(), self.run_dir)
-        report = reflector.reflect(gen, candidates)
+        with label_scope(run=self.run_dir.name, role="meta:reflector"):
+            report = reflector.reflect(gen, candidates)
         path = write_reflection(self.run_dir, report)
         reflected = (*(g for g in self.state.reflected if g != gen), gen)
         self.state = self.state.model_copy(update={"reflected": reflected})
+        self._count_meta()
         self._checkpoint()
         self.log.emit(reflection_event(report, path.name, unreadable))
 
@@ -323,7 +330,9 @@ class EvolutionEngine:
         views = self._contenders()
         elites = _top(views, self.config.elitism)
         report = self._guidance(gen)
-        children = self._offspring(views, self.config.population - len(elites), gen + 1, report)
+        with label_scope(run=self.run_dir.name):
+            children = self._offspring(views, self.config.population - len(elites), gen + 1, report)
+        self._count_meta()
         if not children:
             self._finish("no_offspring")
             return "no_offspring"
@@ -498,7 +507,10 @@ class EvolutionEngine:
         self.individuals[ind_id] = ind.model_copy(update={"results": results})
         self._usd += Fraction(result.cost_usd or 0.0)
         spent = self._spent()
-        spent = Spent(evaluations=spent.evaluations + 1, usd=float(self._usd), wall_s=spent.wall_s)
+        spent = Spent(
+            evaluations=spent.evaluations + 1, usd=float(self._usd + self._meta),
+            wall_s=spent.wall_s, meta_usd=float(self._meta),
+        )  # fmt: skip
         self.state = self.state.model_copy(update={"spent": spent})
         self._index_evaluation(ind_id, done, split, rel)  # first: a resume rewrites the row
         self._checkpoint()
@@ -741,6 +753,20 @@ class EvolutionEngine:
             spent=self._spent(),
             hyperparameters=_hyperparameters(self.config),
         )
+
+    def _count_meta(self) -> None:
+        """Take the meta roles' spend from the run ledger (every `meta:` call so far, also
+        those made after the last checkpoint) into `spent`."""
+        ledger = self.parts.ledger
+        if ledger is None or ledger.path is None or not ledger.path.is_file():
+            return
+        records = read_ledger(ledger.path, torn_tail=True)
+        meta = [r.cost_usd or 0.0 for r in records if role_kind(r.labels.role) == "meta"]
+        self._meta = sum((Fraction(c) for c in meta), Fraction(0))
+        spent = self.state.spent.model_copy(
+            update={"usd": float(self._usd + self._meta), "meta_usd": float(self._meta)}
+        )
+        self.state = self.state.model_copy(update={"spent": spent})
 
     def _spent(self) -> Spent:
         spent = self.state.spent

@@ -46,11 +46,14 @@ class _Frozen(BaseModel):
 
 
 class Spent(_Frozen):
-    """What the evolution has used so far (calibration excluded). Wall time sums sessions."""
+    """What the evolution has used so far (calibration excluded). Wall time sums sessions.
+    `usd` is every evaluation's cost plus the meta roles' calls (reflector, mutator, crossover:
+    the run ledger's `meta:` roles); `meta_usd` is that meta part."""
 
     evaluations: int = 0
     usd: float = 0.0
     wall_s: float = 0.0
+    meta_usd: float = 0.0
 
 
 class HyperparameterRecord(_Frozen):

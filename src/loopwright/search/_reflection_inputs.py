@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from loopwright.errors import ConfigError
-from loopwright.models import ChatModel, model_factory
+from loopwright.models import ChatModel, CostLedger, is_offline_spec, meta_chat_model
 from loopwright.records import CycleRecord, load_record
 from loopwright.reflection import (
     Candidate,
@@ -67,32 +67,37 @@ def reflection_candidates(
 
 
 def meta_spec(config: EvolveConfig) -> str:
-    """The meta model's spec: `reflection.meta_model`, else the run's model."""
-    return config.reflection.meta_model or config.model
+    """The meta model's spec: `reflection.meta_model`, else the `meta` role of the run's
+    models (`--meta-model`), else the run's model."""
+    return config.reflection.meta_model or config.choice.meta_spec
 
 
 def is_offline_meta(spec: str) -> bool:
     """True for `offline` and for the sim (`sim`, `sim?...`): the offline rules reflect."""
-    return spec == OFFLINE_META or spec.partition("?")[0].strip() == "sim"
+    return is_offline_spec(spec)
 
 
-def meta_model(config: EvolveConfig) -> ChatModel | None:
-    """The meta model instance (seeded with the run seed), or None for the offline path.
-    ConfigError for an unknown spec (from `model_factory`)."""
+def meta_model(config: EvolveConfig, ledger: CostLedger | None = None) -> ChatModel | None:
+    """The meta model instance (seeded with the run seed, on the run's api_base, its gateway
+    calls written to `ledger`), or None for the offline path. ConfigError for an unknown
+    spec (from `model_factory`)."""
     spec = meta_spec(config)
     if is_offline_meta(spec):
         return None
-    return model_factory(spec, benchmark=None)(config.seed)
+    return meta_chat_model(
+        spec, api_base=config.api_base, ledger=ledger, seed=config.seed,
+        prices=config.models.price_table(),
+    )  # fmt: skip
 
 
-def make_reflector(config: EvolveConfig) -> Reflector | None:
+def make_reflector(config: EvolveConfig, ledger: CostLedger | None = None) -> Reflector | None:
     """The reflector `config` asks for: None when it does not reflect (`config.reflects`:
     reflection off, or unset with the random strategy); the offline rules for `sim`/`offline`;
     else a ModelReflector on the meta model."""
     settings = config.reflection
     if not config.reflects:
         return None
-    model = meta_model(config)
+    model = meta_model(config, ledger)
     if model is None:
         return OfflineReflector(vocabulary(), digest_max_chars=settings.digest_max_chars)
     return ModelReflector(

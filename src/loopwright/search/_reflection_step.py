@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from loopwright.errors import UsageError
+from loopwright.models import label_scope
 from loopwright.reflection import reflection_path, write_reflection
 from loopwright.search._engine import EvolutionEngine
 from loopwright.search._progress import GenerationStarted, read_progress
@@ -55,5 +56,6 @@ def reflect_generation(engine: EvolutionEngine, generation: int | None = None) -
         )
     ids = [i for i in started[-1].population if i in engine.individuals]
     candidates, _ = reflection_candidates([engine.individuals[i] for i in ids], engine.run_dir)
-    report = engine.parts.reflector.reflect(gen, candidates)
+    with label_scope(run=engine.run_dir.name, role="meta:reflector"):
+        report = engine.parts.reflector.reflect(gen, candidates)
     return write_reflection(engine.run_dir, report)

@@ -138,6 +138,7 @@ def overview_section(data: EvolveData) -> Section:
         ("holdout gain vs seed", gain.describe() if gain else "no shared holdout tasks"),
         ("evaluations", str(cp.spent.evaluations)),
         ("spent", f"{fmt_usd(cp.spent.usd)} · {cp.spent.wall_s:.0f} s"),
+        *([("of which meta roles", fmt_usd(cp.spent.meta_usd))] if cp.spent.meta_usd else []),
         ("train / holdout tasks", f"{len(cp.train_tasks)} / {len(cp.holdout_tasks)}"),
     ]
     note = ""

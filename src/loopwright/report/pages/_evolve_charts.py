@@ -8,6 +8,7 @@ from collections import defaultdict
 from statistics import fmean
 
 from loopwright.errors import ConfigError
+from loopwright.models import LEDGER_FILE, group_totals, read_ledger, role_kind
 from loopwright.report._html import Section, figure, fmt, fmt_tokens, fmt_usd, table
 from loopwright.report.charts._heat import HeatCell, HeatGrid, heat_grid
 from loopwright.report.charts._svg import Bar, Segment, bar_chart, hbar_chart
@@ -246,6 +247,35 @@ def spend_section(data: EvolveData) -> Section:
             "Dollars and tokens by node id, over every workflow that has it.",
         )
         + table(["node", "steps", *heads[1:]], _usage_rows(spend.by_node), numeric=(1, 2, 3, 4, 5))
+        + _ledger_by_role(data)
         + notes
     )
     return Section("spend", "Spend by generation, role and node", body)
+
+
+def _ledger_by_role(data: EvolveData) -> str:
+    """Every gateway call of the run (RUN_DIR/ledger.jsonl) by role, the agents apart from the
+    meta roles (reflector, mutator, crossover, judge gates); "" when no gateway call was made."""
+    path = data.run_dir / LEDGER_FILE
+    try:
+        records = read_ledger(path, torn_tail=True) if path.is_file() else []
+    except ValueError:  # a malformed line: the section is left out, the page still renders
+        return ""
+    if not records:
+        return ""
+    roles = group_totals(records, "role")
+    kinds = group_totals(records, "kind")
+    rows = [
+        [role or "(none)", role_kind(role), t.calls, t.failed_calls, f"{t.input_tokens:,}",
+         f"{t.output_tokens:,}", fmt_usd(t.cost_usd), t.unpriced_calls or ""]
+        for role, t in sorted(roles.items(), key=lambda kv: (role_kind(kv[0]), kv[0] or ""))
+    ] + [
+        [f"all {kind}", "", t.calls, t.failed_calls, f"{t.input_tokens:,}",
+         f"{t.output_tokens:,}", fmt_usd(t.cost_usd), t.unpriced_calls or ""]
+        for kind, t in sorted(kinds.items(), key=lambda kv: kv[0] or "")
+    ]  # fmt: skip
+    heads = ["role", "kind", "calls", "failed", "input tokens", "output tokens", "dollars",
+             "unpriced"]  # fmt: skip
+    return "<h3>Every model call by role: agents and meta (ledger.jsonl)</h3>" + table(
+        heads, rows, numeric=(2, 3, 4, 5, 6, 7)
+    )

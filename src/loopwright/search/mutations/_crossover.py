@@ -28,7 +28,7 @@ from string import Template
 import networkx as nx
 
 from loopwright.errors import ConfigError
-from loopwright.models import ChatModel, ask_structured
+from loopwright.models import ChatModel, ask_structured, label_scope
 from loopwright.reflection import ReflectionReport, note_takers, writers
 from loopwright.search._protocols import MutationContext
 from loopwright.search.mutations._base import Operator, Proposal, Skip, contract_violation
@@ -186,9 +186,10 @@ class Crossover(Operator):
             task_kind=task_kind, a=workflow_to_json(parent), b=workflow_to_json(self.mate),
             findings=findings_text(self.report),
         )  # fmt: skip
-        answer = ask_structured(
-            model, text, dict[str, object], 0, check=lambda data: self._refusal(parent, data)
-        )
+        with label_scope(role="meta:crossover"):
+            answer = ask_structured(
+                model, text, dict[str, object], 0, check=lambda data: self._refusal(parent, data)
+            )
         if answer.value is None:
             return None, answer.problem or "no reply"
         return _child(parent, answer.value), ""

@@ -27,7 +27,7 @@ from string import Template
 from types import MappingProxyType
 
 from loopwright.errors import ConfigError
-from loopwright.models import ChatModel, ask_structured
+from loopwright.models import ChatModel, ask_structured, label_scope
 from loopwright.search._protocols import MutationContext
 from loopwright.search.mutations._base import (
     Operator,
@@ -246,9 +246,10 @@ class PromptMutate(Operator):
             failures="\n".join(f"- {f}" for f in failures[-20:]) or "(none recorded)",
             placeholders=", ".join(f"{{{p}}}" for p in sorted(had)),
         )
-        answer = ask_structured(
-            model, text, str, 0, check=lambda reply: _refusal(parent, node, reply, self.catalog)
-        )
+        with label_scope(role="meta:mutator"):
+            answer = ask_structured(
+                model, text, str, 0, check=lambda reply: _refusal(parent, node, reply, self.catalog)
+            )
         if answer.value is None:
             return None, answer.problem or "no reply"
         return replace_node(parent, node.model_copy(update={"prompt": answer.value})), ""
