@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from loopwright import __version__
-from loopwright.errors import UserError
+from loopwright.errors import RunAbortedError, UserError
 
 app = typer.Typer(
     name="loopwright",
@@ -85,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         err_console.print(f"[bold red]error:[/] {escape(exc.render())}")
         return EXIT_USER_ERROR
+    except RunAbortedError as exc:
+        err_console.print(f"[bold red]error:[/] {escape(exc.render())}")
+        return EXIT_FAILED
     except KeyboardInterrupt:
         err_console.print("interrupted")
         return EXIT_INTERRUPTED
