@@ -29,7 +29,8 @@ from pathlib import Path
 
 import pytest
 
-from loopwright.evaluation._executor_ray import RAY_LOG
+from loopwright.errors import UsageError
+from loopwright.evaluation._executor_ray import RAY_LOG, RayExecutor, _lost_reason, import_ray
 from loopwright.store import RunIndex
 from loopwright.workflow import builtin_workflow, workflow_to_yaml
 from tests.evaluation.test_executor_engine import records, state
@@ -242,8 +243,8 @@ def test_losing_the_worker_node_mid_generation_is_survived_and_recorded(
         rows = index.evaluations("run-ray")
         failures = index.failures("run-ray")
     assert {row.executor for row in rows} == {"ray"}
-    assert [f.status for f in failures] == ["crashed"]
-    lost = failures[0]
+    assert [f.attempt.status for f in failures] == ["crashed"]
+    lost = failures[0].attempt
     assert lost.attempt == 1 and lost.message.startswith("attempt lost on node ")
     assert "127.0.0.1" in lost.message or not ray.prefix  # loopback only in the namespace
     assert sorted(row.attempts for row in rows) == [1] * (len(rows) - 1) + [2]
@@ -272,3 +273,21 @@ def test_losing_the_head_node_stops_the_run_and_resume_finishes_it(
     assert resumed.returncode == 0, (resumed.stdout + resumed.stderr).decode()[-3000:]
     assert state(run_dir) == state(reference)
     assert records(run_dir) == records(reference)
+
+
+def test_an_address_nothing_listens_at_is_refused_at_once() -> None:
+    """ray.init would retry it for ever, printing Ray's warnings."""
+    executor = RayExecutor(f"127.0.0.1:{free_port()}")
+    with pytest.raises(UsageError, match="cannot connect to the Ray cluster"):
+        executor.connect()
+
+
+def test_a_lost_attempt_names_its_node_and_rays_reason() -> None:
+    ray = import_ray()
+    error = ray.exceptions.NodeDiedError(
+        "Task failed because the node it was running on is dead or unavailable. Node IP: "
+        "127.0.0.1, node ID: 50978ffa5fdcde3dab7df108618dafac2b3da60ca275dad27be8534e.\nmore"
+    )
+    message = _lost_reason(ray, error)
+    assert message.startswith("attempt lost on node 50978ffa5fdc (127.0.0.1): NodeDiedError: ")
+    assert "more" not in message

@@ -131,7 +131,8 @@ class RayExecutor:
             return self._ray
         ray = import_ray()
         _silence(ray, None)  # before init: nothing of Ray's reaches the terminal
-        if self.address and ":" in self.address and not _HeadWatch(self.address).reachable():
+        plain = self.address is not None and _HOST_PORT.fullmatch(self.address)
+        if plain and not _HeadWatch(self.address or "").reachable():
             raise UsageError(
                 "cannot connect to the Ray cluster",
                 got=f"--ray-address {self.address}: nothing accepts connections there",
@@ -329,6 +330,7 @@ class _HeadWatch:
         return not self.lost
 
 
+_HOST_PORT = re.compile(r"[\w.\-]+:\d+")
 _NODE = re.compile(r"node[ _]?(?:id)?[:= ]+([0-9a-f]{16,})", re.IGNORECASE)
 _IP = re.compile(r"(?:IP|address)[:= ]+([0-9a-fA-F.:]+[0-9a-fA-F])")
 
