@@ -7,8 +7,8 @@ head node is watched: when its GCS stops answering for `HEAD_LOST_S` seconds the
 RunAbortedError (what finished is kept; `--resume` continues). Ray's own messages (raylet
 errors, log tails, its logger) go to `RAY_LOG` in the run directory, never to the terminal.
 The task runs
-the job on whichever node it lands on (at the same run-directory path when it can, so prompts
-and token counts are the same as with the local executor) and returns the record and the run
+the job on whichever node it lands on (at the same run-directory path when it can; prompts and
+token counts do not depend on the path either way) and returns the record and the run
 directory's files, which are written into the job's run directory here, on the driver: a run
 directory looks the same whichever executor filled it. Nothing Ray-specific leaves this module.
 """
@@ -389,8 +389,8 @@ def _run_remote(evaluator: Evaluator, job: EvalJob) -> _Payload:
     """On a Ray worker: run the job and return its record and its run directory's files.
 
     It runs at the driver's run-directory path when it can create it there (always on the
-    driver's machine; on other nodes when the path is writable), so paths in prompts, and with
-    them token counts, match what the local executor would give; else in a scratch directory.
+    driver's machine; on other nodes when the path is writable), else in a scratch directory
+    (agents are never shown either path: docs/runtime.md, "Path-independent runs").
     The directory is removed before returning: the driver writes the files back."""
     scratch: Path | None = None
     try:
