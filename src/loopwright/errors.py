@@ -5,6 +5,8 @@
     │   ├── ConfigError             a config, workflow, task or benchmark is malformed or unknown
     │   ├── UsageError              a command was called in a way that cannot work
     │   └── MissingDependencyError  an optional package or system tool is not installed
+    ├── RunAbortedError             the run cannot go on (its Ray cluster is gone); the CLI prints it and how
+    │                               to resume, without a traceback, exit 1
     ├── SandboxError                a command could not be started in the sandbox (not a failing command)
     ├── ModelUnavailableError       no call to the run's model succeeded: the run stops, exit 1
     └── ModelError                  a model call failed (loopwright.models; recorded, never fatal to a run)
@@ -20,6 +22,7 @@ __all__ = [
     "LoopwrightError",
     "MissingDependencyError",
     "ModelUnavailableError",
+    "RunAbortedError",
     "SandboxError",
     "UsageError",
     "UserError",
@@ -59,6 +62,21 @@ class UsageError(UserError):
 
 class MissingDependencyError(UserError):
     """An optional Python package or a system tool that this feature needs is not installed."""
+
+
+class RunAbortedError(LoopwrightError):
+    """The run cannot go on through no fault of its input (the Ray cluster's head node is
+    gone). What was finished is kept; `resume` is the command that continues the run (the
+    CLI fills it in)."""
+
+    def __init__(self, what: str, *, resume: str | None = None) -> None:
+        self.what = what
+        self.resume = resume
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        """The message as printed to a person: what happened, then how to resume."""
+        return self.what + (f"\n  resume: {self.resume}" if self.resume else "")
 
 
 class SandboxError(LoopwrightError):

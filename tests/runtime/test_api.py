@@ -28,6 +28,8 @@ def test_all_is_pinned() -> None:
             # the user's settings file (`loopwright ab apply`, issue 8)
             "SETTINGS_ENV", "UserSettings", "load_engine_settings", "load_user_settings",
             "user_settings_path",
+            # path-independent prompts (issue 21)
+            "INSTRUCTION_VIEW", "workspace_view",
         ]
     )  # fmt: skip
     for name in runtime.__all__:
@@ -55,7 +57,8 @@ def test_every_builtin_workflow_fills_its_prompts_and_runs(h: Harness) -> None:
         outcome = h.run(wf, model)
         assert outcome.status == "completed", name
         for prompt in model.prompts():
-            assert str(h.instruction.resolve()) in prompt
+            assert runtime.INSTRUCTION_VIEW in prompt
+            assert str(h.instruction.resolve().parent) not in prompt  # no host path
             assert "{" not in prompt.replace("{{", "")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from loopwright.models import Message, ModelError, ToolCall
 from loopwright.records import ErrorEvent, ModelCall, NodeEnd, ToolCallEvent
 from loopwright.runtime import (
+    INSTRUCTION_VIEW,
     SYSTEM_PREAMBLE,
     AgentLoop,
     Registries,
@@ -36,9 +37,7 @@ def test_the_model_gets_the_preamble_the_prompt_and_the_allowed_tools(h: Harness
     h.run(chain(agent("builder", ["list_files", "read_file"])), model)
     messages, tools = model.calls[0]
     assert messages[0] == Message("system", SYSTEM_PREAMBLE)
-    assert (
-        messages[1].role == "user" and "read " + str(h.instruction.resolve()) in messages[1].content
-    )
+    assert messages[1].role == "user" and "read " + INSTRUCTION_VIEW in messages[1].content
     assert [t.name for t in tools] == ["list_files", "read_file", "finish"]
 
 

@@ -8,7 +8,13 @@ from collections.abc import Sequence
 import pytest
 
 from loopwright.errors import ConfigError
-from loopwright.runtime import Registries, StepResult, ToolContext, default_registries
+from loopwright.runtime import (
+    INSTRUCTION_VIEW,
+    Registries,
+    StepResult,
+    ToolContext,
+    default_registries,
+)
 from loopwright.workflow import Edge, FnNode, GateNode, Workflow
 from tests.runtime.conftest import FakeModel, Harness, agent, call, chain, finish, gate, reply
 
@@ -100,8 +106,8 @@ def test_placeholders_are_filled_with_paths_task_id_and_rules(h: Harness) -> Non
     h.run(chain(agent("builder", prompt=prompt)), model)
     task_id, instruction, workspace, rules = model.prompts()[0].split("|")
     assert task_id == "calc-ops"
-    assert instruction == str(h.instruction.resolve())
-    assert workspace == str(h.workspace.resolve())
+    assert instruction == INSTRUCTION_VIEW  # never a host path: prompts are path-independent
+    assert workspace == "."  # the local sandbox cannot place the workspace at a fixed path
     assert rules.startswith("- The visible tests are in tests/; run_tests runs them")
     assert "no network access" in rules
 

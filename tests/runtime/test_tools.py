@@ -13,6 +13,7 @@ from loopwright.models import ToolCall
 from loopwright.records import NotesWritten, read_events
 from loopwright.runtime import (
     FINISH,
+    INSTRUCTION_VIEW,
     TOOLS,
     Registry,
     ToolContext,
@@ -98,6 +99,23 @@ def test_the_instruction_file_is_readable_though_outside(h: Harness, ctx: ToolCo
     output, error = run(ctx, call("read_file", path=str(h.instruction)))
     assert error is None
     assert output == h.instruction.read_text()
+
+
+def test_the_instruction_file_is_read_at_its_fixed_path(h: Harness, ctx: ToolContext) -> None:
+    output, error = run(ctx, call("read_file", path=INSTRUCTION_VIEW))
+    assert error is None and output == h.instruction.read_text()
+
+
+def test_no_host_path_reaches_the_agent(ctx: ToolContext, outside: Path) -> None:
+    """Refusals, command output and paths an agent writes itself show the workspace as it is
+    told it ("." under the local sandbox) and the instruction at INSTRUCTION_VIEW."""
+    root = str(ctx.workspace)
+    _, error = run(ctx, call("read_file", path=str(outside / "secret.txt")))
+    assert error is not None and "leaves the workspace" in error and root not in error
+    output, _ = run(ctx, call("run_command", command=f"pwd; echo {ctx.instruction_file}"))
+    assert output.splitlines()[1:] == [".", INSTRUCTION_VIEW]
+    output, _ = run(ctx, call("read_file", path=f"{INSTRUCTION_VIEW}/../../etc/passwd"))
+    assert output.startswith("error:") and "root:" not in output
 
 
 def test_writing_inside_git_metadata_is_refused(ctx: ToolContext) -> None:

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from loopwright import __version__
-from loopwright.errors import LoopwrightError, UsageError, UserError
+from loopwright.errors import LoopwrightError, RunAbortedError, UsageError, UserError
 from loopwright.store import os_error_text
 from loopwright.workflow import WORKFLOWS_PATH_ENV
 
@@ -114,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         err_console.print(f"[bold red]error:[/] {escape(exc.render())}")
         return EXIT_USER_ERROR
+    except RunAbortedError as exc:
+        err_console.print(f"[bold red]error:[/] {escape(exc.render())}")
+        return EXIT_FAILED
     except LoopwrightError as exc:  # a failed run (a dead provider...): its message, exit 1
         err_console.print(f"[bold red]failed:[/] {escape(str(exc))}")
         return EXIT_FAILED

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -17,7 +19,7 @@ from loopwright import search
 from loopwright.cli._app import app
 from loopwright.cli._model_options import ApiBase, MetaModel, Model, ModelsFile, Tiers, choice_of
 from loopwright.cli.report import report_at_end
-from loopwright.errors import UsageError
+from loopwright.errors import RunAbortedError, UsageError
 from loopwright.evaluation import executor_settings
 from loopwright.models import (
     LEDGER_FILE,
@@ -206,7 +208,7 @@ def evolve(
         if run_dir is None:
             raise UsageError("--resume needs --run-dir", fix="pass the run directory to resume")
         _refuse_ignored_on_resume(ctx)
-        with _Display() as display:
+        with _Display() as display, _resumable(run_dir, executor, ray_address):
             result = search.resume(run_dir, executor=run, on_event=display)
         _finish(result, load_checkpoint(run_dir).config.model, run_dir, report=not no_report)
         return
@@ -236,7 +238,7 @@ def evolve(
     root = run_dir or default_run_path(f"evolve-{Path(config.seed_workflow).stem}")
     search.check_inputs(config, root, run)  # before the banner: a bad input prints only its error
     _banner(config.model)
-    with _Display() as display:
+    with _Display() as display, _resumable(root, executor, ray_address):
         result = search.evolve(config, root, executor=run, on_event=display)
     _finish(result, config.model, root, report=not no_report)
 
@@ -474,6 +476,20 @@ def _execution(
         kind, workers=workers, job_timeout_s=job_timeout, ray_address=ray_address
     )
     return search.Execution(settings, cache, use_cache=not no_cache)
+
+
+@contextlib.contextmanager
+def _resumable(run_dir: Path, executor: str, ray_address: str | None) -> Iterator[None]:
+    """A RunAbortedError (a lost Ray head node) leaving the block says how to resume."""
+    try:
+        yield
+    except RunAbortedError as exc:
+        address = f" --ray-address {shlex.quote(ray_address)}" if ray_address else ""
+        exc.resume = exc.resume or (
+            f"loopwright evolve --resume --run-dir {shlex.quote(str(run_dir))} "
+            f"--executor {executor}{address}"
+        )
+        raise
 
 
 def _banner(model: str) -> None:

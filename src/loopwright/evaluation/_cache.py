@@ -10,15 +10,24 @@ lives in a run index file (SQLite, WAL) and can be shared between runs by path.
 copied into the job's when it still exists, else the stored record alone is written, with a
 `cache_hit.json` marker either way) and misses go to the inner executor; finished, validly
 graded records are stored as they arrive.
+
+Work in flight is claimed: before a miss is computed its key is claimed in the same file (a
+lease of `lease_s` seconds, renewed by a heartbeat thread while the run lives). A job whose key
+another live run has claimed is not computed again: it waits, polling every `poll_s`
+seconds, and is answered from the cache when that run stores the result; if that run dies (its
+lease expires, or at once when it was a process on this host) or finishes it without a
+cacheable result, this run claims and computes it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import shutil
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,16 +37,28 @@ from loopwright._fs import atomic_write
 from loopwright.evaluation._executor import EvalJob, Executor, JobResult, JobStream
 from loopwright.evaluation._health import model_never_answered
 from loopwright.records import CycleRecord, write_record
-from loopwright.store import CacheEntry, CacheTable, utc_now
+from loopwright.store import CacheEntry, CacheTable, ClaimState, claim_owner, utc_now
 from loopwright.workflow import workflow_hash
 
 if TYPE_CHECKING:
     from loopwright.evaluation._evaluator import Evaluator
 
-__all__ = ["CACHE_HIT_FILE", "CACHE_KEY_VERSION", "CachedExecutor", "FitnessCache", "cache_key"]
+__all__ = [
+    "CACHE_HIT_FILE",
+    "CACHE_KEY_VERSION",
+    "CLAIM_LEASE_S",
+    "CLAIM_POLL_S",
+    "CachedExecutor",
+    "FitnessCache",
+    "cache_key",
+]
 
 CACHE_KEY_VERSION = 2
 CACHE_HIT_FILE = "cache_hit.json"
+CLAIM_LEASE_S = 60.0
+"""How long a claim holds without renewal; the owner renews it every third of that."""
+CLAIM_POLL_S = 0.5
+"""How often a run waiting for another run's evaluation looks for its result."""
 
 
 def _settings(evaluator: Evaluator, job: EvalJob) -> dict[str, object]:
@@ -84,11 +105,22 @@ def cache_key(evaluator: Evaluator, job: EvalJob) -> str:
 
 class FitnessCache:
     """Finished evaluations by cache key, in the `fitness_cache` table of the index file at
-    `path` (created when missing; usually a run's `runs.db`, or a file shared by runs)."""
+    `path` (created when missing; usually a run's `runs.db`, or a file shared by runs), and
+    this process's claims of evaluations in flight (owner `owner`, lease `lease_s`)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, lease_s: float = CLAIM_LEASE_S) -> None:
         self.path = path
         self.table = CacheTable(path)
+        self.owner = claim_owner()
+        self.lease_s = lease_s
+
+    def claim(self, evaluator: Evaluator, job: EvalJob) -> ClaimState:
+        """Claim `job`'s key for this process (see `CacheTable.claim`)."""
+        return self.table.claim(cache_key(evaluator, job), self.owner, self.lease_s)
+
+    def release(self, evaluator: Evaluator, jobs: Sequence[EvalJob]) -> None:
+        """Drop this process's claims on the jobs' keys."""
+        self.table.release([cache_key(evaluator, job) for job in jobs], self.owner)
 
     def get(self, evaluator: Evaluator, job: EvalJob) -> tuple[CycleRecord, CacheEntry] | None:
         """The stored record for `job` and its entry, or None."""
@@ -132,52 +164,133 @@ def cacheable(result: JobResult) -> bool:
 
 
 class CachedExecutor:
-    """An executor that answers cache hits itself and sends misses to `inner`."""
+    """An executor that answers cache hits itself, sends the misses it claims to `inner` and
+    waits for the ones another run has claimed (see the module doc). `hits` counts answers
+    from the cache (`waited` of them after waiting), `misses` the jobs sent to `inner`."""
 
-    def __init__(self, inner: Executor, cache: FitnessCache) -> None:
+    def __init__(
+        self, inner: Executor, cache: FitnessCache, *, poll_s: float = CLAIM_POLL_S
+    ) -> None:
         self.inner = inner
         self.cache = cache
+        self.poll_s = poll_s
         self.name = inner.name
         self.hits = 0
         self.misses = 0
+        self.waited = 0
 
     @property
     def workers(self) -> int:
         return self.inner.workers
 
     def run(self, evaluator: Evaluator, jobs: Sequence[EvalJob]) -> JobStream:
-        """Hits first (in job order), then the inner executor's results as they complete."""
-        misses: list[int] = []
+        """Hits first (in job order), then the inner executor's results as they complete and
+        the results other runs computed for jobs this one waited for."""
+        mine: list[int] = []
+        waiting: list[int] = []
         for index, job in enumerate(jobs):
             started = time.monotonic()
             found = self.cache.get(evaluator, job)
-            if found is None:
-                misses.append(index)
+            if found is not None:
+                yield self._served(index, job, found, started)
                 continue
-            self.hits += 1
-            _materialise(job, *found)
-            yield JobResult(
-                index=index,
-                job=job,
-                record=found[0],
-                status="ok",
-                attempts=0,
-                cached=True,
-                wall_s=time.monotonic() - started,
-                executor=self.name,
-            )
-        self.misses += len(misses)
-        if not misses:
+            state = self.cache.claim(evaluator, job)
+            if state == "done" and (hit := self._hit(evaluator, index, job, started)):
+                yield hit  # stored between the look-up and the claim
+            elif state == "taken":
+                waiting.append(index)
+            else:
+                mine.append(index)
+        if not mine and not waiting:
             return
-        for result in self.inner.run(evaluator, [jobs[i] for i in misses]):
-            result = replace(result, index=misses[result.index])
-            if cacheable(result):
-                self.cache.put(evaluator, result.job, result.record)
-            yield result
+        held = [jobs[i] for i in mine]
+        try:
+            with _heartbeat(self.cache):
+                while mine or waiting:
+                    if mine:
+                        batch, mine = mine, []
+                        self.misses += len(batch)
+                        for result in self.inner.run(evaluator, [jobs[i] for i in batch]):
+                            yield self._store(evaluator, replace(result, index=batch[result.index]))
+                            yield from self._poll(evaluator, jobs, waiting, mine, held)
+                    else:
+                        time.sleep(self.poll_s)
+                        yield from self._poll(evaluator, jobs, waiting, mine, held)
+        finally:
+            self.cache.release(evaluator, held)
+
+    def _store(self, evaluator: Evaluator, result: JobResult) -> JobResult:
+        if cacheable(result):
+            self.cache.put(evaluator, result.job, result.record)
+        self.cache.release(evaluator, [result.job])  # a waiting run takes over a failure
+        return result
+
+    def _poll(
+        self, evaluator: Evaluator, jobs: Sequence[EvalJob], waiting: list[int], mine: list[int],
+        held: list[EvalJob],
+    ) -> Iterator[JobResult]:  # fmt: skip
+        """The waited-for jobs another run has finished; the ones it gave up move to `mine`."""
+        for index in list(waiting):
+            started = time.monotonic()
+            state = self.cache.claim(evaluator, jobs[index])
+            if state == "taken":
+                continue
+            waiting.remove(index)
+            if state == "done" and (hit := self._hit(evaluator, index, jobs[index], started)):
+                self.waited += 1
+                yield hit
+            else:
+                mine.append(index)
+                held.append(jobs[index])
+
+    def _hit(
+        self, evaluator: Evaluator, index: int, job: EvalJob, started: float
+    ) -> JobResult | None:
+        found = self.cache.get(evaluator, job)
+        return None if found is None else self._served(index, job, found, started)
+
+    def _served(
+        self, index: int, job: EvalJob, found: tuple[CycleRecord, CacheEntry], started: float
+    ) -> JobResult:
+        self.hits += 1
+        _materialise(job, *found)
+        return JobResult(
+            index=index,
+            job=job,
+            record=found[0],
+            status="ok",
+            attempts=0,
+            cached=True,
+            wall_s=time.monotonic() - started,
+            executor=self.name,
+        )
 
     def close(self) -> None:
         self.inner.close()
         self.cache.close()
+
+
+@contextlib.contextmanager
+def _heartbeat(cache: FitnessCache) -> Iterator[None]:
+    """Renew `cache`'s claims every third of their lease while the block runs (a thread with its
+    own connection: SQLite connections stay in their thread)."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        table = CacheTable(cache.path)
+        try:
+            while not stop.wait(cache.lease_s / 3):
+                table.renew(cache.owner, cache.lease_s)
+        finally:
+            table.close()
+
+    thread = threading.Thread(target=beat, name="loopwright-cache-claims", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _materialise(job: EvalJob, record: CycleRecord, entry: CacheEntry) -> None:

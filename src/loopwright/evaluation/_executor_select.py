@@ -78,8 +78,11 @@ def executor_settings(
         ) from None
 
 
-def make_executor(settings: ExecutorSettings, *, cache: Path | None = None) -> Executor:
+def make_executor(
+    settings: ExecutorSettings, *, cache: Path | None = None, log_dir: Path | None = None
+) -> Executor:
     """The executor `settings` name, wrapped by the fitness cache at `cache` when given.
+    `log_dir` (the run directory) receives Ray's own output (`ray.log`).
 
     For Ray, checks here that `ray` imports (MissingDependencyError saying how to install it,
     before any run directory is filled); it connects to the cluster at its first job."""
@@ -96,6 +99,7 @@ def make_executor(settings: ExecutorSettings, *, cache: Path | None = None) -> E
             job_timeout_s=settings.job_timeout_s,
             num_cpus=settings.ray_num_cpus,
             max_retries=settings.retries,
+            log_dir=log_dir,
         )
     else:
         inner = LocalExecutor(

@@ -12,12 +12,14 @@ from __future__ import annotations
 from loopwright.runtime._catalog import Registries, default_registries, runtime_catalog
 from loopwright.runtime._commands import CommandReport, run_shell, run_visible_tests
 from loopwright.runtime._context import (
+    INSTRUCTION_VIEW,
     CostFn,
     NodeStatus,
     NotesBook,
     StepResult,
     ToolContext,
     ToolError,
+    workspace_view,
 )
 from loopwright.runtime._gates import parse_verdict
 from loopwright.runtime._loops import (
@@ -82,6 +84,7 @@ __all__ = [
     "EXTERNAL_AGENTS",
     "FINISH",
     "FUNCTIONS",
+    "INSTRUCTION_VIEW",
     "JUDGE_PREAMBLE",
     "LOOPS",
     "REPLAN",
@@ -146,4 +149,5 @@ __all__ = [
     "runtime_catalog",
     "tool",
     "user_settings_path",
+    "workspace_view",
 ]

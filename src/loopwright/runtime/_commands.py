@@ -45,7 +45,7 @@ def tail(text: str, limit: int = OUTPUT_TAIL_CHARS) -> str:
     return f"[... {len(text) - limit} earlier characters cut ...]\n{text[-limit:]}"
 
 
-def _report(result: CommandResult, timeout_s: float) -> CommandReport:
+def _report(ctx: ToolContext, result: CommandResult, timeout_s: float) -> CommandReport:
     output = result.stdout + (
         ("\n" if result.stdout else "") + result.stderr if result.stderr else ""
     )
@@ -53,7 +53,8 @@ def _report(result: CommandResult, timeout_s: float) -> CommandReport:
         head = f"timed out after {timeout_s:.0f}s (the command was killed)"
     else:
         head = f"exit code {result.exit_code}"
-    return CommandReport(result.exit_code, result.timed_out, f"{head}\n{tail(output.rstrip())}")
+    text = f"{head}\n{tail(ctx.shown(output).rstrip())}"
+    return CommandReport(result.exit_code, result.timed_out, text)
 
 
 def run_shell(ctx: ToolContext, command: str) -> CommandReport:
@@ -68,7 +69,7 @@ def run_shell(ctx: ToolContext, command: str) -> CommandReport:
         output_cap=_OUTPUT_CAP,
         network=ctx.task.spec.allow_internet,
     )
-    return _report(result, timeout)
+    return _report(ctx, result, timeout)
 
 
 def run_visible_tests(ctx: ToolContext, target: str | None = None) -> CommandReport:
@@ -91,4 +92,4 @@ def run_visible_tests(ctx: ToolContext, target: str | None = None) -> CommandRep
         output_cap=_OUTPUT_CAP,
         network=ctx.task.spec.allow_internet,
     )
-    return _report(result, timeout)
+    return _report(ctx, result, timeout)

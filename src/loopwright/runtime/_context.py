@@ -13,7 +13,29 @@ from loopwright.records import EventWriter, NodeStatus, NotesWritten
 from loopwright.sandbox import Sandbox
 from loopwright.tasks import Task
 
-__all__ = ["CostFn", "NodeStatus", "NotesBook", "StepResult", "ToolContext", "ToolError"]
+__all__ = [
+    "INSTRUCTION_VIEW",
+    "CostFn",
+    "NodeStatus",
+    "NotesBook",
+    "StepResult",
+    "ToolContext",
+    "ToolError",
+    "workspace_view",
+]
+
+INSTRUCTION_VIEW = "/task/instruction.md"
+"""The instruction file's path as agents are told it (prompts' `{instruction_file}`), wherever
+the run directory is; `read_file` reads it. Commands cannot open it at this path."""
+
+
+def workspace_view(sandbox: Sandbox, workspace: Path) -> str:
+    """The workspace's path as agents are told it (prompts' `{workspace}`): the fixed path a
+    sandbox places it at (bubblewrap in a task environment: `/testbed`), else "." (paths are
+    workspace-relative), never the host path, so prompts do not depend on where runs live."""
+    shown = sandbox.visible(workspace)
+    return shown if shown != str(workspace) else "."
+
 
 CostFn = Callable[[str, Usage], float | None]
 """`cost_fn(model_name, usage)`: the price of one call in USD, None when the model is unpriced."""
@@ -74,6 +96,17 @@ class ToolContext:
     node_id: str
     attempt: int = 1
     base_commit: str | None = None
+
+    @property
+    def workspace_view(self) -> str:
+        """The workspace as the agent is told it (see `workspace_view`)."""
+        return workspace_view(self.sandbox, self.workspace)
+
+    def shown(self, text: str) -> str:
+        """`text` as an agent may see it: the host paths of the workspace and the instruction
+        file replaced by the paths the agent is told (tool output, command output, feedback)."""
+        text = text.replace(str(self.instruction_file), INSTRUCTION_VIEW)
+        return text.replace(str(self.workspace), self.workspace_view)
 
     def remaining(self) -> float:
         """Seconds left before `deadline` (negative once it has passed)."""

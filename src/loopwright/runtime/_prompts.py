@@ -50,8 +50,8 @@ def rules_text(task: Task, directives: str = "") -> str:
 
 def prompt_values(
     task: Task,
-    workspace: Path,
-    instruction_file: Path,
+    workspace: Path | str,
+    instruction_file: Path | str,
     *,
     notes: str,
     feedback: str,
@@ -59,7 +59,9 @@ def prompt_values(
 ) -> dict[str, str]:
     """The value of every placeholder in `workflow.PLACEHOLDERS` for one node visit.
 
-    `instruction_file` and `workspace` are absolute paths; `notes` is the run's notes so far
+    `instruction_file` and `workspace` are the paths the agent is told (the runner passes
+    `INSTRUCTION_VIEW` and `workspace_view`, never host paths, so that a prompt does not depend
+    on where the run directory or the temporary directory is); `notes` is the run's notes so far
     and `feedback` the failed gate's feedback for a node re-run by RELOOP, both "" when there
     are none (so that a prompt's "(empty if none)" reads true).
     """

@@ -20,7 +20,15 @@ import networkx as nx
 from loopwright.models import CallLabels, ChatModel, ModelRouter, Usage, label_scope
 from loopwright.records import ErrorEvent, EventWriter, GateDecision, NodeEnd, NodeStart
 from loopwright.runtime._catalog import Registries, default_registries, runtime_catalog
-from loopwright.runtime._context import CostFn, NodeStatus, NotesBook, StepResult, ToolContext
+from loopwright.runtime._context import (
+    INSTRUCTION_VIEW,
+    CostFn,
+    NodeStatus,
+    NotesBook,
+    StepResult,
+    ToolContext,
+    workspace_view,
+)
 from loopwright.runtime._gates import decide, judge
 from loopwright.runtime._loops import LoopContext, UsageMeter, run_agent
 from loopwright.runtime._loops_plan import EngineSettings
@@ -88,6 +96,7 @@ class _Run:
     budget_s: float
     base_commit: str | None
     directives: str = ""
+    workspace_shown: str = "."
     notes: NotesBook = field(default_factory=NotesBook)
     meter: UsageMeter = field(default_factory=UsageMeter)
     attempts: Counter[str] = field(default_factory=Counter)
@@ -118,8 +127,8 @@ class _Run:
     def values(self, node_id: str) -> dict[str, str]:
         return prompt_values(
             self.task,
-            self.workspace,
-            self.instruction_file,
+            self.workspace_shown,
+            INSTRUCTION_VIEW,
             notes=self.notes.text(),
             feedback=self.feedback.get(node_id, ""),
             directives=self.directives,
@@ -189,6 +198,7 @@ class Runner:
         state = _Run(
             workflow, task, workspace, instruction_file.resolve(), writer,
             started + budget, budget, _base_commit(workspace), directives,
+            workspace_view(self.sandbox, workspace),
         )  # fmt: skip
         status: RunStatus = "completed"
         error = None

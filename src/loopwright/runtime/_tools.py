@@ -14,7 +14,7 @@ from typing import Protocol
 
 from loopwright.errors import LoopwrightError
 from loopwright.models import JsonValue, ToolCall, ToolSpec
-from loopwright.runtime._context import ToolContext, ToolError
+from loopwright.runtime._context import INSTRUCTION_VIEW, ToolContext, ToolError
 from loopwright.runtime._registry import Registry
 
 __all__ = [
@@ -173,14 +173,20 @@ def resolve_path(ctx: ToolContext, raw: str, *, instruction_ok: bool = False) ->
     Raises ToolError unless the result is inside the workspace; with `instruction_ok`, the
     task's instruction file is allowed too. Deterministic given the filesystem.
     """
+    if instruction_ok and raw == INSTRUCTION_VIEW:
+        return ctx.instruction_file.resolve()
+    view = ctx.workspace_view
+    if view != "." and (raw == view or raw.startswith(view + "/")):
+        raw = "." + raw[len(view) :]  # the fixed path the agent was told
     candidate = Path(raw).expanduser() if raw.startswith("~") else Path(raw)
     resolved = (ctx.workspace / candidate).resolve()  # an absolute `candidate` replaces it
     if resolved.is_relative_to(ctx.workspace):
         return resolved
     if instruction_ok and resolved == ctx.instruction_file.resolve():
         return resolved
+    where = "" if view == "." else f" {view}"
     raise ToolError(
-        f"path {raw} leaves the workspace {ctx.workspace}; use a path inside it "
+        f"path {raw} leaves the workspace{where}; use a path inside it "
         "(relative paths are taken from the workspace root)"
     )
 
@@ -221,6 +227,6 @@ def execute_tool_call(
             )
         output = tools.get(call.name).call(ctx, call.arguments())
     except (LoopwrightError, ValueError, OSError) as exc:  # ToolCallError is a ValueError
-        message = str(exc) or type(exc).__name__
+        message = ctx.shown(str(exc) or type(exc).__name__)
         return ToolOutcome(f"error: {message}", message, False, time.monotonic() - started)
-    return ToolOutcome(output, None, call.name == FINISH, time.monotonic() - started)
+    return ToolOutcome(ctx.shown(output), None, call.name == FINISH, time.monotonic() - started)

@@ -229,7 +229,7 @@ def executor_for(given: Executor | Execution | None, root: Path) -> Iterator[Exe
         return
     execution = given or Execution()
     cache = (execution.cache or root / INDEX_FILE) if execution.use_cache else None
-    executor = make_executor(execution.settings, cache=cache)
+    executor = make_executor(execution.settings, cache=cache, log_dir=root)
     try:
         yield executor
     finally:

@@ -5,7 +5,13 @@ run directories. See docs/store.md for the schema and its version."""
 
 from __future__ import annotations
 
-from loopwright.store._cache import CacheEntry, CacheTable
+from loopwright.store._cache import (
+    CLAIMS_SCHEMA_VERSION,
+    CacheEntry,
+    CacheTable,
+    ClaimState,
+    claim_owner,
+)
 from loopwright.store._index import RunIndex
 from loopwright.store._lock import DirLock
 from loopwright.store._paths import (
@@ -43,12 +49,14 @@ from loopwright.store._rundir import (
 from loopwright.store._schema import INDEX_FILE, INDEX_SCHEMA_VERSION, connect
 
 __all__ = [
+    "CLAIMS_SCHEMA_VERSION",
     "INDEX_FILE",
     "INDEX_SCHEMA_VERSION",
     "META_FILE",
     "RUN_META_VERSION",
     "CacheEntry",
     "CacheTable",
+    "ClaimState",
     "DirLock",
     "EvaluationRow",
     "EventLog",
@@ -67,6 +75,7 @@ __all__ = [
     "check_cache_file",
     "check_new_dir",
     "check_output_file",
+    "claim_owner",
     "connect",
     "default_run_path",
     "is_simulated",

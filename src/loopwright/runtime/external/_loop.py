@@ -26,7 +26,7 @@ from loopwright._fs import atomic_write
 from loopwright.errors import SandboxError
 from loopwright.models import CostLedger, LiteLLMGateway, redact
 from loopwright.records import ErrorEvent
-from loopwright.runtime._context import ToolContext, ToolError
+from loopwright.runtime._context import INSTRUCTION_VIEW, ToolContext, ToolError
 from loopwright.runtime._loops import LOOPS, AgentLoop, AgentResult, LoopContext
 from loopwright.runtime._registry import Registry
 from loopwright.runtime.external._events import emit_transcript
@@ -228,7 +228,7 @@ def _request(
     if instruction.is_file():
         copy = scratch / instruction.name
         shutil.copyfile(instruction, copy)
-        prompt = prompt.replace(str(instruction), str(copy))
+        prompt = prompt.replace(INSTRUCTION_VIEW, str(copy)).replace(str(instruction), str(copy))
     gateway = model if isinstance(model, LiteLLMGateway) else None
     return ExternalRequest(
         prompt=prompt,
