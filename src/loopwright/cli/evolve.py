@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -145,7 +146,7 @@ def evolve(
     if resume:
         if run_dir is None:
             raise UsageError("--resume needs --run-dir", fix="pass the run directory to resume")
-        with _Display() as display:
+        with _resume_hint(run_dir), _Display() as display:
             result = search.resume(run_dir, executor=run, on_event=display)
         _finish(result, load_checkpoint(run_dir).config.model, run_dir, report=not no_report)
         return
@@ -172,7 +173,7 @@ def evolve(
     root = run_dir or default_run_path(f"evolve-{Path(config.seed_workflow).stem}")
     search.check_inputs(config)  # before the banner: a bad input prints only its error
     _banner(config.model)
-    with _Display() as display:
+    with _resume_hint(root), _Display() as display:
         result = search.evolve(config, root, executor=run, on_event=display)
     _finish(result, config.model, root, report=not no_report)
 
@@ -357,6 +358,19 @@ def _index_line(run_dir: Path) -> str:
         f"run index: {s.evaluations} evaluations ({s.cached} from the cache), paid "
         f"${s.paid_usd:.2f}, saved ${s.saved_usd:.2f}, {s.failed_attempts} failed attempts"
     )
+
+
+@contextmanager
+def _resume_hint(run_dir: Path) -> Iterator[None]:
+    """Ctrl-C (or SIGTERM) says how to continue the run, then exits 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        err_console.print(
+            f"interrupted: the run stopped; continue it with\n"
+            f"  loopwright evolve --resume --run-dir {run_dir}"
+        )
+        raise typer.Exit(130) from None
 
 
 class _Display:

@@ -269,6 +269,7 @@ def _worker_main(
 ) -> None:
     """In the forked worker: run the job and send ("ok", record JSON) or ("error", text)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it kills us if need be
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's SIGTERM-as-Ctrl-C handler
     _die_with_parent(parent)
     _redirect_output(log)
     try:

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loopwright._fs import open_append
+from loopwright._fs import drop_torn_tail, open_append
 
 __all__ = [
     "LEDGER_FILE",
@@ -206,9 +206,13 @@ def sum_records(records: Sequence[LedgerRecord]) -> LedgerTotals:
 
 
 def read_ledger(path: Path) -> list[LedgerRecord]:
-    """Every record of a ledger.jsonl file, validated. Raises pydantic.ValidationError on a
-    malformed line and FileNotFoundError when the file does not exist."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+    """Every record of a ledger.jsonl file, validated. A last line without its newline (cut
+    off by a kill: it held no whole record) is left out. Raises pydantic.ValidationError on
+    any other malformed line and FileNotFoundError when the file does not exist."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lines = text.splitlines()
+    if lines and not text.endswith("\n"):
+        lines.pop()  # torn: the next append drops it from the file too (drop_torn_tail)
     return [LedgerRecord.model_validate_json(line) for line in lines if line.strip()]
 
 
@@ -218,6 +222,7 @@ def _append(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = open_append(path)
     try:
+        drop_torn_tail(fd)  # a line a kill cut off: the next record starts on its own line
         data = memoryview(text.encode("utf-8"))
         while data:
             data = data[os.write(fd, data) :]

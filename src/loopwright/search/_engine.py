@@ -84,10 +84,7 @@ from loopwright.search._progress import (
 from loopwright.search._protocols import MutationContext
 from loopwright.search._reflection_inputs import reflection_candidates
 from loopwright.search._report import contenders, failures_of, leader, rank, tied_best, train_view
-from loopwright.store import (
-    RunIndex,
-    is_simulated,
-)
+from loopwright.store import RunIndex, is_simulated, refuse_disk_full
 from loopwright.tasks import Task, load_benchmark
 from loopwright.workflow import Workflow, resolve_task_workflow, workflow_hash
 
@@ -409,6 +406,7 @@ class EvolutionEngine:
     def _commit(self, ind_id: str, done: JobResult, split: Split) -> None:
         """Add a finished evaluation to its individual (results kept in canonical order, so the
         checkpoint does not depend on completion order), checkpoint, index and log it."""
+        refuse_disk_full(done.record.run_error, done.job.run_dir)  # stop; resume reruns it
         ind = self.individuals[ind_id]
         rel = done.job.run_dir.relative_to(self.run_dir)
         result = task_result(done.record, split, rel)

@@ -6,6 +6,14 @@ run directories. See docs/store.md for the schema and its version."""
 from __future__ import annotations
 
 from loopwright.store._cache import CacheEntry, CacheTable
+from loopwright.store._faults import (
+    DiskFullError,
+    disk_full_cause,
+    disk_full_error,
+    disk_full_text,
+    out_of_space,
+    refuse_disk_full,
+)
 from loopwright.store._index import RunIndex
 from loopwright.store._lock import DirLock
 from loopwright.store._rows import (
@@ -42,6 +50,7 @@ __all__ = [
     "CacheEntry",
     "CacheTable",
     "DirLock",
+    "DiskFullError",
     "EvaluationRow",
     "EventLog",
     "FailedAttemptRow",
@@ -57,9 +66,14 @@ __all__ = [
     "TestOutcomeRow",
     "connect",
     "default_run_path",
+    "disk_full_cause",
+    "disk_full_error",
+    "disk_full_text",
     "is_simulated",
     "ledger_rows",
+    "out_of_space",
     "read_yaml_mapping",
+    "refuse_disk_full",
     "source_commit",
     "utc_now",
 ]

@@ -16,7 +16,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
@@ -104,12 +104,21 @@ class RunDir:
         return f"RunDir({str(self.path)!r})"
 
     @classmethod
-    def create(cls, path: Path | None, *, label: str, refuse: str | None = None) -> RunDir:
+    def create(
+        cls,
+        path: Path | None,
+        *,
+        label: str,
+        refuse: str | None = None,
+        ignore: Collection[str] = (),
+    ) -> RunDir:
         """A new run directory at `path` (default `runs/<UTC stamp>-<label>`).
 
         UsageError when `path` holds anything already (a run there is resumed, never
         overwritten), or when it holds the file `refuse` names (then the message says which
-        kind of run is there), or when it cannot be created (the fix names the cause)."""
+        kind of run is there), or when it cannot be created (the fix names the cause). Names in
+        `ignore` do not count (a run's lock file, taken before anything is written: calling
+        `create` again under the lock tells the loser of a start race that it lost)."""
         path = path if path is not None else default_run_path(label)
         if refuse is not None and (path / refuse).exists():
             raise UsageError(
@@ -118,7 +127,7 @@ class RunDir:
             )
         if path.exists() and not path.is_dir():
             raise UsageError(f"--run-dir {path} is a file", fix="pass a directory path")
-        if path.is_dir() and any(path.iterdir()):
+        if path.is_dir() and any(p.name not in ignore for p in path.iterdir()):
             raise UsageError(
                 f"run directory {path} already exists and is not empty",
                 fix="pass another --run-dir, or remove that one",

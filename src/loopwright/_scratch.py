@@ -1,0 +1,113 @@
+"""One loopwright-owned directory for a process's temporary files, removed on every exit path.
+
+Workspaces, grading copies and worker logs are made with `tempfile` (`lw-*` directories). Inside
+`process_scratch()` they all land in `<tmp>/loopwright-<uid>/<pid>-<start>/` (`tempfile.tempdir`
+points there, and forked workers inherit it), which is removed when the block ends: normally,
+on an exception, Ctrl-C or SIGTERM (the CLI turns SIGTERM into KeyboardInterrupt). A process
+killed outright (SIGKILL, the OOM killer) cannot clean up: the next `process_scratch()` removes
+every directory there whose process is gone (its pid not alive with the same start time).
+
+The CLI wraps every command in it; a Python user may wrap their own calls. A top-level module
+(like _fs.py) so that every package's temporary files share it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["SCRATCH_PREFIX", "process_scratch", "remove_stale", "scratch_parent"]
+
+SCRATCH_PREFIX = "loopwright-"
+
+
+def scratch_parent() -> Path | None:
+    """`<system tmp>/loopwright-<uid>` (created 0700), or None when it exists but is not
+    this user's own private directory (then nothing is put there and nothing removed)."""
+    parent = Path(tempfile.gettempdir()) / f"{SCRATCH_PREFIX}{os.getuid()}"
+    with contextlib.suppress(FileExistsError):
+        parent.mkdir(mode=0o700)
+    try:
+        info = parent.lstat()
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        return None  # a symlink or another user's directory planted at the name: not ours
+    return parent
+
+
+@contextlib.contextmanager
+def process_scratch() -> Iterator[Path | None]:
+    """Route this process's temporary files into its own directory for the block (see the
+    module doc); yields it (None when no private parent could be made: the system temp dir
+    is used as before). Removes stale directories of dead processes first. Not reentrant:
+    a nested call leaves the outer directory in place."""
+    if tempfile.tempdir is not None and Path(tempfile.tempdir).name == _own_name():
+        yield Path(tempfile.tempdir)  # already inside one (a command calling another)
+        return
+    parent = None
+    with contextlib.suppress(OSError):
+        parent = scratch_parent()
+    if parent is None:
+        yield None
+        return
+    remove_stale(parent)
+    own = parent / _own_name()
+    own.mkdir(mode=0o700, exist_ok=True)
+    before = tempfile.tempdir
+    tempfile.tempdir = str(own)
+    try:
+        yield own
+    finally:
+        tempfile.tempdir = before
+        _rmtree(own)
+
+
+def remove_stale(parent: Path) -> list[Path]:
+    """Remove the directories under `parent` left by processes that are gone; return them."""
+    removed = []
+    for entry in sorted(parent.iterdir()):
+        pid, _, start = entry.name.partition("-")
+        if not pid.isdigit() or not entry.is_dir() or entry.is_symlink():
+            continue
+        if _start_time(int(pid)) == start:
+            continue  # its process is alive
+        _rmtree(entry)
+        removed.append(entry)
+    return removed
+
+
+def _own_name() -> str:
+    return f"{os.getpid()}-{_start_time(os.getpid())}"
+
+
+def _start_time(pid: int) -> str:
+    """The process's start time in clock ticks since boot (with the pid, a name no later
+    process reuses); "" when there is no such process, or no /proc to ask."""
+    try:
+        stat_line = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    fields = stat_line[stat_line.rfind(")") + 2 :].split()
+    return fields[19] if len(fields) > 19 else ""
+
+
+def _rmtree(path: Path) -> None:
+    """Remove `path`, restoring write permission an agent took from directories in it."""
+
+    def retry(func: object, name: str, _exc: object) -> None:
+        target = Path(name)
+        with contextlib.suppress(OSError):
+            target.parent.chmod(stat.S_IRWXU)
+            if target.is_dir() and not target.is_symlink():
+                target.chmod(stat.S_IRWXU)
+                shutil.rmtree(target, ignore_errors=True)
+            else:
+                target.unlink()
+
+    shutil.rmtree(path, onerror=retry)
