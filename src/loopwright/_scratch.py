@@ -25,11 +25,16 @@ __all__ = ["SCRATCH_PREFIX", "process_scratch", "remove_stale", "scratch_parent"
 
 SCRATCH_PREFIX = "loopwright-"
 
+# The directory of the outermost `process_scratch` block in this process (inherited by forked
+# children, which work inside it); empty outside one.
+_ACTIVE: list[Path] = []
+
 
 def scratch_parent() -> Path | None:
     """`<system tmp>/loopwright-<uid>` (created 0700), or None when it exists but is not
     this user's own private directory (then nothing is put there and nothing removed)."""
-    parent = Path(tempfile.gettempdir()) / f"{SCRATCH_PREFIX}{os.getuid()}"
+    system_tmp = _ACTIVE[0].parent.parent if _ACTIVE else Path(tempfile.gettempdir())
+    parent = system_tmp / f"{SCRATCH_PREFIX}{os.getuid()}"
     with contextlib.suppress(FileExistsError):
         parent.mkdir(mode=0o700)
     try:
@@ -47,8 +52,8 @@ def process_scratch() -> Iterator[Path | None]:
     module doc); yields it (None when no private parent could be made: the system temp dir
     is used as before). Removes stale directories of dead processes first. Not reentrant:
     a nested call leaves the outer directory in place."""
-    if tempfile.tempdir is not None and Path(tempfile.tempdir).name == _own_name():
-        yield Path(tempfile.tempdir)  # already inside one (a command calling another)
+    if _ACTIVE:
+        yield _ACTIVE[0]  # already inside one (a command calling another, a forked worker)
         return
     parent = None
     with contextlib.suppress(OSError):
@@ -61,9 +66,11 @@ def process_scratch() -> Iterator[Path | None]:
     own.mkdir(mode=0o700, exist_ok=True)
     before = tempfile.tempdir
     tempfile.tempdir = str(own)
+    _ACTIVE.append(own)
     try:
         yield own
     finally:
+        _ACTIVE.clear()
         tempfile.tempdir = before
         _rmtree(own)
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from loopwright import search
+from loopwright.errors import UserError
 from loopwright.search import _checkpoint
 
 CONFIG = {
@@ -39,7 +40,17 @@ def _kill_inside_write(at: int) -> None:
     _checkpoint.atomic_write = write  # type: ignore[assignment]  # the hook of this test
 
 
-if __name__ == "__main__":
+def main(run_dir: Path) -> int:
+    """Run the evolve; a user error is printed as the CLI prints it (exit 2)."""
     if os.environ.get("LW_FAULT_KILL_AT"):
         _kill_inside_write(int(os.environ["LW_FAULT_KILL_AT"]))
-    search.evolve(search.parse_config(CONFIG), Path(sys.argv[1]))
+    try:
+        search.evolve(search.parse_config(CONFIG), run_dir)
+    except UserError as exc:
+        print(f"error: {exc.render()}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1])))
