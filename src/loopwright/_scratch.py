@@ -1,11 +1,12 @@
 """One loopwright-owned directory for a process's temporary files, removed on every exit path.
 
 Workspaces, grading copies and worker logs are made with `tempfile` (`lw-*` directories). Inside
-`process_scratch()` they all land in `<tmp>/loopwright-<uid>/<pid>-<start>/` (`tempfile.tempdir`
+`process_scratch()` they all land in `<tmp>/loopwright-<uid>/<pid>-<start>-<pid namespace>/` (`tempfile.tempdir`
 points there, and forked workers inherit it), which is removed when the block ends: normally,
 on an exception, Ctrl-C or SIGTERM (the CLI turns SIGTERM into KeyboardInterrupt). A process
 killed outright (SIGKILL, the OOM killer) cannot clean up: the next `process_scratch()` removes
-every directory there whose process is gone (its pid not alive with the same start time).
+every directory there whose process is gone (its pid, in this pid namespace, not alive with
+the same start time).
 
 The CLI wraps every command in it; a Python user may wrap their own calls. A top-level module
 (like _fs.py) so that every package's temporary files share it.
@@ -79,18 +80,26 @@ def remove_stale(parent: Path) -> list[Path]:
     """Remove the directories under `parent` left by processes that are gone; return them."""
     removed = []
     for entry in sorted(parent.iterdir()):
-        pid, _, start = entry.name.partition("-")
+        pid, start, space = [*entry.name.split("-", 2), "", ""][:3]
         if not pid.isdigit() or not entry.is_dir() or entry.is_symlink():
             continue
-        if _start_time(int(pid)) == start:
-            continue  # its process is alive
+        if space != _pid_space() or _start_time(int(pid)) == start:
+            continue  # its process is alive, or in another pid namespace (cannot tell)
         _rmtree(entry)
         removed.append(entry)
     return removed
 
 
 def _own_name() -> str:
-    return f"{os.getpid()}-{_start_time(os.getpid())}"
+    return f"{os.getpid()}-{_start_time(os.getpid())}-{_pid_space()}"
+
+
+def _pid_space() -> str:
+    """This process's pid namespace (a container has its own: its pids mean nothing here)."""
+    try:
+        return str(Path("/proc/self/ns/pid").stat().st_ino)
+    except OSError:
+        return ""
 
 
 def _start_time(pid: int) -> str:

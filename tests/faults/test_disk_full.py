@@ -38,10 +38,14 @@ def disk(tmp_path: Path) -> Iterator[Path]:
 def fill(mount: Path) -> Path:
     """Take every free byte of the filesystem at `mount` with one file; return it."""
     filler = mount / "filler"
-    with filler.open("wb") as out, contextlib.suppress(OSError):
-        while True:
-            out.write(b"\0" * (1 << 16))
-            out.flush()
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        for size in (1 << 16, 1 << 12, 1):
+            with contextlib.suppress(OSError):
+                while os.write(fd, b"\0" * size):
+                    pass
+    finally:
+        os.close(fd)
     return filler
 
 

@@ -90,15 +90,19 @@ def test_directories_of_dead_processes_are_removed_at_the_next_start() -> None:
     assert parent is not None
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    stale = parent / f"{dead.pid}-1"  # a start time no live process has
+    space = Path("/proc/self/ns/pid").stat().st_ino
+    stale = parent / f"{dead.pid}-1-{space}"  # a start time no live process has
     (stale / "lw-ws-x").mkdir(parents=True)
-    alive = parent / f"{os.getpid()}-{_start_time_of_self()}"
-    alive.mkdir(exist_ok=True)
+    alive = parent / f"{os.getpid()}-{_start_time_of_self()}-{space}"
+    elsewhere = parent / f"{dead.pid}-1-1"  # another pid namespace: cannot be told, kept
+    for kept in (alive, elsewhere):
+        kept.mkdir(exist_ok=True)
     try:
         assert stale in remove_stale(parent)
-        assert not stale.exists() and alive.exists()
+        assert not stale.exists() and alive.exists() and elsewhere.exists()
     finally:
         alive.rmdir()
+        elsewhere.rmdir()
 
 
 def _start_time_of_self() -> str:
