@@ -123,7 +123,13 @@ def test_an_interrupted_evolve_says_how_to_resume_and_leaves_no_temporary_files(
     tmp_path: Path, signum: int
 ) -> None:
     run_dir = tmp_path / "run"
-    proc = subprocess.Popen([sys.executable, "-c", CLI, *ARGS, "--run-dir", str(run_dir)],
+    # As from a terminal: SIGINT at its default, unblocked (a background job of a shell, or a
+    # test runner's child, may inherit it ignored or blocked).
+    cli = (
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        f"signal.pthread_sigmask(signal.SIG_UNBLOCK, {{signal.SIGINT}}); {CLI}"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", cli, *ARGS, "--run-dir", str(run_dir)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     parent = scratch_parent()
     assert parent is not None

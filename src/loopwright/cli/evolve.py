@@ -368,7 +368,8 @@ def _resume_hint(run_dir: Path) -> Iterator[None]:
     except KeyboardInterrupt:
         err_console.print(
             f"interrupted: the run stopped; continue it with\n"
-            f"  loopwright evolve --resume --run-dir {run_dir}"
+            f"  loopwright evolve --resume --run-dir {run_dir}",
+            soft_wrap=True,
         )
         raise typer.Exit(130) from None
 
