@@ -83,7 +83,9 @@ def evolve(
     `executor`: an Executor you own (left open), or how to make one (an `Execution`; default:
     a local process pool with the run's fitness cache), closed at the end. `on_event` sees
     every progress event as it happens (the same typed events as `progress.jsonl`). Raises
-    UsageError/ConfigError for bad input before anything is written."""
+    UsageError/ConfigError for bad input before anything is written; the run lock is taken
+    before the first write, so of two calls on one new directory exactly one runs. A full disk
+    raises DiskFullError (free space, then `resume`)."""
     check_inputs(config)
     with (
         faults_named(run_dir),
