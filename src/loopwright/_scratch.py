@@ -80,10 +80,11 @@ def remove_stale(parent: Path) -> list[Path]:
     """Remove the directories under `parent` left by processes that are gone; return them."""
     removed = []
     for entry in sorted(parent.iterdir()):
-        pid, start, space = [*entry.name.split("-", 2), "", ""][:3]
-        if not pid.isdigit() or not entry.is_dir() or entry.is_symlink():
+        parts = entry.name.split("-")
+        if len(parts) != 3 or not all(p.isdigit() for p in parts) or entry.is_symlink():
             continue
-        if space != _pid_space() or _start_time(int(pid)) == start:
+        pid, start, space = (int(p) for p in parts)
+        if space != _pid_space() or _start_time(pid) == start:
             continue  # its process is alive, or in another pid namespace (cannot tell)
         _rmtree(entry)
         removed.append(entry)
@@ -91,26 +92,29 @@ def remove_stale(parent: Path) -> list[Path]:
 
 
 def _own_name() -> str:
-    return f"{os.getpid()}-{_start_time(os.getpid())}-{_pid_space()}"
+    """`<pid>-<start time>-<pid namespace>`, zero-padded to one length: workspace paths (which
+    prompts show) are as long in every process, so token counts do not depend on the pid."""
+    pid = os.getpid()
+    return f"{pid:010d}-{_start_time(pid):020d}-{_pid_space():012d}"
 
 
-def _pid_space() -> str:
+def _pid_space() -> int:
     """This process's pid namespace (a container has its own: its pids mean nothing here)."""
     try:
-        return str(Path("/proc/self/ns/pid").stat().st_ino)
+        return Path("/proc/self/ns/pid").stat().st_ino
     except OSError:
-        return ""
+        return 0
 
 
-def _start_time(pid: int) -> str:
+def _start_time(pid: int) -> int:
     """The process's start time in clock ticks since boot (with the pid, a name no later
-    process reuses); "" when there is no such process, or no /proc to ask."""
+    process reuses); 0 when there is no such process, or no /proc to ask."""
     try:
         stat_line = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return ""
+        return 0
     fields = stat_line[stat_line.rfind(")") + 2 :].split()
-    return fields[19] if len(fields) > 19 else ""
+    return int(fields[19]) if len(fields) > 19 and fields[19].isdigit() else 0
 
 
 def _rmtree(path: Path) -> None:

@@ -136,7 +136,7 @@ def test_an_interrupted_evolve_says_how_to_resume_and_leaves_no_temporary_files(
     deadline = time.monotonic() + 300
     own = None
     while proc.poll() is None and time.monotonic() < deadline:
-        mine = [p for p in parent.glob(f"{proc.pid}-*") if any(p.glob("lw-*"))]
+        mine = [p for p in parent.glob(f"{proc.pid:010d}-*") if any(p.glob("lw-*"))]
         if mine and (run_dir / "checkpoint.json").is_file():
             own = mine[0]  # a workspace or a worker's log is there: mid-evaluation
             break
