@@ -143,7 +143,8 @@ def test_an_interrupted_evolve_says_how_to_resume_and_leaves_no_temporary_files(
         time.sleep(0.02)
     assert own is not None, "the run ended before it could be interrupted"
     proc.send_signal(signum)
-    assert proc.wait(timeout=120) == 130
+    code = proc.wait(timeout=120)
     err = proc.stderr.read().decode() if proc.stderr else ""
+    assert code == 130, err
     assert f"loopwright evolve --resume --run-dir {run_dir}" in err and "Traceback" not in err
     assert not own.exists(), f"left behind: {list(own.rglob('*'))[:5]}"
