@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sqlite3
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -15,6 +19,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from loopwright import __version__
+from loopwright._scratch import process_scratch
 from loopwright.errors import LoopwrightError, RunAbortedError, UsageError, UserError
 from loopwright.store import os_error_text
 from loopwright.workflow import WORKFLOWS_PATH_ENV
@@ -100,12 +105,28 @@ def _register_commands() -> None:
     from loopwright.cli import workflow as _workflow  # noqa: F401
 
 
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM ends a command like Ctrl-C (KeyboardInterrupt: cleanup runs, exit 130, and a
+    resumable command says how to resume); the previous handler is restored after. Only in
+    the main thread (signal handlers can be set nowhere else)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (0 ok, 1 failed check, 2 user error, 130 interrupted)."""
     _register_commands()
     before = os.environ.get(WORKFLOWS_PATH_ENV)
     try:
-        app(args=argv, prog_name="loopwright")
+        with _terminate_as_interrupt(), process_scratch():
+            app(args=argv, prog_name="loopwright")
     except SystemExit as exc:  # typer's standalone mode always ends this way
         code = exc.code
         if code is None:

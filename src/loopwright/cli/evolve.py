@@ -6,6 +6,7 @@ import contextlib
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -208,7 +209,11 @@ def evolve(
         if run_dir is None:
             raise UsageError("--resume needs --run-dir", fix="pass the run directory to resume")
         _refuse_ignored_on_resume(ctx)
-        with _Display() as display, _resumable(run_dir, executor, ray_address):
+        with (
+            _resume_hint(run_dir),
+            _Display() as display,
+            _resumable(run_dir, executor, ray_address),
+        ):
             result = search.resume(run_dir, executor=run, on_event=display)
         _finish(result, load_checkpoint(run_dir).config.model, run_dir, report=not no_report)
         return
@@ -238,7 +243,7 @@ def evolve(
     root = run_dir or default_run_path(f"evolve-{Path(config.seed_workflow).stem}")
     search.check_inputs(config, root, run)  # before the banner: a bad input prints only its error
     _banner(config.model)
-    with _Display() as display, _resumable(root, executor, ray_address):
+    with _resume_hint(root), _Display() as display, _resumable(root, executor, ray_address):
         result = search.evolve(config, root, executor=run, on_event=display)
     _finish(result, config.model, root, report=not no_report)
 
@@ -511,6 +516,20 @@ def _index_line(run_dir: Path) -> str:
         f"run index: {s.evaluations} evaluations ({s.cached} from the cache), paid "
         f"${s.paid_usd:.2f}, saved ${s.saved_usd:.2f}, {s.failed_attempts} failed attempts"
     )
+
+
+@contextmanager
+def _resume_hint(run_dir: Path) -> Iterator[None]:
+    """Ctrl-C (or SIGTERM) says how to continue the run, then exits 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        err_console.print(
+            f"interrupted: the run stopped; continue it with\n"
+            f"  loopwright evolve --resume --run-dir {run_dir}",
+            soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
 
 
 class _Display:

@@ -19,10 +19,11 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections import defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -154,7 +155,8 @@ class _Pool:
             daemon=True,
         )
         started = time.monotonic()
-        process.start()
+        with _interrupts_held():
+            process.start()
         send.close()  # the worker holds the write end; its death shows as EOF here
         timeout = job_timeout_s(self.evaluator, job, self.executor.job_timeout_s)
         return _Running(index, attempt, process, receive, started, started + timeout, log)
@@ -269,6 +271,7 @@ def _worker_main(
 ) -> None:
     """In the forked worker: run the job and send ("ok", record JSON) or ("error", text)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it kills us if need be
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's SIGTERM-as-Ctrl-C handler
     _die_with_parent(parent)
     _redirect_output(log)
     try:
@@ -278,6 +281,36 @@ def _worker_main(
         message = ("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-1500:]}")
     conn.send(message)
     conn.close()
+
+
+_INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM while a worker is forked: Python runs fork hooks (logging's)
+    in the parent, and a KeyboardInterrupt raised inside one is printed and dropped, so the
+    run would go on. Held signals are noted and raised again just after the fork, under the
+    handlers there were. Main thread only (the only one that may set handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = {signum: signal.signal(signum, _noter(caught)) for signum in _INTERRUPTS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for held in dict.fromkeys(caught):
+            signal.raise_signal(held)
+
+
+def _noter(caught: list[int]) -> Callable[[int, object], None]:
+    def note(signum: int, _frame: object) -> None:
+        caught.append(signum)
+
+    return note
 
 
 def _die_with_parent(parent: int) -> None:

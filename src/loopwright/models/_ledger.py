@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from loopwright._fs import open_append
+from loopwright._fs import drop_torn_tail, open_append
 
 __all__ = [
     "LEDGER_FILE",
@@ -287,10 +287,16 @@ def sum_records(records: Sequence[LedgerRecord]) -> LedgerTotals:
 
 
 def read_ledger(path: Path, *, torn_tail: bool = False) -> list[LedgerRecord]:
-    """Every record of a ledger.jsonl file, validated. Raises pydantic.ValidationError on a
-    malformed line and FileNotFoundError when the file does not exist. With `torn_tail`, a
-    malformed LAST line (a write a kill cut off) is dropped instead."""
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """Every record of a ledger.jsonl file, validated. A last line without its newline (cut
+    off by a kill: it held no whole record) is left out. With `torn_tail`, a malformed last
+    line is dropped too (a writer still appending it, read by another process). Raises
+    pydantic.ValidationError on any other malformed line and FileNotFoundError when the file
+    does not exist."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lines = text.splitlines()
+    if lines and not text.endswith("\n"):
+        lines.pop()  # torn: the next append drops it from the file too (drop_torn_tail)
+    lines = [line for line in lines if line.strip()]
     records = []
     for number, line in enumerate(lines, start=1):
         try:
@@ -308,6 +314,7 @@ def _append(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = open_append(path)
     try:
+        drop_torn_tail(fd)  # a line a kill cut off: the next record starts on its own line
         data = memoryview(text.encode("utf-8"))
         while data:
             data = data[os.write(fd, data) :]

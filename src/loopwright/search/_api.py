@@ -22,7 +22,7 @@ from loopwright.models import LEDGER_FILE, CostLedger, routed_factory
 from loopwright.records import CycleRecord
 from loopwright.runtime import EngineSettings, load_engine_settings
 from loopwright.sandbox import default_sandbox
-from loopwright.search._calibrate import calibrate
+from loopwright.search._calibrate import calibrate, load_calibration_runs
 from loopwright.search._checkpoint import CHECKPOINT_FILE, LOCK_FILE, RunLock, load_checkpoint
 from loopwright.search._components import SearchComponents, default_components
 from loopwright.search._config import EvolveConfig
@@ -36,7 +36,7 @@ from loopwright.search._progress import (
     RunResumed,
 )
 from loopwright.search._report import EvolveResult, evolve_result
-from loopwright.store import INDEX_FILE, META_FILE, RunDir, RunMeta, check_cache_file
+from loopwright.store import INDEX_FILE, META_FILE, RunDir, RunMeta, check_cache_file, out_of_space
 from loopwright.tasks import Benchmark, load_benchmark
 from loopwright.workflow import resolve_task_workflow
 
@@ -91,15 +91,20 @@ def evolve(
     `executor`: an Executor you own (left open), or how to make one (an `Execution`; default:
     a local process pool with the run's fitness cache), closed at the end. `on_event` sees
     every progress event as it happens (the same typed events as `progress.jsonl`). Raises
-    UsageError/ConfigError for bad input before anything is written.
+    UsageError/ConfigError for bad input before anything is written; the run lock is taken
+    before the first write, so of two calls on one new directory exactly one runs. A full disk
+    raises DiskFullError (free space, then `resume`).
 
     Every gateway call (agents, reflector, mutator, crossover, judge gates) is written to
     `run_dir/ledger.jsonl` with its role, and `config.budgets.max_usd` bounds it: once the
     ledger reaches it no further model call is made (docs/models.md)."""
     config = with_engine(config)
     check_inputs(config, run_dir, executor)
-    root = _create(config, run_dir)
-    with RunLock(root), executor_for(executor, root) as pool:
+    with (
+        faults_named(run_dir),
+        _created(config, run_dir) as root,
+        executor_for(executor, root) as pool,
+    ):
         engine = OuterLoop(lambda: _build(config, root, pool, on_event), root).run()
     return evolve_result(engine.state)
 
@@ -111,14 +116,19 @@ def resume(
     on_event: Listener | None = None,
 ) -> EvolveResult:
     """Continue the evolve run in `run_dir` from its checkpoint; finished evaluations are never
-    repeated, and the result is the one an uninterrupted run would have reached. UsageError
+    repeated, and the result is the one an uninterrupted run would have reached. A run stopped
+    during calibration continues its calibration (the runs it finished are kept). UsageError
     (creating nothing) when `run_dir` holds no evolve run or the cache cannot be opened."""
     require_run(run_dir)
     if isinstance(executor, Execution):
         executor.check()
-    with RunLock(run_dir), executor_for(executor, run_dir) as pool:
+    with RunLock(run_dir), faults_named(run_dir), executor_for(executor, run_dir) as pool:
 
         def reopen() -> EvolutionEngine:
+            if not (run_dir / CHECKPOINT_FILE).is_file():
+                config = _calibrating(run_dir)
+                ProgressLog(run_dir, on_event).emit(RunResumed(generation=0, model=config.model))
+                return _build(config, run_dir, pool, on_event)
             engine = open_run(run_dir, pool, on_event)
             engine.log.emit(
                 RunResumed(generation=engine.state.generation, model=engine.config.model)
@@ -140,8 +150,11 @@ def start(
     `outer-loop calibrate` step). The engine returned is not evaluated yet."""
     config = with_engine(config)
     check_inputs(config, run_dir, executor)
-    root = _create(config, run_dir)
-    with RunLock(root), executor_for(executor, root) as pool:
+    with (
+        faults_named(run_dir),
+        _created(config, run_dir) as root,
+        executor_for(executor, root) as pool,
+    ):
         return _build(config, root, pool, on_event)
 
 
@@ -188,7 +201,7 @@ def check_inputs(
     default_components(config)
     default_sandbox(config.sandbox)
     if run_dir is not None:
-        RunDir.check_new(run_dir, refuse=CHECKPOINT_FILE)
+        RunDir.check_new(run_dir, refuse=META_FILE, ignore=(LOCK_FILE,))
     if isinstance(executor, Execution):
         executor.check()
 
@@ -204,20 +217,51 @@ def require_run(run_dir: Path) -> None:
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def _create(config: EvolveConfig, run_dir: Path) -> Path:
-    """The new run directory with its config.yaml (RunMeta, kind evolve)."""
-    run = RunDir.create(run_dir, label="evolve", refuse=CHECKPOINT_FILE)
-    meta = RunMeta.new(
-        "evolve",
-        model=config.model,
-        loopwright_version=__version__,
-        benchmark=config.bench,
-        benchmark_digest=load_benchmark(config.bench).digest,
-        seed=config.seed,
-        config=config.model_dump(mode="json"),
-    )
-    run.write_meta(meta)
-    return run.path
+@contextmanager
+def _created(config: EvolveConfig, run_dir: Path) -> Iterator[Path]:
+    """The new run directory, locked before anything is written into it (its config.yaml:
+    RunMeta, kind evolve), held while the block runs. Of two processes started together on
+    one directory, exactly one gets it: the other is refused by the lock, or, when the first
+    has already finished, by what it wrote (`RunDir.create` again under the lock)."""
+    root = _claim(run_dir).path
+    with RunLock(root):
+        run = _claim(root)
+        meta = RunMeta.new(
+            "evolve",
+            model=config.model,
+            loopwright_version=__version__,
+            benchmark=config.bench,
+            benchmark_digest=load_benchmark(config.bench).digest,
+            seed=config.seed,
+            config=config.model_dump(mode="json"),
+        )
+        run.write_meta(meta)
+        yield run.path
+
+
+def _calibrating(run_dir: Path) -> EvolveConfig:
+    """The config of an evolve run stopped before its first checkpoint (during calibration),
+    from its config.yaml. ConfigError (no checkpoint) when the directory holds no such run."""
+    meta = RunDir.open(run_dir).meta()
+    if meta is None or meta.kind != "evolve":
+        raise ConfigError(
+            f"no evolve checkpoint in {run_dir}",
+            got=str(run_dir / CHECKPOINT_FILE),
+            fix="start a run there first (loopwright evolve --run-dir DIR), or check the path",
+        )
+    return EvolveConfig.model_validate(meta.config)
+
+
+def _claim(run_dir: Path) -> RunDir:
+    return RunDir.create(run_dir, label="evolve", refuse=META_FILE, ignore=(LOCK_FILE,))
+
+
+@contextmanager
+def faults_named(run_dir: Path) -> Iterator[None]:
+    """A full disk met in the block: one DiskFullError naming the path and the resume
+    command (docs/runs.md), not a traceback."""
+    with out_of_space(run_dir, resume=f"loopwright evolve --resume --run-dir {run_dir}"):
+        yield
 
 
 @contextmanager
@@ -250,12 +294,13 @@ def _build(
         log = ProgressLog(root, on_event)
         wanted = config.calibration.tasks
         tasks = [t for t in benchmark.tasks if wanted is None or t.id in wanted]
-        total, done = len(tasks) * config.calibration.repetitions, [0]
+        total = len(tasks) * config.calibration.repetitions
+        done = [len(load_calibration_runs(root))]  # a resumed calibration counts on
 
         def tick(record: CycleRecord) -> None:
             done[0] += 1
-            log.emit(CalibrationRunFinished(task_id=record.task_id, done=done[0], total=total,
-                                            score=record.score_end))  # fmt: skip
+            log.emit(CalibrationRunFinished(task_id=record.task_id, repetition=record.repetition,
+                                            done=done[0], total=total, score=record.score_end))  # fmt: skip
 
         seed = resolve_task_workflow(config.seed_workflow)
         result = calibrate(

@@ -13,20 +13,32 @@ from pathlib import Path
 from statistics import fmean
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from loopwright._fs import atomic_write
-from loopwright.errors import UsageError
+from loopwright.errors import ConfigError, UsageError
 from loopwright.evaluation import Evaluator
 from loopwright.records import CycleRecord
 from loopwright.search._config import CalibrationSettings
 from loopwright.search._split_size import require_sizes, split_warnings
+from loopwright.store import RunDir, refuse_disk_full
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow
 
-__all__ = ["CALIBRATION_FILE", "Calibration", "CalibrationRow", "calibrate", "split_tasks"]
+__all__ = [
+    "CALIBRATION_FILE",
+    "CALIBRATION_RUNS_FILE",
+    "Calibration",
+    "CalibrationRow",
+    "CalibrationRun",
+    "CalibrationRuns",
+    "calibrate",
+    "load_calibration_runs",
+    "split_tasks",
+]
 
 CALIBRATION_FILE = "calibration.json"
+CALIBRATION_RUNS_FILE = "calibration_runs.json"
+CALIBRATION_RUNS_VERSION = 1
 
 Verdict = Literal["train", "holdout", "too_easy", "too_hard", "unused"]
 
@@ -43,6 +55,38 @@ class CalibrationRow(BaseModel):
     pass_rate: float | None
     mean_score: float | None
     verdict: Verdict
+
+
+class CalibrationRun(BaseModel):
+    """One finished calibration run, as the calibration checkpoint keeps it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task_id: str
+    repetition: int
+    scored: bool
+    resolved: bool
+    score: float
+
+    @classmethod
+    def of(cls, record: CycleRecord) -> CalibrationRun:
+        return cls(
+            task_id=record.task_id,
+            repetition=record.repetition,
+            scored=record.scored,
+            resolved=record.resolved,
+            score=record.score_end,
+        )
+
+
+class CalibrationRuns(BaseModel):
+    """`<run>/calibration_runs.json`: the calibration runs finished so far, in (task,
+    repetition) order, rewritten atomically after each one (docs/runs.md)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: Literal[1] = 1
+    runs: tuple[CalibrationRun, ...]
 
 
 class Calibration(BaseModel):
@@ -80,19 +124,34 @@ def calibrate(
     by pass rate, write `<run>/calibration.json` and return the split. A split smaller than
     advised carries a warning (with the interval width to expect over `holdout_repetitions`).
 
-    Raises UsageError (showing the observed pass rates and which band to widen) when the band
-    leaves no training or no holdout task, or fewer than `settings.min_train`/`min_holdout`
-    (after writing calibration.json). Deterministic for a given evaluator seed.
+    Checkpointed like a generation: each finished run is committed to
+    `<run>/calibration_runs.json` as it arrives, and runs found there are not run again, so a
+    calibration killed at any moment and called again ends with the same split, no run lost
+    or repeated (`on_record` sees the new runs only). Raises UsageError (showing the observed
+    pass rates and which band to widen) when the band leaves no training or no holdout task,
+    or fewer than `settings.min_train`/`min_holdout` (after writing calibration.json).
+    Deterministic for a given evaluator seed.
     """
     reps = settings.repetitions
     calib = dataclasses.replace(
         evaluator, settings=evaluator.settings.model_copy(update={"repetitions": reps})
     )
-    evaluation = calib.evaluate(
-        seed, tasks, run_dir / "calibration", run_id=run_dir.name, on_record=on_record
-    )
-    by_task = evaluation.by_task()
-    stats = {t.id: _rates(by_task.get(t.id, [])) for t in tasks}
+    wanted = [(task, rep) for task in tasks for rep in range(reps)]
+    done = {(r.task_id, r.repetition): r for r in load_calibration_runs(run_dir)}
+
+    def commit(record: CycleRecord) -> None:
+        refuse_disk_full(record.run_error, run_dir / "calibration" / record.task_id)
+        done[(record.task_id, record.repetition)] = CalibrationRun.of(record)
+        kept = [done[t.id, rep] for t, rep in wanted if (t.id, rep) in done]
+        RunDir(run_dir).write_json(CALIBRATION_RUNS_FILE, CalibrationRuns(runs=tuple(kept)))
+        if on_record is not None:
+            on_record(record)
+
+    todo = [(task, rep) for task, rep in wanted if (task.id, rep) not in done]
+    if todo:
+        root = run_dir / "calibration"
+        calib.evaluate_runs(seed, todo, root, run_id=run_dir.name, on_record=commit)
+    stats = {t.id: _rates([done[t.id, rep] for rep in range(reps)]) for t in tasks}
     rows = split_tasks(tasks, stats, settings)
     holdout_rates = [r.pass_rate or 0.0 for r in rows if r.verdict == "holdout"]
     n_train = sum(r.verdict == "train" for r in rows)
@@ -103,7 +162,7 @@ def calibrate(
         rows=tuple(rows),
         warnings=split_warnings(n_train, holdout_rates, holdout_repetitions),
     )
-    atomic_write(run_dir / CALIBRATION_FILE, result.model_dump_json(indent=2))
+    RunDir(run_dir).write(CALIBRATION_FILE, result.model_dump_json(indent=2))
     _require_split(result)
     require_sizes(
         n_train, len(holdout_rates), settings.min_train, settings.min_holdout,
@@ -112,12 +171,30 @@ def calibrate(
     return result
 
 
-def _rates(records: Sequence[CycleRecord]) -> tuple[int, int, float | None, float | None]:
-    valid = [r for r in records if r.scored]
+def load_calibration_runs(run_dir: Path) -> tuple[CalibrationRun, ...]:
+    """The calibration runs committed in `<run>/calibration_runs.json` (none when absent).
+    ConfigError when the file is of another schema version or does not parse."""
+    path = run_dir / CALIBRATION_RUNS_FILE
+    if not path.is_file():
+        return ()
+    try:
+        state = CalibrationRuns.model_validate_json(path.read_bytes())
+    except ValidationError as exc:
+        raise ConfigError(
+            f"{path} is not a calibration checkpoint this loopwright reads",
+            got=str(exc.errors()[0])[:300],
+            fix=f"it reads schema_version {CALIBRATION_RUNS_VERSION}; remove the file to run "
+            "the calibration again",
+        ) from None
+    return state.runs
+
+
+def _rates(runs: Sequence[CalibrationRun]) -> tuple[int, int, float | None, float | None]:
+    valid = [r for r in runs if r.scored]
     if not valid:
-        return len(records), 0, None, None
+        return len(runs), 0, None, None
     passed = fmean(1.0 if r.resolved else 0.0 for r in valid)
-    return len(records), len(valid), passed, fmean(r.score_end for r in valid)
+    return len(runs), len(valid), passed, fmean(r.score for r in valid)
 
 
 def split_tasks(

@@ -101,7 +101,7 @@ from loopwright.search._report import (
 from loopwright.search._selection import selection_key
 from loopwright.search._staging import StageVerdict, stage_order, stage_runs, stage_verdict
 from loopwright.search.mutations._merge import merge_workflows
-from loopwright.store import RunIndex, StageRow, is_simulated
+from loopwright.store import RunIndex, StageRow, is_simulated, refuse_disk_full
 from loopwright.tasks import Task, load_benchmark
 from loopwright.workflow import Workflow, resolve_task_workflow, workflow_hash
 
@@ -500,6 +500,7 @@ class EvolutionEngine:
     def _commit(self, ind_id: str, done: JobResult, split: Split) -> None:
         """Add a finished evaluation to its individual (results kept in canonical order, so the
         checkpoint does not depend on completion order), checkpoint, index and log it."""
+        refuse_disk_full(done.record.run_error, done.job.run_dir)  # stop; resume reruns it
         ind = self.individuals[ind_id]
         rel = done.job.run_dir.relative_to(self.run_dir)
         result = task_result(done.record, split, rel)

@@ -103,10 +103,12 @@ class _Event(_Frozen):
 
 
 class CalibrationRunFinished(_Event):
-    """One calibration run of the seed finished (`done` of `total`)."""
+    """One calibration run of the seed finished (`done` of `total`; `repetition` is absent
+    from logs written before it was recorded)."""
 
     event: Literal["calibration_run_finished"] = "calibration_run_finished"
     task_id: str
+    repetition: int | None = None
     done: int
     total: int
     score: float | None

@@ -12,6 +12,14 @@ from loopwright.store._cache import (
     ClaimState,
     claim_owner,
 )
+from loopwright.store._faults import (
+    DiskFullError,
+    disk_full_cause,
+    disk_full_error,
+    disk_full_text,
+    out_of_space,
+    refuse_disk_full,
+)
 from loopwright.store._index import RunIndex
 from loopwright.store._lock import DirLock
 from loopwright.store._paths import (
@@ -58,6 +66,7 @@ __all__ = [
     "CacheTable",
     "ClaimState",
     "DirLock",
+    "DiskFullError",
     "EvaluationRow",
     "EventLog",
     "FailedAttemptRow",
@@ -78,11 +87,16 @@ __all__ = [
     "claim_owner",
     "connect",
     "default_run_path",
+    "disk_full_cause",
+    "disk_full_error",
+    "disk_full_text",
     "is_simulated",
     "ledger_rows",
     "os_error_text",
+    "out_of_space",
     "read_text_input",
     "read_yaml_mapping",
+    "refuse_disk_full",
     "source_commit",
     "utc_now",
 ]

@@ -16,7 +16,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
@@ -105,14 +105,23 @@ class RunDir:
         return f"RunDir({str(self.path)!r})"
 
     @classmethod
-    def create(cls, path: Path | None, *, label: str, refuse: str | None = None) -> RunDir:
+    def create(
+        cls,
+        path: Path | None,
+        *,
+        label: str,
+        refuse: str | None = None,
+        ignore: Collection[str] = (),
+    ) -> RunDir:
         """A new run directory at `path` (default `runs/<UTC stamp>-<label>`).
 
         UsageError when `path` holds anything already (a run there is resumed, never
         overwritten), or when it holds the file `refuse` names (then the message says which
-        kind of run is there), or when it cannot be created (the fix names the cause)."""
+        kind of run is there), or when it cannot be created (the fix names the cause). Names in
+        `ignore` do not count (a run's lock file, taken before anything is written: calling
+        `create` again under the lock tells the loser of a start race that it lost)."""
         path = path if path is not None else default_run_path(label)
-        cls.check_new(path, refuse=refuse)
+        cls.check_new(path, refuse=refuse, ignore=ignore)
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -123,17 +132,24 @@ class RunDir:
         return cls(path)
 
     @staticmethod
-    def check_new(path: Path, flag: str = "--run-dir", *, refuse: str | None = None) -> None:
-        """`create` would succeed at `path`: absent or an empty directory, under a directory
-        this process can write. UsageError naming the path and the fix otherwise (see
-        `create` for `refuse`); creates nothing (what a command checks before it writes)."""
+    def check_new(
+        path: Path,
+        flag: str = "--run-dir",
+        *,
+        refuse: str | None = None,
+        ignore: Collection[str] = (),
+    ) -> None:
+        """`create` would succeed at `path`: absent or an empty directory (names in `ignore`
+        do not count), under a directory this process can write. UsageError naming the path
+        and the fix otherwise (see `create` for `refuse`); creates nothing (what a command
+        checks before it writes)."""
         if refuse is not None and (path / refuse).exists():
             raise UsageError(
                 f"run directory {path} already holds a run",
                 fix="pass --resume to continue it, or another --run-dir",
             )
         check_new_dir(path, flag)
-        if path.is_dir() and any(path.iterdir()):
+        if path.is_dir() and any(p.name not in ignore for p in path.iterdir()):
             raise UsageError(
                 f"run directory {path} already exists and is not empty",
                 fix=f"pass another {flag}, or remove that one",
