@@ -192,6 +192,33 @@ def test_evolve_on_a_real_provider_meters_every_role_into_the_ledger(
     assert "of which meta roles" in html
     for path in (p for p in run_dir.rglob("*") if p.is_file()):
         assert DUMMY_KEY not in path.read_text(encoding="utf-8", errors="replace"), path
+    _promote_then_run_by_name(url, counting, run_dir, tmp_path, monkeypatch, capsys)
+
+
+def _promote_then_run_by_name(
+    url: str,
+    counting: Counting,
+    run_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The last steps of the path: the winner promoted into the library (--force: one holdout
+    task cannot make its gain significant), then run by name on the same provider."""
+    monkeypatch.setenv("LOOPWRIGHT_WORKFLOW_LIBRARY", str(tmp_path / "library"))
+    assert (
+        main(["outer-loop", "promote", "--run-dir", str(run_dir), "evolved-loopback", "--force"])
+        == 0
+    )
+    assert "use it by name" in capsys.readouterr().out
+    before = counting.roles["builder"]
+    argv = [
+        "run", "evolved-loopback", "--bench", "mini", "--tasks", TRAIN, "--model", AGENT_MODEL,
+        "--tier", f"medium={TIER_MODEL}", "--api-base", url, "--config", str(_prices(tmp_path)),
+        "--sandbox", "local", "--no-report", "--run-dir", str(tmp_path / "used"),
+    ]  # fmt: skip
+    assert main(argv) == 0
+    assert counting.roles["builder"] > before  # the promoted workflow's builder ran on it
 
 
 @pytest.mark.parametrize("calls", [3, 5])
