@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import loopwright.sandbox as sandbox_pkg
 from loopwright.errors import ConfigError, MissingDependencyError
 from loopwright.sandbox import (
     BubblewrapSandbox,
+    DockerSandbox,
     LocalSandbox,
     _bwrap,
     _select,
@@ -15,6 +18,7 @@ from loopwright.sandbox import (
     default_sandbox,
     sandbox_kinds,
 )
+from tests.containers import engine_problem, settings
 from tests.sandbox.conftest import needs_bwrap
 
 
@@ -93,12 +97,19 @@ def test_local_is_local_without_a_warning(capsys: pytest.CaptureFixture[str]) ->
     assert capsys.readouterr().err == ""
 
 
-def test_docker_without_an_image_is_a_config_error_saying_how_to_name_one(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.docker
+def test_docker_without_a_default_image_refuses_a_workspace_with_none(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    """Tasks that bring their own image need no default; a workspace with none is refused
+    when its container would start, saying how to name one."""
+    problem = engine_problem()
+    if problem is not None:
+        pytest.skip(problem)
     monkeypatch.delenv("LOOPWRIGHT_CONTAINER_IMAGE", raising=False)
+    sandbox = DockerSandbox(settings(""))  # what default_sandbox("docker") now builds
     with pytest.raises(ConfigError, match="needs an image") as err:
-        default_sandbox("docker")
+        sandbox.run(["true"], cwd=tmp_path, timeout_s=30)
     assert "LOOPWRIGHT_CONTAINER_IMAGE" in str(err.value)
 
 

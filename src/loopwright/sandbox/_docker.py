@@ -104,14 +104,8 @@ class DockerSandbox(Sandbox):
 
     def __init__(self, settings: ContainerSettings | None = None) -> None:
         self.settings = settings if settings is not None else ContainerSettings.from_env()
-        if not self.settings.image:
-            raise ConfigError(
-                "the docker sandbox needs an image",
-                got="no image set",
-                fix=f"build one locally and name it in {ENV_PREFIX}IMAGE (docs/sandbox.md)",
-            )
         self.engine = Engine.detect(self.settings)
-        if not self.engine.image_exists(self.settings.image):
+        if self.settings.image and not self.engine.image_exists(self.settings.image):
             raise ConfigError(
                 f"the image {self.settings.image!r} is not present in {self.engine.kind}",
                 got=self.settings.image,
@@ -248,7 +242,15 @@ class DockerSandbox(Sandbox):
             yield
 
     def _start(self, root: Path, network: bool, shape: _Shape) -> _Container:
-        """Start a container for `root` (the lock is held) and remember it."""
+        """Start a container for `root` (the lock is held) and remember it. ConfigError when
+        there is no image to start it from (the task names none, and no default is set)."""
+        if not shape.image:
+            raise ConfigError(
+                "the docker sandbox needs an image for this workspace",
+                got=f"no task image and no {ENV_PREFIX}IMAGE",
+                fix=f"give the task an [environment] image or dockerfile, or build a default "
+                f"image locally and name it in {ENV_PREFIX}IMAGE (docs/sandbox.md)",
+            )
         stage = Path(tempfile.mkdtemp(prefix="lw-ctr-"))
         (stage / "ro").mkdir()
         (stage / "rw").mkdir()
