@@ -19,6 +19,7 @@ from loopwright.scoring import (
 )
 from loopwright.tasks import Task, load_benchmark_dir, load_task
 from loopwright.tasks._hidden import apply_test_patch
+from tests.containers import docker_sandbox_or_skip
 from tests.scoring.hostile import gold_steps, run_agent, shell, write
 from tests.scoring.test_hostile import PASS_EVERYTHING_CONFTEST
 from tests.taskfactory import GOLD, PARTIAL, anywhere_hidden, make_anywhere_task
@@ -44,6 +45,18 @@ def test_the_task_validates_gold_one_flawed_below(task: Task, grader: PytestGrad
     assert all(c.ok for c in checks), [(c.variant, c.problem) for c in checks]
     scores = {c.variant: c.grade.score for c in checks if c.grade is not None}
     assert scores == {"gold": 1.0, "only-mul": ONLY_MUL, "untouched": 0.0}
+
+
+@pytest.mark.docker
+def test_the_task_validates_in_the_container_sandbox_too(task: Task) -> None:
+    """Both layouts place their hidden tests (an edited visible file, a new directory) in the
+    workspace the container mounts, and grade the same there."""
+    docker = PytestGrader(docker_sandbox_or_skip())
+    checks = validate_benchmark(load_benchmark_dir(task.root.parent), docker)
+    assert all(c.ok for c in checks), [(c.variant, c.problem) for c in checks]
+    scores = {c.variant: c.grade.score for c in checks if c.grade is not None}
+    assert scores == {"gold": 1.0, "only-mul": ONLY_MUL, "untouched": 0.0}
+    assert all(c.grade.sandbox == "docker" for c in checks if c.grade is not None)
 
 
 def test_the_hidden_tests_are_never_in_the_workspace(task: Task, tmp_path: Path) -> None:
