@@ -18,7 +18,7 @@ import os
 import secrets
 from pathlib import Path
 
-__all__ = ["atomic_write", "drop_torn_tail", "open_append", "write_all"]
+__all__ = ["atomic_write", "drop_torn_tail", "is_atomic_temp", "open_append", "write_all"]
 
 _TEMP_ATTEMPTS = 16
 
@@ -52,6 +52,16 @@ def atomic_write(path: Path, data: bytes | str) -> None:
             raise
     finally:
         os.close(directory)
+
+
+def is_atomic_temp(name: str) -> bool:
+    """True for the name of an `atomic_write` temporary file (`.<name>.<12 hex>.tmp`): what a
+    write a kill cut off leaves behind, never a file of its own."""
+    parts = name.split(".")
+    return (
+        len(parts) >= 4 and parts[0] == "" and parts[-1] == "tmp" and len(parts[-2]) == 12
+        and all(c in "0123456789abcdef" for c in parts[-2])
+    )  # fmt: skip
 
 
 def open_append(path: Path) -> int:

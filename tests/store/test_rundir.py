@@ -29,6 +29,18 @@ def test_create_refuses_what_it_must_not_overwrite(tmp_path: Path) -> None:
         RunDir.create(tmp_path / "run", label="t", refuse="checkpoint.json")
 
 
+def test_a_write_a_kill_cut_off_does_not_block_a_fresh_start(tmp_path: Path) -> None:
+    """The temporary file of an atomic write (`.config.yaml.<12 hex>.tmp`) is no run: a
+    directory holding only that is still a new one; anything else still counts."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / ".config.yaml.0123456789ab.tmp").write_text("seed: 1")
+    assert RunDir.create(run, label="t").path == run
+    (run / ".config.yaml.notatempfile.tmp").write_text("x")
+    with pytest.raises(UsageError, match="not empty"):
+        RunDir.create(run, label="t")
+
+
 def test_meta_round_trips_and_says_simulated(tmp_path: Path) -> None:
     run = RunDir.create(tmp_path / "r", label="t")
     run.write_meta(RunMeta.new("run", model="sim", benchmark="mini", seed=3, config={"a": 1}))

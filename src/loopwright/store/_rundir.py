@@ -25,7 +25,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from loopwright import __version__
-from loopwright._fs import atomic_write, drop_torn_tail, open_append, write_all
+from loopwright._fs import atomic_write, drop_torn_tail, is_atomic_temp, open_append, write_all
 from loopwright.errors import ConfigError, UsageError
 from loopwright.store._paths import check_new_dir
 
@@ -140,7 +140,8 @@ class RunDir:
         ignore: Collection[str] = (),
     ) -> None:
         """`create` would succeed at `path`: absent or an empty directory (names in `ignore`
-        do not count), under a directory this process can write. UsageError naming the path
+        and the temporary files of an atomic write a kill cut off do not count), under a
+        directory this process can write. UsageError naming the path
         and the fix otherwise (see `create` for `refuse`); creates nothing (what a command
         checks before it writes)."""
         if refuse is not None and (path / refuse).exists():
@@ -149,7 +150,7 @@ class RunDir:
                 fix="pass --resume to continue it, or another --run-dir",
             )
         check_new_dir(path, flag)
-        if path.is_dir() and any(p.name not in ignore for p in path.iterdir()):
+        if path.is_dir() and any(_counts(p.name, ignore) for p in path.iterdir()):
             raise UsageError(
                 f"run directory {path} already exists and is not empty",
                 fix=f"pass another {flag}, or remove that one",
@@ -352,3 +353,8 @@ def _checkout_root(start: Path) -> Path | None:
         if (parent / "site-packages").exists() or parent.name == "site-packages":
             return None  # an installed wheel: not a checkout
     return None
+
+
+def _counts(name: str, ignore: Collection[str]) -> bool:
+    """Whether a file named `name` makes a would-be run directory non-empty."""
+    return name not in ignore and not is_atomic_temp(name)
