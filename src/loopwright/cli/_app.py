@@ -56,6 +56,18 @@ def progress_bar(console: Console, *, enabled: bool) -> Progress:
     )
 
 
+@contextmanager
+def resume_hint(command: str) -> Iterator[None]:
+    """Ctrl-C (or SIGTERM) in the block says how to continue (`command`), then exits 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        err_console.print(
+            f"interrupted: the run stopped; continue it with\n  {command}", soft_wrap=True
+        )
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"loopwright {__version__}")

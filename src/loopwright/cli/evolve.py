@@ -6,7 +6,6 @@ import contextlib
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -17,7 +16,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from loopwright import search
-from loopwright.cli._app import app
+from loopwright.cli._app import app, resume_hint
 from loopwright.cli._model_options import ApiBase, MetaModel, Model, ModelsFile, Tiers, choice_of
 from loopwright.cli.report import report_at_end
 from loopwright.errors import RunAbortedError, UsageError
@@ -210,7 +209,7 @@ def evolve(
             raise UsageError("--resume needs --run-dir", fix="pass the run directory to resume")
         _refuse_ignored_on_resume(ctx)
         with (
-            _resume_hint(run_dir),
+            resume_hint(f"loopwright evolve --resume --run-dir {run_dir}"),
             _Display() as display,
             _resumable(run_dir, executor, ray_address),
         ):
@@ -243,7 +242,11 @@ def evolve(
     root = run_dir or default_run_path(f"evolve-{Path(config.seed_workflow).stem}")
     search.check_inputs(config, root, run)  # before the banner: a bad input prints only its error
     _banner(config.model)
-    with _resume_hint(root), _Display() as display, _resumable(root, executor, ray_address):
+    with (
+        resume_hint(f"loopwright evolve --resume --run-dir {root}"),
+        _Display() as display,
+        _resumable(root, executor, ray_address),
+    ):
         result = search.evolve(config, root, executor=run, on_event=display)
     _finish(result, config.model, root, report=not no_report)
 
@@ -516,20 +519,6 @@ def _index_line(run_dir: Path) -> str:
         f"run index: {s.evaluations} evaluations ({s.cached} from the cache), paid "
         f"${s.paid_usd:.2f}, saved ${s.saved_usd:.2f}, {s.failed_attempts} failed attempts"
     )
-
-
-@contextmanager
-def _resume_hint(run_dir: Path) -> Iterator[None]:
-    """Ctrl-C (or SIGTERM) says how to continue the run, then exits 130."""
-    try:
-        yield
-    except KeyboardInterrupt:
-        err_console.print(
-            f"interrupted: the run stopped; continue it with\n"
-            f"  loopwright evolve --resume --run-dir {run_dir}",
-            soft_wrap=True,
-        )
-        raise typer.Exit(130) from None
 
 
 class _Display:

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from loopwright.cli._app import app, progress_bar
+from loopwright.cli._app import app, progress_bar, resume_hint
 from loopwright.cli._model_options import ApiBase, MetaModel, ModelsFile, Tiers
 from loopwright.cli.report import report_at_end
 from loopwright.models import load_models_config
@@ -140,7 +140,8 @@ def run(
     ] = False,
 ) -> None:
     """Run (or resume) the loop: iterations until goal.md stops it, or --iterations N."""
-    with progress_bar(err_console, enabled=not as_json) as progress:
+    again = f"loopwright research run --dir {dir}"
+    with resume_hint(again), progress_bar(err_console, enabled=not as_json) as progress:
         bar = progress.add_task("starting", total=None)
 
         def on_event(event: LoopEvent) -> None:
