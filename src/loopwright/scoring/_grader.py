@@ -95,6 +95,24 @@ class PytestGrader:
             return mark_tampered(grade, "the agent rewrote the task's own files: " + poisoned)
         return grade
 
+    def outcomes(
+        self, workspace: Path, task: Task, conftests: tuple[Path, ...] = ()
+    ) -> tuple[dict[str, Outcome], str | None]:
+        """Every case the grader's run of `task` in `workspace` reports, by junit id, with no
+        invalid reason; or ({}, why the run is invalid). The tests must be restored already
+        (`restore_tests`; `conftests` its conftest list). The same run as `grade` (sandbox,
+        private kit, guard, junit parsing, invalid-run rules) for a caller that does not know
+        the test ids yet (mining), so it scores nothing. Raises what the run raises."""
+        private = Path(tempfile.mkdtemp(prefix="lw-grade-"))
+        try:
+            run = self._run_pytest(workspace.resolve(), task, private, conftests)
+        finally:
+            shutil.rmtree(private, ignore_errors=True)
+        reason = _invalid_reason(run)
+        if reason is not None or run.report is None:
+            return {}, reason or "no junit report"
+        return {case_id: case.outcome for case_id, case in run.report.cases.items()}, None
+
     def _task_changes(self, task: Task, tests: TaskTests | None) -> str:
         if tests is None or self.sandbox.isolated:
             return ""

@@ -1,21 +1,19 @@
 """Every test outcome of a mined candidate's test files, run by the pytest grader, and
 FAIL_TO_PASS / PASS_TO_PASS worked out from runs before and after the change.
 
-A grade reports only the test ids a task lists; mining does not know them yet, so this runs the
-grader's own pytest run (same sandbox, private kit, guard, junit parsing, invalid-run rules) on
-the candidate's test files and keeps every case the junit XML reports.
+A grade reports only the test ids a task lists; mining does not know them yet, so this asks the
+grader for every outcome of its own run (`PytestGrader.outcomes`: same sandbox, private kit,
+guard, junit parsing, invalid-run rules) on the candidate's test files.
 """
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from loopwright.sandbox import TaskEnvironment, create_workspace, remove_workspace
-from loopwright.scoring._grader import PytestGrader, _invalid_reason
+from loopwright.scoring._grader import PytestGrader
 from loopwright.scoring._junit import Outcome
 from loopwright.scoring._restore import TaskTests, restore_tests
 from loopwright.tasks import Task, apply_overlay
@@ -49,7 +47,6 @@ def run_test_files(
     is) and the hidden tests restored, in a fresh workspace under `parent`, in `environment`
     when given. Never raises: a run that could not be made is an invalid TestRun saying why."""
     workspace = create_workspace(task.repo_dir, parent)
-    private = Path(tempfile.mkdtemp(prefix="lw-mine-"))
     try:
         placed = grader.within(environment, workspace.path) if environment else grader
         tests = TaskTests.capture(task)
@@ -57,19 +54,16 @@ def run_test_files(
             apply_overlay(overlay, workspace.path)
         path = workspace.path.resolve()
         restored = restore_tests(path, task, tests)
-        # The grader's own run; mining needs every case it reports, not the listed ids only.
-        run = placed._run_pytest(path, task, private, restored.conftests)
+        # Every case the run reports: mining needs them all, not the listed ids only.
+        cases, invalid = placed.outcomes(path, task, restored.conftests)
     except Exception as exc:  # noqa: BLE001  the boundary: a run that could not be made is data
         return TestRun({}, f"{type(exc).__name__}: {exc}")
     finally:
-        shutil.rmtree(private, ignore_errors=True)
         grader.sandbox.release(workspace.path)
         remove_workspace(workspace)
-    reason = _invalid_reason(run)
-    if reason is not None or run.report is None:
-        return TestRun({}, reason or "no junit report")
-    cases = {i: c.outcome for i, c in run.report.cases.items() if "::" in i}  # canaries have none
-    return TestRun(cases)
+    if invalid is not None:
+        return TestRun({}, invalid)
+    return TestRun({i: o for i, o in cases.items() if "::" in i})  # canaries have no "::"
 
 
 @dataclass(frozen=True, slots=True)
