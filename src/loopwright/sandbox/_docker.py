@@ -34,6 +34,7 @@ from loopwright.sandbox._base import (
     resolve_existing,
 )
 from loopwright.sandbox._engine import ENV_PREFIX, ContainerSettings, Engine, labels
+from loopwright.sandbox._environment import TaskEnvironment
 from loopwright.sandbox._process import run_process, to_result
 
 __all__ = ["DockerSandbox"]
@@ -153,6 +154,18 @@ class DockerSandbox(Sandbox):
             if old is not None:
                 self._remove(old)
             return self._start(root, network, shape).id
+
+    def within(self, environment: TaskEnvironment, workspace: Path) -> Sandbox:
+        """Refused: a task's Python `[environment]` is a virtual environment built on this
+        machine for its interpreter, which a container does not have. ConfigError saying to
+        put the dependencies in the task's image instead."""
+        del workspace
+        raise ConfigError(
+            "a task's Python [environment] cannot run in the container sandbox",
+            got=f"an environment built on this machine ({environment.prefix})",
+            fix="give the task an [environment] image or dockerfile that installs its "
+            "dependencies (docs/sandbox.md, 'Container images'), or use --sandbox bubblewrap",
+        )
 
     def release(self, workspace: Path) -> None:
         """Remove `workspace`'s container and staging files. Idempotent."""
