@@ -1,7 +1,7 @@
 """The package order of DESIGN.md holds: a package imports only the packages below it.
 
 The order is the package table of the design notes, top to bottom. Shared
-modules at the root (`errors`, `registry`, `_fs`) may be imported from anywhere."""
+modules at the root (`errors`, `registry`, `_fs`, `_scratch`) may be imported from anywhere."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ ORDER = (
     "records",
     "workflow",
 )
-ROOT_MODULES = frozenset({"errors", "registry", "_fs", "__version__"})
+ROOT_MODULES = frozenset({"errors", "registry", "_fs", "_scratch", "__version__"})
 SRC = Path(loopwright.__file__).parent
 
 

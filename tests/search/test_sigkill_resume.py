@@ -24,8 +24,11 @@ CLI = "import sys; from loopwright.cli import main; sys.exit(main(sys.argv[1:]))
 
 
 def evolve(run_dir: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """A fresh run in `run_dir`, or with "--resume" a resumed one (which takes no settings:
+    the run keeps its own)."""
+    args = ["evolve"] if "--resume" in extra else ARGS
     return subprocess.Popen(
-        [sys.executable, "-c", CLI, *ARGS, "--run-dir", str(run_dir), *extra],
+        [sys.executable, "-c", CLI, *args, "--run-dir", str(run_dir), *extra],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,
