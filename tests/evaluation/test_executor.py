@@ -270,3 +270,22 @@ def test_the_ray_executor_without_ray_installed_says_how_to_install_it(
     assert main(argv) == 2
     assert "pip install 'loopwright[ray]'" in "".join(capsys.readouterr())
     assert not (tmp_path / "r").exists()
+
+
+def test_a_worker_whose_parent_is_stopping_exits_quietly(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A worker forked as its parent stops (Ctrl-C: its scratch directory, the worker's log
+    directory, already removed) exits with status 1 and prints nothing into the terminal."""
+    import multiprocessing
+
+    from loopwright.evaluation._executor_local import _worker_main
+
+    ctx = multiprocessing.get_context("fork")
+    _, send = ctx.Pipe(duplex=False)
+    gone = tmp_path / "removed-scratch" / "job0-attempt1.log"
+    worker = ctx.Process(target=_worker_main, args=(None, None, send, gone, os.getpid()))
+    worker.start()
+    worker.join(timeout=30)
+    assert worker.exitcode == 1
+    assert "Traceback" not in capfd.readouterr().err

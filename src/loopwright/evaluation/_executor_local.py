@@ -155,8 +155,15 @@ class _Pool:
             daemon=True,
         )
         started = time.monotonic()
-        with _interrupts_held():
-            process.start()
+        try:
+            with _interrupts_held():
+                process.start()
+        except BaseException:  # a Ctrl-C held during the fork: this worker is nobody's yet
+            if process.pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(process.pid, signal.SIGKILL)
+                process.join(timeout=10)
+            raise
         send.close()  # the worker holds the write end; its death shows as EOF here
         timeout = job_timeout_s(self.evaluator, job, self.executor.job_timeout_s)
         return _Running(index, attempt, process, receive, started, started + timeout, log)
@@ -269,18 +276,27 @@ def _tail(path: Path) -> str:
 def _worker_main(
     evaluator: Evaluator, job: EvalJob, conn: Connection, log: Path, parent: int
 ) -> None:
-    """In the forked worker: run the job and send ("ok", record JSON) or ("error", text)."""
+    """In the forked worker: run the job and send ("ok", record JSON) or ("error", text).
+
+    A worker whose parent is gone or stopping (its log directory removed, its pipe closed)
+    exits quietly with status 1: it never prints into the parent's terminal."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it kills us if need be
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's SIGTERM-as-Ctrl-C handler
     _die_with_parent(parent)
-    _redirect_output(log)
+    try:
+        _redirect_output(log)
+    except OSError:  # the parent removed its scratch directory: it is stopping
+        os._exit(1)
     try:
         record = evaluator.run_job(job)
         message = ("ok", record.model_dump_json())
     except BaseException as exc:  # noqa: BLE001  the worker's boundary: sent back as data
         message = ("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-1500:]}")
-    conn.send(message)
-    conn.close()
+    try:
+        conn.send(message)
+        conn.close()
+    except OSError:  # the parent stopped listening
+        os._exit(1)
 
 
 _INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
