@@ -236,7 +236,9 @@ def test_losing_the_worker_node_mid_generation_is_survived_and_recorded(
         text = finish(on_ray)
 
     assert "raylet" not in text and "(pid=" not in text and "heartbeat" not in text
-    assert "marked dead" in (run_dir / RAY_LOG).read_text()  # Ray's message went there
+    ray_log = (run_dir / RAY_LOG).read_text()  # Ray's message about the lost node went there;
+    # its wording depends on what Ray noticed first
+    assert "marked dead" in ray_log or "Raylet is terminated" in ray_log, ray_log[-2000:]
     assert state(run_dir) == state(reference)
     assert records(run_dir) == records(reference)
     with RunIndex.of_run(run_dir) as index:
