@@ -356,7 +356,8 @@ class EvolutionEngine:
             if size >= len(order):
                 break
             runs = stage_runs(order, size)
-            alive = [i for i in staged if i not in self.state.stopped_ids()]
+            stopped = self.state.stopped_ids()
+            alive = [i for i in staged if i not in stopped]
             reason = self._evaluate_split("train", alive, runs=runs)
             if reason is not None:
                 return reason
@@ -748,7 +749,7 @@ class EvolutionEngine:
             overfit=self.overfit.check(best.fitness, holdout),
             diversity=len({i.hash for i in pop}),
             population_size=len(pop),
-            stopped=sum(i.id in self.state.stopped_ids() for i in pop),
+            stopped=len(self.state.stopped_ids() & {i.id for i in pop}),
             archive_coverage=self.archive.coverage(),
             evaluations=sum(len(i.results) for i in pop),
             spent=self._spent(),
