@@ -193,7 +193,7 @@ class EnvironmentCache:
             return found
         key = self.key(task)
         final = self.root / key[:_DIR_CHARS]
-        with _locked(self.root / f"{key[:_DIR_CHARS]}.lock"):
+        with file_lock(self.root / f"{key[:_DIR_CHARS]}.lock"):
             manifest = _read_manifest(final, key)  # built while this one waited
             built = manifest is None
             if manifest is None:
@@ -239,16 +239,25 @@ def prepare_environments(
     return done
 
 
+_THREAD_LOCKS: dict[str, threading.Lock] = {}
+_THREAD_LOCKS_GUARD = threading.Lock()
+
+
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive, blocking flock on `path` (created): the OS drops it if the holder dies."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
+def file_lock(path: Path) -> Iterator[None]:
+    """An exclusive, blocking lock on `path` (created) for this thread and, by flock, other
+    processes; the OS drops the flock if the holder dies. What makes one build of a key (an
+    environment, an image) happen once."""
+    with _THREAD_LOCKS_GUARD:
+        thread_lock = _THREAD_LOCKS.setdefault(str(path), threading.Lock())
+    with thread_lock:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
 
 
 def _read_manifest(directory: Path, key: str) -> EnvManifest | None:

@@ -13,21 +13,18 @@ with podman: base images must be present locally). A failed build leaves no tag 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
-import os
 import subprocess
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from loopwright.errors import ConfigError
 from loopwright.sandbox._docker import DockerSandbox
 from loopwright.sandbox._engine import Engine
-from loopwright.sandbox._envcache import default_env_cache
+from loopwright.sandbox._envcache import default_env_cache, file_lock
 from loopwright.sandbox._envsetup import EnvironmentBuildError
 from loopwright.tasks import Task, tree_digest
 
@@ -46,8 +43,6 @@ _KEY_FORMAT = 1  # bump when what goes into the key changes
 _TAG_CHARS = 16
 _TAIL_CHARS = 3000
 DEFAULT_BUILD_TIMEOUT_S = 1800.0
-_THREAD_LOCKS: dict[str, threading.Lock] = {}  # flock is per open file, not per thread
-_THREAD_LOCKS_GUARD = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +118,7 @@ class ImageBuilder:
         tag = self.tag(task)
         if self.engine.image_exists(tag):
             return BuiltImage(tag, built=False)
-        with _locked(self.locks / f"{tag.rsplit(':', 1)[1]}.lock"):
+        with file_lock(self.locks / f"{tag.rsplit(':', 1)[1]}.lock"):
             if self.engine.image_exists(tag):  # built while this one waited
                 return BuiltImage(tag, built=False)
             started = time.monotonic()
@@ -214,19 +209,3 @@ def _tail(output: bytes | str | None) -> str:
         return "(no output)"
     text = output.decode("utf-8", errors="replace") if isinstance(output, bytes) else output
     return text.strip()[-_TAIL_CHARS:] or "(no output)"
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive, blocking lock on `path` for this thread and, by flock, other processes;
-    the OS drops the flock if the holder dies."""
-    with _THREAD_LOCKS_GUARD:
-        thread_lock = _THREAD_LOCKS.setdefault(str(path), threading.Lock())
-    with thread_lock:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)
