@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -228,14 +228,27 @@ def prepare_environments(
     """Build, or find already built, the environment of each task that has one, in order; tasks
     with the same key share one build. `on_prepared` is called after each (progress display).
     Raises EnvironmentBuildError at the first build that fails, ConfigError for a missing Python."""
+    return build_each(tasks, needs_environment, cache.ensure, on_prepared)
+
+
+_Built = TypeVar("_Built")
+
+
+def build_each(
+    tasks: Sequence[Task],
+    needs: Callable[[Task], bool],
+    ensure: Callable[[Task], _Built],
+    on_built: Callable[[Task, _Built], None] | None = None,
+) -> list[tuple[Task, _Built]]:
+    """`ensure(task)` for each task that `needs` it, in order, with `on_built` after each:
+    what `bench prepare` does for environments and images alike."""
     done = []
     for task in tasks:
-        if not needs_environment(task):
-            continue
-        prepared = cache.ensure(task)
-        done.append((task, prepared))
-        if on_prepared is not None:
-            on_prepared(task, prepared)
+        if needs(task):
+            built = ensure(task)
+            done.append((task, built))
+            if on_built is not None:
+                on_built(task, built)
     return done
 
 

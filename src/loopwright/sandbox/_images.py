@@ -24,7 +24,7 @@ from pathlib import Path
 from loopwright.errors import ConfigError
 from loopwright.sandbox._docker import DockerSandbox
 from loopwright.sandbox._engine import Engine
-from loopwright.sandbox._envcache import default_env_cache, file_lock
+from loopwright.sandbox._envcache import build_each, default_env_cache, file_lock
 from loopwright.sandbox._envsetup import EnvironmentBuildError
 from loopwright.tasks import Task, tree_digest
 
@@ -172,15 +172,7 @@ def prepare_images(
 ) -> list[tuple[Task, BuiltImage]]:
     """Build, or find already built, the Dockerfile image of each task that has one, in order
     (tasks with the same key share one build). Raises at the first build that fails."""
-    done = []
-    for task in tasks:
-        if not needs_image_build(task):
-            continue
-        image = builder.ensure(task)
-        done.append((task, image))
-        if on_built is not None:
-            on_built(task, image)
-    return done
+    return build_each(tasks, needs_image_build, builder.ensure, on_built)
 
 
 def attach_task_container(
