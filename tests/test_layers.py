@@ -81,3 +81,52 @@ def test_an_upward_import_is_caught(tmp_path: Path) -> None:
         "def f():\n    from loopwright.search import evolve\n    from loopwright import cli\n"
     )
     assert _imports(bad) == [(2, "loopwright.search"), (3, "loopwright.cli")]
+
+
+SIM_TABLES = frozenset({"GUIDANCE_KEYWORDS", "PITFALLS", "FAILURE_PATTERNS", "SimParams"})
+"""What the simulator reacts to and how: reading any of it outside the simulator lets search
+or reflection aim at the simulator instead of at the task (issue 19)."""
+
+
+def _sim_reads(path: Path) -> list[str]:
+    """Imports in `path` of a simulator module, or of a simulator table by name."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [f"{node.lineno}: import {a.name}" for a in node.names if "._sim" in a.name]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            if "_sim" in node.module.rsplit(".", 1)[-1] and node.module.startswith("loopwright"):
+                out.append(f"{node.lineno}: from {node.module}")
+            out += [
+                f"{node.lineno}: {a.name} from {node.module}"
+                for a in node.names
+                if a.name in SIM_TABLES
+            ]
+    return out
+
+
+def test_nothing_outside_the_models_package_reads_the_simulator() -> None:
+    bad = [
+        f"{path.relative_to(SRC)}:{line}"
+        for path in sorted(SRC.rglob("*.py"))
+        if path.relative_to(SRC).parts[0] != "models"
+        and "bundled" not in path.relative_to(SRC).parts  # task repositories, not loopwright code
+        for line in _sim_reads(path)
+    ]
+    assert bad == []
+
+
+def test_the_simulator_check_sees_each_way_of_reading_it(tmp_path: Path) -> None:
+    bad = tmp_path / "m.py"
+    bad.write_text(
+        "from loopwright.models import GUIDANCE_KEYWORDS\n"
+        "import loopwright.models._sim_policy\n"
+        "from loopwright.models._sim_task import TaskFacts\n"
+        "from loopwright.models import SimModel\n",
+        encoding="utf-8",
+    )
+    assert _sim_reads(bad) == [
+        "1: GUIDANCE_KEYWORDS from loopwright.models",
+        "2: import loopwright.models._sim_policy",
+        "3: from loopwright.models._sim_task",
+    ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from loopwright.reflection import (
-    addressed_kinds,
     build_digest,
     digest_chars,
     fit_digest,
@@ -13,6 +12,7 @@ from loopwright.reflection import (
     normalise_message,
     workflow_features,
 )
+from loopwright.workflow import add_lesson
 from tests.reflection.records import SEED, generation, with_gate, with_study
 
 
@@ -76,8 +76,7 @@ def test_a_cap_too_small_to_reach_says_so() -> None:
 
 
 def test_features_come_from_structure_not_ids() -> None:
-    assert workflow_features(SEED) == ("prompt:completeness", "prompt:edge_cases",
-                                       "prompt:regressions", "prompt:signatures")  # fmt: skip
+    assert workflow_features(SEED) == ()
     assert "study" in workflow_features(with_study())
     assert "reloop_gate" in workflow_features(with_gate())
 
@@ -91,4 +90,16 @@ def test_taxonomy_kinds_and_normalisation() -> None:
     assert normalise_message("E  KeyError at /tmp/x/y/z.py line 12: 'k'") == (
         "E KeyError at <path> line <n>: <s>"
     )
-    assert "verification" not in addressed_kinds(str(SEED.nodes[0].model_dump()["prompt"]))
+
+
+def test_a_lesson_every_writer_holds_is_a_feature_and_gets_a_contrast() -> None:
+    builder = SEED.nodes[0]
+    taught = builder.model_copy(update={"prompt": add_lesson(builder.prompt, "Run the tests.")})
+    lesson_wf = SEED.model_copy(update={"nodes": (taught, *SEED.nodes[1:])})
+    assert workflow_features(lesson_wf) == ("lesson:Run the tests.",)
+    cands = generation()
+    cands = [cands[0], replace(cands[1], workflow=lesson_wf)]
+    contrast = build_digest(0, cands).contrasts
+    lesson = next(c for c in contrast if c.feature == "lesson:Run the tests.")
+    assert lesson.with_ids == [cands[1].id] and lesson.without_ids == [cands[0].id]
+    assert 'the lesson "Run the tests." in every writer prompt' in lesson.text

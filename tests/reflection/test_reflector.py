@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -20,7 +21,9 @@ from loopwright.reflection import (
     describe_report,
     parse_reply,
     prompt_template,
+    write_lesson,
 )
+from loopwright.workflow import AgentNode, add_lesson
 from tests.reflection.records import SEED, generation, record, with_gate
 
 VOCAB = Vocabulary(
@@ -180,8 +183,11 @@ def test_offline_rules_follow_the_digest() -> None:
     assert kinds["add_gate"].confidence == 1.0  # effect 0.25 on the gate contrast
     assert kinds["add_gate"].evidence.candidates == ["plus_gate"]
     assert kinds["add_gate"].max_loops == 3 and kinds["insert_researcher"].max_loops is None
-    (imp,) = report.prompt_improvements
-    assert (imp.target, imp.kind) == ("builder", "verification") and "Verify" in imp.text
+    first, second = report.prompt_improvements  # the two kinds the seed's runs show
+    assert (first.target, first.kind, second.kind) == ("builder", "verification", "signatures")
+    assert first.text.startswith("Earlier runs had failed assertions") and "(2 runs" in first.text
+    assert "`AssertionError: assert <s> == <s>` in test_fold" in first.text  # from the exhaust
+    assert "unexpected keyword argument" in second.text
     helped = [p for p in report.success_patterns if p.kind == "reloop_helped"]
     assert helped and helped[0].evidence.candidates == ["plus_gate"]
     assert OfflineReflector(VOCAB).reflect(0, generation()) == report  # deterministic
@@ -192,3 +198,31 @@ def test_the_prompt_template_ships_with_the_package() -> None:
     for field in ("$digest", "$operators", "$roles", "$generation"):
         assert field in text
     assert "$error" in prompt_template("retry.md").template
+
+
+def test_a_lesson_that_helped_is_proposed_to_the_best_and_a_held_kind_is_not_repeated() -> None:
+    seed, study, gate = generation()
+    lesson = "Read the failing test before you change the code."
+    builder = gate.workflow.nodes[0]
+    assert isinstance(builder, AgentNode)
+    taught = builder.model_copy(update={"prompt": add_lesson(builder.prompt, lesson)})
+    study = replace(study, workflow=study.workflow.model_copy(
+        update={"nodes": tuple(taught if n.id == "builder" else n for n in study.workflow.nodes)}
+    ))  # fmt: skip
+    report = OfflineReflector(VOCAB).reflect(0, [seed, study, gate])
+    measured = [p for p in report.prompt_improvements if p.kind == "measured"]
+    assert [(p.target, p.text) for p in measured] == [("builder", lesson)]
+    assert measured[0].evidence.candidates == ["plus_study"]
+    # the best (plus_gate) already holds a lesson on verification: none is written again
+    held = add_lesson(builder.prompt, write_lesson("verification", 1, "", ""))
+    gate = replace(gate, workflow=gate.workflow.model_copy(
+        update={"nodes": (builder.model_copy(update={"prompt": held}), *gate.workflow.nodes[1:])}
+    ))  # fmt: skip
+    kinds = [p.kind for p in OfflineReflector(VOCAB).reflect(0, [seed, gate]).prompt_improvements]
+    assert "verification" not in kinds and "signatures" in kinds
+
+
+def test_lessons_quote_the_exhaust_without_braces() -> None:
+    text = write_lesson("edge_cases", 3, "KeyError: {'a': 1}", "tests/t.py::test_empty")
+    assert "{" not in text and "}" not in text
+    assert "`KeyError: ('a': 1)` in test_empty" in text and "(3 runs" in text

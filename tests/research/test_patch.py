@@ -6,9 +6,11 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from loopwright.reflection import write_lesson
 from loopwright.research._context import Rules
 from loopwright.research._patch import pattern_of, realise
 from loopwright.research._schemas import PatchOp
+from loopwright.search import GUIDANCE
 from loopwright.workflow import builtin_workflow, workflow_hash, workflow_to_json
 
 OPS: TypeAdapter[list[PatchOp]] = TypeAdapter(list[PatchOp])
@@ -31,7 +33,13 @@ def test_literal_edits_and_their_patterns() -> None:
     model = apply([{"op": "set_node", "node": "builder", "fields": {"model": "large"}}])
     assert pattern_of(BASE, model.child) == ("~agent:builder.model=large",)
     lesson = apply([{"op": "append_prompt", "node": "builder", "text": "Check every import."}])
-    assert pattern_of(BASE, lesson.child) == ("~agent:builder.prompt[import_error]",)
+    assert pattern_of(BASE, lesson.child) == ("~agent:builder.prompt",)  # text of no known kind
+    known = GUIDANCE["imports"][0]
+    guided = apply([{"op": "append_prompt", "node": "builder", "text": f"- {known}"}])
+    assert pattern_of(BASE, guided.child) == ("~agent:builder.prompt[imports]",)
+    lesson_text = write_lesson("signatures", 2, "TypeError: f() got an unexpected keyword", "")
+    taught = apply([{"op": "append_prompt", "node": "builder", "text": lesson_text}])
+    assert pattern_of(BASE, taught.child) == ("~agent:builder.prompt[signatures]",)
     doc = workflow_to_json(BASE).replace('"max_turns": 40', '"max_turns": 12')
     import json
 

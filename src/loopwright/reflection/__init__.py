@@ -58,10 +58,11 @@ from loopwright.reflection._report import (
 from loopwright.reflection._rules import offline_body
 from loopwright.reflection._taxonomy import (
     FAILURE_KINDS,
-    LESSONS,
-    addressed_kinds,
+    KIND_PHRASES,
+    lesson_head,
     message_kind,
     normalise_message,
+    write_lesson,
 )
 from loopwright.reflection._validate import (
     ACTION_OPERATORS,
@@ -76,7 +77,7 @@ __all__ = [
     "DEFAULT_DIGEST_CHARS",
     "DIGEST_SCHEMA_VERSION",
     "FAILURE_KINDS",
-    "LESSONS",
+    "KIND_PHRASES",
     "REFLECTION_SCHEMA_VERSION",
     "Attempt",
     "Candidate",
@@ -103,13 +104,13 @@ __all__ = [
     "TaskOutcome",
     "TestRow",
     "Vocabulary",
-    "addressed_kinds",
     "build_digest",
     "check_body",
     "describe_report",
     "digest_chars",
     "empty_report",
     "fit_digest",
+    "lesson_head",
     "load_reflection",
     "message_kind",
     "normalise_message",
@@ -121,6 +122,7 @@ __all__ = [
     "render_prompt",
     "structure_line",
     "workflow_features",
+    "write_lesson",
     "write_reflection",
     "writers",
 ]

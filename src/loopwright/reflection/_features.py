@@ -7,18 +7,26 @@ Features are read from the graph and the prompts only (never from node ids or na
 - `review`: an agent that writes no files runs after an agent that writes files;
 - `role:<role>`: an agent of that role (builder excluded: every candidate has one);
 - `writers:2+`: more than one agent that writes files;
-- `prompt:<kind>`: every file-writing agent's prompt addresses that failure kind.
+- `lesson:<text>`: every file-writing agent's prompt holds that lesson (a bullet under "Lessons
+  from earlier attempts:"), so the contrasts measure each lesson the population tried.
 """
 
 from __future__ import annotations
 
 import networkx as nx
 
-from loopwright.reflection._taxonomy import FAILURE_KINDS, addressed_kinds
-from loopwright.workflow import AgentNode, GateNode, Workflow, to_networkx, topological_order
+from loopwright.workflow import (
+    AgentNode,
+    GateNode,
+    Workflow,
+    prompt_lessons,
+    to_networkx,
+    topological_order,
+)
 
 __all__ = [
     "FEATURE_LABELS",
+    "LESSON_PREFIX",
     "feature_label",
     "note_takers",
     "structure_line",
@@ -26,6 +34,7 @@ __all__ = [
     "writers",
 ]
 
+LESSON_PREFIX = "lesson:"
 WRITE_TOOLS = frozenset({"write_file", "edit_file", "run_command"})
 NOTES_TOOL = "write_notes"
 
@@ -43,8 +52,10 @@ def feature_label(feature: str) -> str:
         return FEATURE_LABELS[feature]
     if feature.startswith("role:"):
         return f"a {feature.removeprefix('role:')} agent"
-    if feature.startswith("prompt:"):
-        return f"writer prompts that address {feature.removeprefix('prompt:')}"
+    if feature.startswith(LESSON_PREFIX):
+        text = feature.removeprefix(LESSON_PREFIX)
+        short = text if len(text) <= 100 else text[:97] + "..."
+        return f'the lesson "{short}" in every writer prompt'
     return feature
 
 
@@ -80,12 +91,9 @@ def workflow_features(wf: Workflow) -> tuple[str, ...]:
                 features.add("review")
     if len(writer_ids) > 1:
         features.add("writers:2+")
-    prompts = [w.prompt for w in writers(wf)]
-    if prompts:
-        shared = set(FAILURE_KINDS)
-        for prompt in prompts:
-            shared &= set(addressed_kinds(prompt))
-        features.update(f"prompt:{k}" for k in shared)
+    lessons = [set(prompt_lessons(w.prompt)) for w in writers(wf)]
+    if lessons:
+        features.update(LESSON_PREFIX + text for text in set.intersection(*lessons))
     return tuple(sorted(features))
 
 

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from loopwright.reflection._digest import Candidate, Contrast, ExhaustDigest
-from loopwright.reflection._features import writers
+from loopwright.reflection._features import LESSON_PREFIX, writers
 from loopwright.reflection._report import (
     Evidence,
     MutationSuggestion,
@@ -21,9 +21,9 @@ from loopwright.reflection._report import (
     ReflectionBody,
     StructuralRecommendation,
 )
-from loopwright.reflection._taxonomy import LESSONS, addressed_kinds
+from loopwright.reflection._taxonomy import lesson_head, write_lesson
 from loopwright.reflection._validate import ACTION_OPERATORS
-from loopwright.workflow import AgentNode, Workflow
+from loopwright.workflow import AgentNode, Workflow, prompt_lessons
 
 __all__ = ["GATE_LOOPS", "KNOWLEDGE_KINDS", "MARGIN", "PRIOR_CONFIDENCE", "offline_body"]
 
@@ -38,6 +38,7 @@ KNOWLEDGE_KINDS = frozenset({"signatures", "imports", "completeness", "edge_case
 CHECKABLE_CATEGORIES = frozenset({"tests_failing", "regression", "import_error", "syntax_error"})
 """Run outcomes a gate that runs the visible tests can catch (some of the time)."""
 _MAX_KINDS = 3
+_MAX_LESSON = 500
 
 
 def _confidence(effect: float) -> float:
@@ -149,7 +150,7 @@ def _success_patterns(rd: _Reader) -> list[Pattern]:
             out.append(
                 Pattern(
                     description=c.text,
-                    kind=c.feature,
+                    kind="lesson" if c.feature.startswith(LESSON_PREFIX) else c.feature,
                     evidence=_ev(c.with_ids, [], c.with_runs, c.text),
                 )
             )
@@ -266,25 +267,63 @@ def _removals(rd: _Reader) -> list[tuple[StructuralRecommendation, float, str]]:
 
 
 def _prompt_improvements(rd: _Reader) -> list[tuple[PromptImprovement, float]]:
-    """For the most frequent failure kinds, a lesson for each of the best candidate's writer
-    prompts that does not address that kind yet."""
+    """Lessons for the best candidate's writer prompts, both read from the exhaust: every
+    lesson whose contrast shows it helped (measured), then, for the most frequent failure
+    kinds, a lesson quoting what the runs showed, for each writer with no lesson on that kind."""
     if rd.best is None:
         return []
+    return _measured_lessons(rd, rd.best) + _kind_lessons(rd, rd.best)
+
+
+def _measured_lessons(rd: _Reader, best: Workflow) -> list[tuple[PromptImprovement, float]]:
+    out = []
+    for c in rd.digest.contrasts:
+        if c.effect < MARGIN or not c.feature.startswith(LESSON_PREFIX):
+            continue
+        text = c.feature.removeprefix(LESSON_PREFIX)
+        if len(text) > _MAX_LESSON:
+            continue  # longer than a suggestion's rationale can carry
+        for agent in writers(best):
+            if agent.id in best.frozen or text in prompt_lessons(agent.prompt):
+                continue
+            ev = _ev(c.with_ids, [], c.with_runs, c.text)
+            imp = PromptImprovement(target=agent.id, kind="measured", text=text, evidence=ev)
+            out.append((imp, min(0.6, _confidence(c.effect))))
+    return out
+
+
+def _kind_lessons(rd: _Reader, best: Workflow) -> list[tuple[PromptImprovement, float]]:
     kinds = sorted(rd.digest.failure_kinds.items(), key=lambda kv: (-kv[1], kv[0]))[:_MAX_KINDS]
     out = []
     for kind, count in kinds:
-        for agent in _open_writers(rd.best, kind):
-            tasks, cands = _where_kind(rd, kind)
+        open_writers = [
+            w
+            for w in writers(best)
+            if w.id not in best.frozen and lesson_head(kind) not in w.prompt
+        ]
+        if not open_writers:
+            continue
+        tasks, cands = _where_kind(rd, kind)
+        message, test_id = _example(rd.digest, kind)
+        text = write_lesson(kind, count, message, test_id)
+        for agent in open_writers:
             ev = _ev(cands, tasks, count, f"{count} unresolved runs show {kind} failures")
-            imp = PromptImprovement(target=agent.id, kind=kind, text=LESSONS[kind], evidence=ev)
+            imp = PromptImprovement(target=agent.id, kind=kind, text=text, evidence=ev)
             out.append((imp, _lesson_confidence(count)))
     return out
 
 
-def _open_writers(wf: Workflow, kind: str) -> list[AgentNode]:
-    return [
-        w for w in writers(wf) if w.id not in wf.frozen and kind not in addressed_kinds(w.prompt)
-    ]
+def _example(digest: ExhaustDigest, kind: str) -> tuple[str, str]:
+    """The most frequent failing test of `kind` in the generation (its message and id), else
+    the most frequent error message of that kind at any node; ("", "") when there is none."""
+    rows = [r for t in digest.tasks for r in t.failing_tests if r.kind == kind and r.message]
+    if rows:
+        row = min(rows, key=lambda r: (-r.failed, r.test_id))
+        return row.message, row.test_id
+    groups = [g for c in digest.candidates for n in c.nodes for g in n.errors if g.kind == kind]
+    if groups:
+        return min(groups, key=lambda g: (-g.count, g.text)).text, ""
+    return "", ""
 
 
 def _where_kind(rd: _Reader, kind: str) -> tuple[list[str], list[str]]:
@@ -301,7 +340,9 @@ def _where_kind(rd: _Reader, kind: str) -> tuple[list[str], list[str]]:
 def _crossover(rd: _Reader, target: str) -> MutationSuggestion | None:
     """Two candidates each carrying a helpful feature the other lacks: combine them."""
     good = [
-        c for c in rd.digest.contrasts if c.effect >= MARGIN and not c.feature.startswith("prompt:")
+        c
+        for c in rd.digest.contrasts
+        if c.effect >= MARGIN and not c.feature.startswith(LESSON_PREFIX)
     ]
     for i, a in enumerate(good):
         for b in good[i + 1 :]:

@@ -1,12 +1,14 @@
-"""The failure taxonomy of reflection: failure kinds, how a message shows one, and what a prompt
-says when it already guards against one.
+"""The failure taxonomy of reflection: failure kinds, how a message shows one, and the lessons
+the offline rules write against one.
 
 Six kinds, each something a prompt can address: `imports` (the change does not load),
 `signatures` (names or parameters differ from the instruction), `regressions` (old behaviour
 broke), `edge_cases` (a boundary or empty case is wrong), `completeness` (part of the feature is
 missing) and `verification` (a result differs from what the instruction expects). Messages are
 matched by case-insensitive substrings in a fixed order (the first kind that matches wins), so
-the same message always gets the same kind. docs/reflection.md lists every rule.
+the same message always gets the same kind. A lesson names the kind in words (`KIND_PHRASES`)
+and quotes what the runs showed: it is made from the exhaust, not from a list of advice
+phrases (nothing here knows what any model responds to). docs/reflection.md lists every rule.
 """
 
 from __future__ import annotations
@@ -16,13 +18,13 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 __all__ = [
-    "ADDRESSED_BY",
     "FAILURE_KINDS",
     "KIND_OF_CATEGORY",
-    "LESSONS",
-    "addressed_kinds",
+    "KIND_PHRASES",
+    "lesson_head",
     "message_kind",
     "normalise_message",
+    "write_lesson",
 ]
 
 FAILURE_KINDS: tuple[str, ...] = (
@@ -75,47 +77,17 @@ _MESSAGE_SIGNS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _EDGE_WORDS = ("empty", "edge", "boundary", "zero", "none", "negative", "blank", "whitespace")
 _ASSERTION_SIGNS = ("assert", "expected", "mismatch", " != ", " == ")
 
-ADDRESSED_BY: Mapping[str, tuple[str, ...]] = MappingProxyType(
+KIND_PHRASES: Mapping[str, str] = MappingProxyType(
     {
-        "imports": ("import", "module name", "syntax error"),
-        "signatures": ("signature", "exact name", "parameter name"),
-        "regressions": ("existing behaviour", "existing behavior", "regression", "do not break"),
-        "edge_cases": ("edge case", "boundary", "corner case", "empty input"),
-        "completeness": ("every part", "complete", "all of the feature"),
-        "verification": ("verify", "check the result", "expected output"),
+        "imports": "import or syntax errors",
+        "signatures": "calls that did not fit the code (wrong names, arguments or attributes)",
+        "regressions": "tests that passed before the change and failed after it",
+        "edge_cases": "failed assertions in tests of special inputs",
+        "completeness": "work left unimplemented or unfinished",
+        "verification": "failed assertions: results other than the tests expect",
     }
 )
-"""Kind -> phrases (case-insensitive) that show a prompt already guards against that kind."""
-
-LESSONS: Mapping[str, str] = MappingProxyType(
-    {
-        "imports": (
-            "Before you finish, import every module you changed and fix any import error, "
-            "wrong module name, missing export or syntax error."
-        ),
-        "signatures": (
-            "Use the exact name and signature the instruction gives for every function and "
-            "class, with the same parameter names and defaults."
-        ),
-        "regressions": (
-            "Keep existing behaviour working: do not break code that other modules or the "
-            "visible tests rely on."
-        ),
-        "edge_cases": (
-            "Handle each edge case and boundary value the instruction names, such as empty "
-            "input, zero, None and duplicates."
-        ),
-        "completeness": (
-            "Implement every part of the feature: go through the instruction requirement by "
-            "requirement and finish only when the change is complete."
-        ),
-        "verification": (
-            "Verify your result for every example in the instruction: check the result "
-            "against the expected output before you finish."
-        ),
-    }
-)
-"""Kind -> the sentence the offline rules propose adding to a prompt (no braces in any)."""
+"""Kind -> what the runs showed, in words: the head of every lesson the offline rules write."""
 
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 _HEX = re.compile(r"\b0x[0-9a-fA-F]+\b")
@@ -157,8 +129,19 @@ def message_kind(message: str, test_id: str = "") -> str | None:
     return None
 
 
-def addressed_kinds(prompt: str) -> tuple[str, ...]:
-    """The kinds whose ADDRESSED_BY phrases occur in `prompt` (case-insensitive), in
-    FAILURE_KINDS order."""
-    text = prompt.lower()
-    return tuple(k for k in FAILURE_KINDS if any(p in text for p in ADDRESSED_BY[k]))
+def lesson_head(kind: str) -> str:
+    """The start every lesson against `kind` shares: how a prompt shows it has one already."""
+    return f"Earlier runs had {KIND_PHRASES[kind]}"
+
+
+def write_lesson(kind: str, runs: int, message: str, test_id: str) -> str:
+    """A lesson against `kind` from what the runs showed: the kind in words, how many runs,
+    and one example message (and the test it came from), braces turned into parentheses so
+    the lesson is never read as a placeholder."""
+    example = f"`{message}`" if message else ""
+    test = test_id.rsplit("::", 1)[-1][:80] if test_id else ""
+    if example and test:
+        example += f" in {test}"
+    said = f" ({runs} run{'s' if runs != 1 else ''}" + (f", e.g. {example})" if example else ")")
+    text = f"{lesson_head(kind)}{said}. Look for the same problem in your change before you finish."
+    return text.replace("{", "(").replace("}", ")")

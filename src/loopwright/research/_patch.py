@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from loopwright.errors import ConfigError
-from loopwright.models import GUIDANCE_KEYWORDS
+from loopwright.reflection import FAILURE_KINDS, lesson_head
 from loopwright.research._context import Rules
 from loopwright.research._schemas import (
     AppendPromptOp,
@@ -26,7 +26,7 @@ from loopwright.research._schemas import (
     SetNodeOp,
 )
 from loopwright.runtime import runtime_catalog
-from loopwright.search import MUTATIONS, MutationContext
+from loopwright.search import GUIDANCE, MUTATIONS, MutationContext
 from loopwright.workflow import (
     AgentNode,
     FnNode,
@@ -153,11 +153,14 @@ def _label(node: Node) -> str:
 
 
 def _guidance_kinds(before: str, after: str) -> list[str]:
+    """The failure kinds of the lines `after` adds to `before` that loopwright itself writes: a
+    prompt mutation's guidance sentence (search's GUIDANCE) or a reflection lesson (its head).
+    Other added text is guidance of no known kind."""
     old = set(before.splitlines())
-    added = "\n".join(line for line in after.splitlines() if line not in old).lower()
-    return sorted(
-        kind.value for kind, words in GUIDANCE_KEYWORDS.items() if any(w in added for w in words)
-    )
+    added = [line.removeprefix("- ").strip() for line in after.splitlines() if line not in old]
+    kinds = {kind for kind, sentences in GUIDANCE.items() for s in sentences if s in added}
+    kinds |= {k for k in FAILURE_KINDS for line in added if line.startswith(lesson_head(k))}
+    return sorted(kinds)
 
 
 def pattern_of(base: Workflow, child: Workflow) -> tuple[str, ...]:

@@ -84,10 +84,12 @@ from loopwright.search._selection import tournament
 from loopwright.search._stats import BootstrapCI, paired_bootstrap
 from loopwright.search.mutations._core import MUTATIONS, RandomStrategy, mutate, mutation
 from loopwright.search.mutations._guided import GuidedStrategy, guided_mutate
+from loopwright.search.mutations._prompt import GUIDANCE
 from loopwright.search.mutations._roles import ROLES, make_role
 
 __all__ = [
     "DESIGN_KINDS",
+    "GUIDANCE",
     "MUTATIONS",
     "OUTER_LOOP_WORKFLOW",
     "PROGRESS_EVENTS",

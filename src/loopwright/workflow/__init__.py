@@ -36,6 +36,7 @@ from loopwright.workflow._io import (
     workflow_to_json,
     workflow_to_yaml,
 )
+from loopwright.workflow._lessons import LESSONS_HEADER, add_lesson, prompt_lessons
 from loopwright.workflow._library import (
     LIBRARY_ENV,
     PROVENANCE_SCHEMA_VERSION,
@@ -81,6 +82,7 @@ from loopwright.workflow._validate import (
 __all__ = [
     "COMMANDS",
     "EXTERNAL_LOOP_PREFIX",
+    "LESSONS_HEADER",
     "LIBRARY_ENV",
     "MODEL_TIERS",
     "OUTER_LOOP_FUNCTIONS",
@@ -104,6 +106,7 @@ __all__ = [
     "WorkflowFormat",
     "WorkflowIssue",
     "WorkflowSource",
+    "add_lesson",
     "builtin_workflow",
     "builtin_workflow_names",
     "canonical_form",
@@ -124,6 +127,7 @@ __all__ = [
     "normalize_prompt",
     "parse_template",
     "predecessors",
+    "prompt_lessons",
     "prompt_placeholders",
     "read_provenance",
     "reloop_targets",

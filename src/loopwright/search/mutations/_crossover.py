@@ -33,11 +33,11 @@ from loopwright.reflection import ReflectionReport, note_takers, writers
 from loopwright.search._protocols import MutationContext
 from loopwright.search.mutations._base import Operator, Proposal, Skip, contract_violation
 from loopwright.search.mutations._guided_ops import AddGate, AddLesson, InsertAgent
-from loopwright.search.mutations._prompt import LESSONS_HEADER
 from loopwright.workflow import (
     AgentNode,
     GateNode,
     Workflow,
+    prompt_lessons,
     to_networkx,
     workflow_hash,
     workflow_to_json,
@@ -98,18 +98,6 @@ def _studies(wf: Workflow) -> list[AgentNode]:
     return [n for n in note_takers(wf) if nx.descendants(g, n.id) & writer_ids]
 
 
-def _lessons(prompt: str) -> list[str]:
-    if LESSONS_HEADER not in prompt:
-        return []
-    after = prompt.split(LESSONS_HEADER, 1)[1].splitlines()[1:]
-    out = []
-    for line in after:
-        if not line.startswith("- "):
-            break
-        out.append(line[2:].strip())
-    return out
-
-
 def offline_graft(
     a: Workflow, b: Workflow, target: str | None, ctx: MutationContext
 ) -> tuple[Workflow, list[str]] | None:
@@ -146,7 +134,7 @@ def offline_graft(
             or node.id in a.frozen
         ):
             continue
-        for lesson in _lessons(other.prompt):
+        for lesson in prompt_lessons(other.prompt):
             step = AddLesson(node.id, lesson).propose(child, ctx)
             if isinstance(step, Proposal):
                 child, taken = step.child, [*taken, f"a lesson of {node.id!r}"]

@@ -27,9 +27,17 @@ from loopwright.search.mutations._base import (
 )
 from loopwright.search.mutations._graph import remove_cascading, with_notes_section
 from loopwright.search.mutations._node import GATE_CHECK
-from loopwright.search.mutations._prompt import _add_lesson  # the offline rewrite's section format
 from loopwright.search.mutations._roles import BEFORE_ROLES, WRITE_TOOLS, make_role
-from loopwright.workflow import AgentNode, Edge, GateNode, Node, Workflow, gates, to_networkx
+from loopwright.workflow import (
+    AgentNode,
+    Edge,
+    GateNode,
+    Node,
+    Workflow,
+    add_lesson,
+    gates,
+    to_networkx,
+)
 
 __all__ = ["AddGate", "AddLesson", "InsertAgent", "RemoveNode", "insert_agent"]
 
@@ -180,7 +188,7 @@ class AddLesson(Operator):
         if self.text in agent.prompt:
             return Skip(f"the prompt of {agent.id!r} already holds this improvement", agent.id)
         child = replace_node(
-            parent, agent.model_copy(update={"prompt": _add_lesson(agent.prompt, self.text)})
+            parent, agent.model_copy(update={"prompt": add_lesson(agent.prompt, self.text)})
         )
         return Proposal(child, agent.id, f"added a lesson to the prompt of {agent.id!r}")
 

@@ -20,7 +20,6 @@ The offline rewrite only adds text without braces, so it never drops or adds a p
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from string import Template
@@ -38,7 +37,15 @@ from loopwright.search.mutations._base import (
     mutation,
     replace_node,
 )
-from loopwright.workflow import PLACEHOLDERS, AgentNode, Catalog, Workflow, prompt_placeholders
+from loopwright.workflow import (
+    LESSONS_HEADER,
+    PLACEHOLDERS,
+    AgentNode,
+    Catalog,
+    Workflow,
+    add_lesson,
+    prompt_placeholders,
+)
 
 __all__ = [
     "FAILURE_SIGNS",
@@ -49,8 +56,6 @@ __all__ = [
     "failure_kinds",
     "offline_rewrite",
 ]
-
-LESSONS_HEADER = "Lessons from earlier attempts:"
 
 GUIDANCE: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
@@ -138,8 +143,6 @@ Reply with the new prompt only: no commentary, no markers, no code fences."""
 )
 """The meta model's instruction (string.Template: `$name` fields, braces are literal)."""
 
-_SECTION_START = re.compile(r"^(How to|Find out)", re.MULTILINE)
-
 
 def failure_kinds(messages: Sequence[str]) -> Counter[str]:
     """How many failure messages show each kind of `FAILURE_SIGNS` (case-insensitive)."""
@@ -173,7 +176,7 @@ def offline_rewrite(
     for kind in order:
         fresh = [s for s in GUIDANCE[kind] if s not in prompt]
         if fresh:
-            return _add_lesson(prompt, rng_pick.choice(fresh)), kind
+            return add_lesson(prompt, rng_pick.choice(fresh)), kind
     return None
 
 
@@ -188,17 +191,6 @@ class _Picker:
 
     def weighted(self, items: Sequence[str], weights: Sequence[int]) -> str:
         return self._rng.choices(list(items), weights=list(weights), k=1)[0]
-
-
-def _add_lesson(prompt: str, sentence: str) -> str:
-    bullet = f"- {sentence}"
-    if LESSONS_HEADER in prompt:
-        return prompt.replace(LESSONS_HEADER, f"{LESSONS_HEADER}\n{bullet}", 1)
-    section = f"{LESSONS_HEADER}\n{bullet}\n"
-    match = _SECTION_START.search(prompt)
-    if match is None:
-        return f"{prompt.rstrip()}\n\n{section}"
-    return f"{prompt[: match.start()]}{section}\n{prompt[match.start() :]}"
 
 
 @mutation("prompt_mutate", axis="prompt")
