@@ -19,10 +19,12 @@ reaches the target with at most 0.7x the baseline's task runs, with holdout at t
 worse.
 
 The four runs of one seed share a fitness cache: a run both arms need (the seed's, any workflow
-both make) runs once and counts against each arm's budget alike.
+both make) runs once and counts against each arm's budget alike. With --cache-dir the cache is
+shared with bench/search_efficiency.py run with the same --cache-dir: its guided arm is this
+script's baseline, so one of the two runs it.
 
     python bench/search_economy.py [--seeds 10] [--budget 150] [--target 0.9 0.92]
-        [--stage 3] [--merge 0.2] [--jobs 2] [--out DIR] [--report-only]
+        [--stage 3] [--merge 0.2] [--jobs 2] [--out DIR] [--report-only] [--cache-dir DIR]
 
 With --out, each finished seed is kept there, and --report-only reports the seeds found.
 """
@@ -51,7 +53,7 @@ from loopwright.sandbox import default_sandbox
 from loopwright.search import EvolutionEngine, EvolveConfig, load_checkpoint
 
 sys.path.insert(0, str(Path(__file__).parent))
-from search_efficiency import Outcome, _fmt, _quartiles, outcome, split
+from search_efficiency import Outcome, _cache_folder, _fmt, _quartiles, outcome, split
 
 from loopwright.tasks import load_benchmark
 
@@ -71,7 +73,7 @@ def run_seed(seed: int, args: argparse.Namespace, out: Path) -> list[Outcome]:
     train, holdout = split(bench)
     folder = out / f"s{seed:03d}"
     folder.mkdir(parents=True, exist_ok=True)
-    cache = FitnessCache(folder / "cache.db")
+    cache = FitnessCache(_cache_folder(args, folder, seed) / "cache.db")
     results = []
     for arm in ARMS:
         run_dir = folder / arm.ljust(8, "_")  # one name length: the same prompt sizes and costs
@@ -170,6 +172,9 @@ def main() -> None:
     parser.add_argument("--elitism", type=int, default=1)
     parser.add_argument("--exploration", type=float, default=0.25)
     parser.add_argument("--jobs", type=int, default=2, help="seeds evaluated at once")
+    parser.add_argument(
+        "--cache-dir", type=Path, default=None, help="share each seed's fitness cache here"
+    )
     parser.add_argument("--out", type=Path, default=None, help="keep the runs here")
     parser.add_argument("--report-only", action="store_true", help="report the seeds in --out")
     args = parser.parse_args()

@@ -30,9 +30,12 @@ Settings worth knowing:
   evaluation both runs need (the seed, and any workflow both make) runs once. A cached
   evaluation still counts against the budget of the run that asks for it; with sim a cached
   record is the one a fresh run would produce (same workflow, task, repetition, seed).
+  With `--cache-dir DIR` each seed's cache is kept under DIR, shared with
+  bench/search_economy.py given the same DIR (its baseline arm is this script's guided run).
 - Seeds run in `--jobs` processes at once.
 
     python bench/search_efficiency.py [--seeds 10] [--budget 150] [--target 0.95] [--jobs 2]
+        [--cache-dir DIR]
 """
 
 from __future__ import annotations
@@ -127,13 +130,23 @@ def split(bench: Benchmark) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(train), tuple(holdout)
 
 
+def _cache_folder(args: argparse.Namespace, folder: Path, seed: int) -> Path:
+    """Where one seed's fitness cache lives: in the seed's folder, or under --cache-dir, shared
+    with another bench script's runs of the same seed (the cache key has no run in it)."""
+    if args.cache_dir is None:
+        return folder
+    shared = args.cache_dir / f"s{seed:03d}"
+    shared.mkdir(parents=True, exist_ok=True)
+    return shared
+
+
 def run_seed(seed: int, args: argparse.Namespace, out: Path) -> list[Outcome]:
     """Both strategies on one seed, sharing one fitness cache."""
     bench = load_benchmark(BENCH)
     train, holdout = split(bench)
     folder = out / f"s{seed:03d}"
     folder.mkdir(parents=True, exist_ok=True)
-    cache = FitnessCache(folder / "cache.db")
+    cache = FitnessCache(_cache_folder(args, folder, seed) / "cache.db")
     results = []
     for strategy in STRATEGIES:
         config = EvolveConfig.model_validate(
@@ -311,6 +324,9 @@ def main() -> None:
         help="guided's generation 0: the seed alone (reflected) or random's (blind)",
     )  # fmt: skip
     parser.add_argument("--jobs", type=int, default=2, help="seeds evaluated at once")
+    parser.add_argument(
+        "--cache-dir", type=Path, default=None, help="share each seed's fitness cache here"
+    )
     parser.add_argument("--out", type=Path, default=None, help="keep the runs here")
     args = parser.parse_args()
     print("SIMULATED: the offline sim model stands in for an LLM (docs/sim-model.md).")
