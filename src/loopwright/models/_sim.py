@@ -2,7 +2,8 @@
 
 Each node invocation (an *episode*: a conversation that starts with a system and a user
 message) is played as a short plan: read the instruction the prompt names, recognise the task,
-gather context (notes, file list, the files to change), then act by role. The role comes from
+gather context (a builder: notes, file list, the files it will write; a researcher or reviewer:
+the file list, then the files the instruction and the list point to), then act by role. The role comes from
 the offered tools. What a builder writes is decided by `choose_variant` (docs/sim-model.md).
 """
 
@@ -25,6 +26,7 @@ from loopwright.models._sim_policy import (
     guided_kinds,
     has_failing_feedback,
 )
+from loopwright.models._sim_study import files_to_study, parse_listing, study_notes
 from loopwright.models._sim_task import TaskFacts, match_instruction
 from loopwright.models._types import JsonValue, Message, ModelResponse, ToolCall, ToolSpec
 from loopwright.models._usage import response_usage
@@ -143,6 +145,8 @@ class _Episode:
         self.queue: list[_Act] = []
         self.phase = "start"
         self.facts: TaskFacts | None = None
+        self.instruction = ""  # the text its first read_file returned
+        self.listing: tuple[str, ...] | None = None  # what list_files returned, when called
         self.reads: dict[str, str] = {}  # call id -> path read
 
     def act(self, messages: Sequence[Message]) -> _Act:
@@ -176,6 +180,8 @@ class _Episode:
                 self.queue.append(self.call("read_file", path=path))
         elif self.phase == "identify":
             self._identify(messages)
+        elif self.phase == "survey":
+            self._survey(messages)
         elif self.phase == "gather":
             self.phase = "done"
             self.sim.act_by_role(self, messages)
@@ -190,19 +196,35 @@ class _Episode:
             self._no_task("the instruction file could not be read or matched")
             return
         self.facts = self.sim.facts(task.id)
+        self.instruction = text or ""
         self.phase = "gather"
         if self.role == "builder" and self.offers("read_notes"):
             self.queue.append(self.call("read_notes"))
         if self.offers("list_files"):
             self.queue.append(self.call("list_files", path="."))
-        for path in self._files_to_read():
+        if self.role == "builder":
+            self._queue_reads(self._builder_reads())
+        elif self.offers("list_files"):
+            self.phase = "survey"  # choose what to read once the listing has arrived
+        else:
+            self._queue_reads(files_to_study(self.instruction, None))
+
+    def _survey(self, messages: Sequence[Message]) -> None:
+        """Read what the instruction and the listing point to (files_to_study)."""
+        calls = [a for a in self.emitted if isinstance(a, ToolCall) and a.name == "list_files"]
+        self.listing = parse_listing(_result(messages, calls[0].id)) if calls else None
+        self.phase = "gather"
+        self._queue_reads(files_to_study(self.instruction, self.listing))
+
+    def _queue_reads(self, paths: Sequence[str]) -> None:
+        for path in paths:
             read = self.call("read_file", path=path)
             self.reads[read.id] = path
             self.queue.append(read)
 
-    def _files_to_read(self) -> list[str]:
+    def _builder_reads(self) -> list[str]:
         assert self.facts is not None
-        if self.role == "builder" and not self.offers("write_file"):
+        if not self.offers("write_file"):
             return list(self.facts.repo)  # edit_file needs the current text of every file
         return [p for p in self.facts.changed if p in self.facts.repo]
 
@@ -232,11 +254,12 @@ class _Episode:
         return self.call("finish", summary=summary) if self.offers("finish") else summary
 
     def read_text(self, messages: Sequence[Message]) -> dict[str, str]:
-        """path -> the text the episode's read_file calls returned (files only)."""
+        """path -> the text the episode's read_file calls returned (files only; a read that
+        failed, "error: ...", is left out)."""
         found = {}
         for call_id, path in self.reads.items():
             text = _result(messages, call_id)
-            if text is not None:
+            if text is not None and not text.startswith("error:"):
                 found[path] = text
         return found
 
@@ -336,8 +359,10 @@ class SimModel:
             _build(self, episode, facts, messages)
             return
         if episode.role == "researcher":
-            episode.queue.append(episode.call("write_notes", text=facts.study_notes()))
-            summary = f"Studied the task; the notes name {len(facts.changed)} file(s) to change."
+            read = episode.read_text(messages)
+            notes = study_notes(episode.instruction, episode.listing, read)
+            episode.queue.append(episode.call("write_notes", text=notes))
+            summary = f"Studied the task; read {len(read)} file(s) and wrote notes."
         else:
             if episode.offers("run_tests"):
                 episode.queue.append(episode.call("run_tests"))

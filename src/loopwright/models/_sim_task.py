@@ -1,54 +1,21 @@
 """What the sim knows about a task once it has recognised the instruction: the files the gold
-changes, the content of each variant, and the notes a diligent study of the task would write.
+changes and the content of each variant. A builder uses it to write a variant and to measure
+how many of the gold's files its notes name; study notes never come from here (_sim_study.py).
 
 Read from the task directory (never from a workspace), once per task, and cached.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
 from loopwright.models._sim_policy import GOLD
-from loopwright.tasks import Benchmark, FailureKind, Task
+from loopwright.tasks import Benchmark, Task
 
-__all__ = ["PITFALLS", "TaskFacts", "match_instruction"]
-
-# One pitfall line per failure kind, written by the study agent for the kinds a task is prone
-# to. Each contains its kind's guidance keywords (GUIDANCE_KEYWORDS; a test pins it), so notes
-# carrying it guide the builder.
-PITFALLS: Mapping[FailureKind, str] = MappingProxyType(
-    {
-        FailureKind.MISSED_EDGE_CASE: (
-            "handle every edge case and boundary the instruction lists (empty input, limits, "
-            "the errors it says to raise)"
-        ),
-        FailureKind.IMPORT_ERROR: (
-            "check every import and module name: new modules must import cleanly and be "
-            "exported where the instruction says"
-        ),
-        FailureKind.WRONG_SIGNATURE: (
-            "use the exact names and the signature the instruction gives (parameter names, "
-            "defaults, return shape)"
-        ),
-        FailureKind.PARTIAL_FEATURE: (
-            "implement every part of the feature: it is not complete until each file above is done"
-        ),
-        FailureKind.BROKEN_REGRESSION: (
-            "keep existing behaviour: do not break the existing tests (no regression)"
-        ),
-        FailureKind.WRONG_LOGIC: (
-            "verify the main path against the instruction's examples: check the result, not "
-            "just that it runs"
-        ),
-    }
-)
-
-_API_LINE = re.compile(r"`[^`]*\(|\bdef |\bclass ")
-_MAX_API_LINES = 12
+__all__ = ["TaskFacts", "match_instruction"]
 
 
 def _read_overlay(root: Path) -> dict[str, str]:
@@ -106,25 +73,6 @@ class TaskFacts:
         paths = [p for p in files if self.repo.get(p) != files[p]]
         paths += sorted(p for p in written_before if p not in paths and p in self.repo)
         return {p: files.get(p, self.repo.get(p, "")) for p in paths}
-
-    def study_notes(self) -> str:
-        """The notes a diligent study writes: the files to change, the API lines of the
-        instruction, and one pitfall per failure kind the task's flawed variants show."""
-        lines = [f"Notes for task {self.task.id}: {self.task.spec.summary}".rstrip(": "), ""]
-        lines.append("Files to change:")
-        lines += [f"- {p}" + ("" if p in self.repo else " (new file)") for p in self.changed]
-        api = [ln.strip() for ln in self.task.instruction.splitlines() if _API_LINE.search(ln)]
-        if api:
-            lines += ["", "API the instruction names:"]
-            lines += [f"- {ln}" for ln in api[:_MAX_API_LINES]]
-        kinds = dict.fromkeys(v.kind for v in self.task.spec.flawed)
-        if kinds:
-            lines += ["", "Pitfalls:"]
-            lines += [f"- {PITFALLS[k]}" for k in kinds]
-        lines += ["", "Plan:"]
-        lines += [f"{i}. Change {p}." for i, p in enumerate(self.changed, start=1)]
-        lines.append(f"{len(self.changed) + 1}. Run the visible tests and fix what fails.")
-        return "\n".join(lines) + "\n"
 
 
 def match_instruction(text: str, benchmark: Benchmark) -> Task | None:
