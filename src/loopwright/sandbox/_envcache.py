@@ -52,6 +52,7 @@ __all__ = [
     "EnvironmentCache",
     "Prepared",
     "default_env_cache",
+    "environment_inputs",
     "environment_key",
     "needs_environment",
     "prepare_environments",
@@ -108,20 +109,29 @@ def environment_key(task: Task, interpreter: Interpreter) -> str:
 
     Two tasks with the same table, interpreter and files share one environment; an edit to
     any input (the repo, when the table has `install` commands) gives a new key."""
+    parts = {
+        "format": _KEY_FORMAT,
+        **environment_inputs(task),
+        "python": [str(interpreter.path), interpreter.version],
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def environment_inputs(task: Task) -> dict[str, object]:
+    """What a build of `task`'s environment reads, by digest: the table, the files it names,
+    the task's `environment/` directory, the repo (when the table has `install` commands) and
+    the test runner loopwright would supply. ConfigError for a task without a table."""
     table = task.spec.environment
     if table is None:
         raise ConfigError(f"task {task.id} has no [environment] table")
     env_dir = task.root / "environment"
-    parts = {
-        "format": _KEY_FORMAT,
+    return {
         "table": table.model_dump(mode="json"),
-        "python": [str(interpreter.path), interpreter.version],
         "files": {rel: _file_digest(task.root / rel) for rel in table.files},
         "environment_dir": tree_digest(env_dir) if env_dir.is_dir() else None,
         "repo": tree_digest(task.repo_dir) if table.install else None,
         "runner": runner_versions(),
     }
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
 def _file_digest(path: Path) -> str:
