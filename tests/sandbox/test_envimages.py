@@ -9,6 +9,7 @@ of 1.0 needs both the dependency and the workspace's code (mounted over the imag
 from __future__ import annotations
 
 import json
+import pickle
 import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from loopwright.errors import ConfigError
 from loopwright.sandbox import (
     ENV_PREFIX_INSIDE,
     DockerSandbox,
+    Engine,
     EnvImageBuilder,
     EnvironmentBuildError,
     EnvironmentCache,
@@ -178,3 +180,20 @@ def test_an_environment_built_on_this_machine_is_refused_in_a_container(
     with pytest.raises(ConfigError, match="cannot run in the container sandbox") as err:
         docker.within(prepared.environment, tmp_path)
     assert "into an image" in str(err.value)
+
+
+def test_a_shipped_sandbox_builds_with_the_engine_and_locks_of_the_machine_it_runs_on(
+    tmp_path: Path, docker: DockerSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As on a Ray worker: the sender's engine path and cache directory need not exist where
+    the sandbox is unpickled; the engine is found again and the build locks go to the worker's
+    own cache."""
+    sent = pickle.loads(pickle.dumps(docker))
+    sent.engine = Engine("/nonexistent/head-only/podman", docker.engine.global_flags)
+    monkeypatch.setenv("LOOPWRIGHT_ENV_CACHE", str(tmp_path / "worker"))
+    worker = pickle.loads(pickle.dumps(sent))
+    assert Path(worker.engine.cli).is_file() and worker.engine.kind == docker.engine.kind
+    head = tmp_path / "head-file"
+    head.write_text("the head's cache path: nothing can be made under it here")
+    builder = EnvImageBuilder.for_sandbox(worker, EnvironmentCache(head / "envs").root / "images")
+    assert builder.locks == (tmp_path / "worker" / "images").resolve()

@@ -7,6 +7,7 @@ of 1.0 needs both the dependency and the workspace's code."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from loopwright.cli import main
-from loopwright.evaluation import Evaluator, TaskRunSpec, run_task
+from loopwright.evaluation import EvalSettings, Evaluator, TaskRunSpec, run_task
 from loopwright.models import DEFAULT_PRICES, ScriptedModel, ToolCall
 from loopwright.sandbox import (
     ENV_MANIFEST,
@@ -196,6 +197,36 @@ def test_a_shipped_evaluator_builds_in_the_cache_of_the_machine_it_runs_on(
     assert record.run_status == "completed", record.errors
     assert not (tmp_path / "head").exists()
     assert EnvironmentCache(tmp_path / "worker").lookup(task) is not None
+
+
+@pytest.mark.parametrize("given", ["absent", "impossible"])
+def test_a_shipped_job_given_the_heads_cache_path_builds_on_the_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str
+) -> None:
+    """`--env-cache DIR` on a Ray head: DIR travels with the evaluator's settings but need not
+    exist on the worker. Absent there, it is made there; impossible there (under a file), the
+    worker builds in its own default cache. Either way the job builds and completes."""
+    cloudpickle = pytest.importorskip("ray.cloudpickle")
+    task = make_env_task(tmp_path / "bench", install=())
+    head = tmp_path / "head" / "envs"
+    head.mkdir(parents=True)
+    settings = EvalSettings(sandbox="local", env_cache=str(head))
+    shipped = cloudpickle.dumps(
+        Evaluator(_finishing_model, LocalSandbox(), DEFAULT_PRICES, settings=settings)
+    )
+    shutil.rmtree(tmp_path / "head")  # the worker's machine has no such directory...
+    if given == "impossible":
+        (tmp_path / "head").write_text("a file: nothing can be made under it")  # ...nor can it
+    monkeypatch.setenv("LOOPWRIGHT_ENV_CACHE", str(tmp_path / "worker"))
+    worker = cloudpickle.loads(shipped)
+    record = worker.run_one(
+        workflow_from_text(WORKFLOW, "yaml"), task, 0, tmp_path / "runs", run_id="r"
+    )
+    assert record.run_status == "completed", record.errors
+    built_in = head if given == "absent" else tmp_path / "worker"
+    assert EnvironmentCache(built_in).lookup(task) is not None
+    if given == "impossible":
+        assert EnvironmentCache(head).root == (tmp_path / "worker").resolve()
 
 
 WORKFLOW = """

@@ -129,7 +129,11 @@ class DockerSandbox(Sandbox):
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickled (a Ray worker): the engine's CLI is found again when the path the sender
+        found it at is not on this machine."""
         self.__dict__.update(state)
+        if not Path(self.engine.cli).is_file():
+            self.engine = Engine.detect(self.settings)
         self._reset()
 
     def attach(

@@ -157,8 +157,13 @@ class EnvironmentCache:
 
     @property
     def root(self) -> Path:
-        """The cache directory (not created until a build)."""
-        return (self._root or default_env_cache()).expanduser().resolve()
+        """The cache directory (not created until a build): the one given, when it exists here
+        or can be made here, else `default_env_cache()`. The given path may be the driver's
+        (`--env-cache` on a Ray head), which a worker node may lack: the worker then builds in
+        its own default cache instead of failing."""
+        if self._root is not None and _can_make(self._root.expanduser()):
+            return self._root.expanduser().resolve()
+        return default_env_cache().expanduser().resolve()
 
     def key(self, task: Task) -> str:
         """`environment_key` for `task` with the interpreter it names; memoised per task content
@@ -220,6 +225,15 @@ class EnvironmentCache:
                 fix="pip install 'loopwright[uv]' (or install uv), or use the pip builder",
             )
         return uv
+
+
+def _can_make(directory: Path) -> bool:
+    """True when `directory` is a directory here, or its nearest existing ancestor is one this
+    process may create entries in. Creates nothing."""
+    for path in [directory, *directory.absolute().parents]:
+        if path.exists():
+            return path.is_dir() and (path == directory or os.access(path, os.W_OK | os.X_OK))
+    return False
 
 
 def needs_environment(task: Task) -> bool:
