@@ -19,6 +19,7 @@ import pytest
 
 from loopwright.cli import main
 from loopwright.errors import ConfigError
+from loopwright.models import ToolCall
 from loopwright.sandbox import (
     ENV_PREFIX_INSIDE,
     DockerSandbox,
@@ -34,6 +35,7 @@ from loopwright.tasks import Task, load_task
 from tests.containers import docker_sandbox_or_skip, image_tag, settings
 
 from .envfactory import make_env_task
+from .test_environments import PROBE, _run
 
 pytestmark = pytest.mark.docker
 
@@ -197,3 +199,30 @@ def test_a_shipped_sandbox_builds_with_the_engine_and_locks_of_the_machine_it_ru
     head.write_text("the head's cache path: nothing can be made under it here")
     builder = EnvImageBuilder.for_sandbox(worker, EnvironmentCache(head / "envs").root / "images")
     assert builder.locks == (tmp_path / "worker" / "images").resolve()
+
+
+def test_a_run_in_the_container_sandbox_runs_agents_and_grader_in_the_environment_image(
+    tmp_path: Path, docker: DockerSandbox, dropped: list[str]
+) -> None:
+    """run_task: the agent's command sees the image's environment (its python, VIRTUAL_ENV, the
+    task's variable, the dependency) at /testbed and cannot write it; the gold it writes into
+    the workspace is what the grader imports through the editable install."""
+    task = env_task(tmp_path / "bench")
+    cache = EnvironmentCache(tmp_path / "cache")
+    dropped.append(EnvImageBuilder.for_sandbox(docker, cache.root / "images").tag(task))
+    assert task.solution_dir is not None
+    gold = (task.solution_dir / "src/envcalc/core.py").read_text()
+    steps = [
+        ToolCall.make("p", "run_command", command=PROBE),
+        ToolCall.make("w", "write_file", path="src/envcalc/core.py", content=gold),
+    ]
+    grade = _run(task, cache, docker, steps, tmp_path / "run")
+    assert (grade.score, grade.resolved) == (1.0, True), grade.invalid_reason
+    patch = (tmp_path / "run" / "diff.patch").read_text()
+    probe = [
+        line[1:]
+        for line in patch.split("+++ b/probe.txt", 1)[1].splitlines()
+        if line.startswith("+") and not line.startswith("+++")
+    ]
+    assert probe[:5] == [str(ENV_PREFIX_INSIDE), "/testbed", "test", "10", "read-only"], probe
+    assert not any(p.is_dir() and p.name != "images" for p in cache.root.iterdir())
