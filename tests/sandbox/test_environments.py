@@ -33,12 +33,19 @@ from loopwright.sandbox._envsetup import find_interpreter
 from loopwright.scoring import GradeResult, PytestGrader, grade_variant, validate_benchmark
 from loopwright.tasks import Task, load_benchmark_dir, load_task
 from loopwright.workflow import workflow_from_text
+from tests.containers import docker_sandbox_or_skip
 from tests.taskfactory import make_calc_task
 
 from .envfactory import PTH_INSTALL, make_env_task
 
 needs_bwrap = pytest.mark.skipif(not bubblewrap_available(), reason="needs bubblewrap (CI has it)")
 SANDBOXES = [pytest.param("bubblewrap", marks=needs_bwrap), "local"]
+# The hostile-agent tests also run under the container sandbox (the environment's derived image).
+WITH_DOCKER = [*SANDBOXES, pytest.param("docker", marks=pytest.mark.docker)]
+
+
+def sandbox_of(kind: str) -> Sandbox:
+    return docker_sandbox_or_skip() if kind == "docker" else default_sandbox(kind)
 
 
 @pytest.fixture(scope="module")
@@ -313,7 +320,7 @@ from helper import scaled
 """
 
 
-@pytest.mark.parametrize("kind", SANDBOXES)
+@pytest.mark.parametrize("kind", WITH_DOCKER)
 def test_bytecode_forged_in_an_editable_root_is_never_read(
     built: tuple[Task, EnvironmentCache], kind: str, tmp_path: Path
 ) -> None:
@@ -327,11 +334,11 @@ def test_bytecode_forged_in_an_editable_root_is_never_read(
         ),
         ToolCall.make("c", "write_file", path="src/envcalc/core.py", content=core),
     ]
-    grade = _run(task, cache, default_sandbox(kind), steps, tmp_path / "run")
+    grade = _run(task, cache, sandbox_of(kind), steps, tmp_path / "run")
     assert (grade.score, grade.resolved) == (0.5, False), grade.invalid_reason  # the source's
 
 
-@pytest.mark.parametrize("kind", SANDBOXES)
+@pytest.mark.parametrize("kind", WITH_DOCKER)
 def test_the_workspace_cannot_shadow_an_installed_dependency(
     built: tuple[Task, EnvironmentCache], kind: str, tmp_path: Path
 ) -> None:
@@ -346,7 +353,7 @@ def test_the_workspace_cannot_shadow_an_installed_dependency(
         ToolCall.make("b", "write_file", path="src/units.py", content="FACTOR = 1\n"),
         ToolCall.make("c", "write_file", path="src/envcalc/core.py", content=wrong),
     ]
-    grade = _run(task, cache, default_sandbox(kind), steps, tmp_path / "run")
+    grade = _run(task, cache, sandbox_of(kind), steps, tmp_path / "run")
     assert grade.score < 1.0 and not grade.resolved, grade.invalid_reason
 
 
