@@ -19,9 +19,10 @@ the editable root on PYTHONPATH) against loopwright's grade in that environment.
 The container sandbox (docker) is measured too when an image is at hand: `--docker-image`,
 else LOOPWRIGHT_CONTAINER_IMAGE, else the test image built from this machine (tests/containers.py,
 run from a checkout). Its time includes starting the workspace's container; its ratio is to the
-same plain pytest on the host (the image's Python is the system one, the same version). It is
-not measured in the task environment (environments are built on the host; a container task
-brings its own image).
+same plain pytest on the host (the image's Python is the system one, the same version). In the
+task environment it grades in the environment's derived image (built once, not timed; see
+docs/sandbox.md), its ratio again to plain pytest on the host in the host's build of the same
+environment.
 
     python bench/grading_overhead.py [--benchmark mini] [--repeat 5] [--environment-only]
                                      [--docker-image TAG]
@@ -44,6 +45,7 @@ from loopwright.errors import LoopwrightError
 from loopwright.sandbox import (
     ContainerSettings,
     DockerSandbox,
+    EnvImageBuilder,
     EnvironmentCache,
     Sandbox,
     TaskEnvironment,
@@ -142,16 +144,21 @@ def main() -> None:
                 f"grading overhead on {bench.name}: {len(bench.tasks)} tasks x "
                 f"{args.repeat} repetitions"
             )
-            docker = docker_sandbox(args.docker_image)
-            arms = {**sandboxes, **({"docker": docker} if docker is not None else {})}
+        docker = docker_sandbox(args.docker_image)
+        arms = {**sandboxes, **({"docker": docker} if docker is not None else {})}
+        if not args.environment_only:
             rows = measure(list(bench.tasks), arms, args.repeat, root, {})
             for kind in arms:
                 report(kind, rows[kind])
         task = env_task(root / "envtask")
         built = EnvironmentCache(root / "envs").ensure(task).environment
+        placed = {kind: {task.id: built} for kind in ["plain", *sandboxes]}
+        if docker is not None:
+            builder = EnvImageBuilder.for_sandbox(docker, root / "locks")
+            placed["docker"] = {task.id: builder.environment(task)}
         print(f"\ngrading overhead in a task environment ({task.id}): {args.repeat} repetitions")
-        rows = measure([task], sandboxes, args.repeat, root, {task.id: built})
-        for kind in sandboxes:
+        rows = measure([task], arms, args.repeat, root, placed)
+        for kind in arms:
             report(f"{kind}, in the task's environment", rows[kind])
 
 
@@ -168,19 +175,23 @@ def measure(
     sandboxes: dict[str, Sandbox],
     repeat: int,
     root: Path,
-    environments: dict[str, TaskEnvironment],
+    environments: dict[str, dict[str, TaskEnvironment]],
 ) -> dict[str, list[Row]]:
-    """Per sandbox kind, one Row per task: the arms interleaved, `repeat` times each."""
+    """Per sandbox kind, one Row per task: the arms interleaved, `repeat` times each.
+    `environments`: per arm ("plain" or a sandbox kind), the environment of each task in one."""
     prepared = {t.id: prepare(t, root / "prepared" / t.id) for t in tasks}
     kinds = list(sandboxes)
     graders = {kind: PytestGrader(sandbox) for kind, sandbox in sandboxes.items()}
     warm = tasks[0]  # one untimed round so imports and disk caches are warm for all
-    time_plain_pytest(prepared[warm.id], warm, environments.get(warm.id))
-    for grader in graders.values():
-        time_loopwright(warm, grader, root / "ws", environments.get(warm.id))
+
+    def env(arm: str, task: Task) -> TaskEnvironment | None:
+        return environments.get(arm, {}).get(task.id)
+
+    time_plain_pytest(prepared[warm.id], warm, env("plain", warm))
+    for kind, grader in graders.items():
+        time_loopwright(warm, grader, root / "ws", env(kind, warm))
     rows: dict[str, list[Row]] = {kind: [] for kind in kinds}
     for task in tasks:
-        env = environments.get(task.id)
         plain: list[float] = []
         ours: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
         for rep in range(repeat):
@@ -188,9 +199,11 @@ def measure(
             arms = ["plain", *kinds]
             for arm in arms[rep % len(arms) :] + arms[: rep % len(arms)]:
                 if arm == "plain":
-                    plain.append(time_plain_pytest(prepared[task.id], task, env))
+                    plain.append(time_plain_pytest(prepared[task.id], task, env("plain", task)))
                 else:
-                    ours[arm].append(time_loopwright(task, graders[arm], root / "ws", env))
+                    ours[arm].append(
+                        time_loopwright(task, graders[arm], root / "ws", env(arm, task))
+                    )
         for kind in kinds:
             whole = statistics.median(t for t, _ in ours[kind])
             command = statistics.median(c for _, c in ours[kind])

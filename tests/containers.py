@@ -1,7 +1,9 @@
 """The container engine and image the container-sandbox tests use, built here, offline.
 
 The image is a root filesystem made from this machine's own files: the system Python
-(/usr/bin/python3, Debian's layout) with its standard library, pytest and pytest-timeout copied from the running
+(/usr/bin/python3, Debian's layout) with its standard library (`venv` and `ensurepip` included, with
+the pip and setuptools wheels Debian's ensurepip installs from, so a task environment can be built
+in a derived image offline), pytest and pytest-timeout copied from the running
 environment, a shell and a few coreutils, and the shared libraries all of them load. It is
 imported (`podman import`), not pulled, its Python packages are compiled to bytecode by its own
 Python (its root filesystem is read-only in the sandbox), and it is tagged by the digest of what
@@ -39,7 +41,8 @@ BINARIES = (
 PACKAGES = (
     "pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py.py", "pytest_timeout.py",
 )  # fmt: skip
-_SKIP_DIRS = {"test", "tests", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"}
+_SKIP_DIRS = {"test", "tests", "idlelib", "tkinter", "turtledemo", "lib2to3"}
+WHEELS = Path("/usr/share/python-wheels")  # Debian's ensurepip installs pip from here
 
 
 def settings(image: str = "") -> ContainerSettings:
@@ -108,6 +111,8 @@ def _rootfs_files() -> dict[str, Path | str]:
         files[f"usr/bin/{binary.name}"] = binary
     for path in _tree(STDLIB):
         files[path.relative_to("/").as_posix()] = path
+    for wheel in sorted(WHEELS.glob("*.whl")) if WHEELS.is_dir() else []:
+        files[wheel.relative_to("/").as_posix()] = wheel
     site = Path(next(p for p in sys.path if p.endswith("site-packages")))
     for name in PACKAGES:
         for path in _tree(site / name) if (site / name).is_dir() else [site / name]:

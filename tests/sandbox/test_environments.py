@@ -7,6 +7,7 @@ of 1.0 needs both the dependency and the workspace's code."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -14,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from loopwright.cli import main
-from loopwright.errors import ConfigError
-from loopwright.evaluation import Evaluator, TaskRunSpec, run_task
+from loopwright.evaluation import EvalSettings, Evaluator, TaskRunSpec, run_task
 from loopwright.models import DEFAULT_PRICES, ScriptedModel, ToolCall
 from loopwright.sandbox import (
     ENV_MANIFEST,
@@ -40,6 +40,12 @@ from .envfactory import PTH_INSTALL, make_env_task
 
 needs_bwrap = pytest.mark.skipif(not bubblewrap_available(), reason="needs bubblewrap (CI has it)")
 SANDBOXES = [pytest.param("bubblewrap", marks=needs_bwrap), "local"]
+# The hostile-agent tests also run under the container sandbox (the environment's derived image).
+WITH_DOCKER = [*SANDBOXES, pytest.param("docker", marks=pytest.mark.docker)]
+
+
+def sandbox_of(kind: str) -> Sandbox:
+    return docker_sandbox_or_skip() if kind == "docker" else default_sandbox(kind)
 
 
 @pytest.fixture(scope="module")
@@ -68,19 +74,6 @@ def test_a_task_with_a_dependency_validates_in_its_environment(
     assert (gold.score, gold.resolved, gold.invalid) == (1.0, True, False), gold.output_tail
     assert flawed.score < 1.0 and not flawed.invalid
     assert all(c.ok for c in checks.values()), [c.problem for c in checks.values()]
-
-
-@pytest.mark.docker
-def test_a_python_environment_is_refused_in_the_container_sandbox_saying_what_to_do(
-    built: tuple[Task, EnvironmentCache],
-) -> None:
-    """A venv built for this machine's interpreter cannot run in a container: refused at once,
-    naming the fix, instead of every grade failing on a missing interpreter."""
-    task, cache = built
-    docker = PytestGrader(docker_sandbox_or_skip())
-    with pytest.raises(ConfigError, match="cannot run in the container sandbox") as err:
-        validate_benchmark(load_benchmark_dir(task.root), docker, environments=cache)
-    assert "image or dockerfile" in str(err.value)
 
 
 @pytest.mark.skipif(find_uv() is None, reason="uv is not installed (pip install 'loopwright[uv]')")
@@ -213,6 +206,36 @@ def test_a_shipped_evaluator_builds_in_the_cache_of_the_machine_it_runs_on(
     assert EnvironmentCache(tmp_path / "worker").lookup(task) is not None
 
 
+@pytest.mark.parametrize("given", ["absent", "impossible"])
+def test_a_shipped_job_given_the_heads_cache_path_builds_on_the_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str
+) -> None:
+    """`--env-cache DIR` on a Ray head: DIR travels with the evaluator's settings but need not
+    exist on the worker. Absent there, it is made there; impossible there (under a file), the
+    worker builds in its own default cache. Either way the job builds and completes."""
+    cloudpickle = pytest.importorskip("ray.cloudpickle")
+    task = make_env_task(tmp_path / "bench", install=())
+    head = tmp_path / "head" / "envs"
+    head.mkdir(parents=True)
+    settings = EvalSettings(sandbox="local", env_cache=str(head))
+    shipped = cloudpickle.dumps(
+        Evaluator(_finishing_model, LocalSandbox(), DEFAULT_PRICES, settings=settings)
+    )
+    shutil.rmtree(tmp_path / "head")  # the worker's machine has no such directory...
+    if given == "impossible":
+        (tmp_path / "head").write_text("a file: nothing can be made under it")  # ...nor can it
+    monkeypatch.setenv("LOOPWRIGHT_ENV_CACHE", str(tmp_path / "worker"))
+    worker = cloudpickle.loads(shipped)
+    record = worker.run_one(
+        workflow_from_text(WORKFLOW, "yaml"), task, 0, tmp_path / "runs", run_id="r"
+    )
+    assert record.run_status == "completed", record.errors
+    built_in = head if given == "absent" else tmp_path / "worker"
+    assert EnvironmentCache(built_in).lookup(task) is not None
+    if given == "impossible":
+        assert EnvironmentCache(head).root == (tmp_path / "worker").resolve()
+
+
 WORKFLOW = """
 schema_version: 1
 name: probe
@@ -297,7 +320,7 @@ from helper import scaled
 """
 
 
-@pytest.mark.parametrize("kind", SANDBOXES)
+@pytest.mark.parametrize("kind", WITH_DOCKER)
 def test_bytecode_forged_in_an_editable_root_is_never_read(
     built: tuple[Task, EnvironmentCache], kind: str, tmp_path: Path
 ) -> None:
@@ -311,11 +334,11 @@ def test_bytecode_forged_in_an_editable_root_is_never_read(
         ),
         ToolCall.make("c", "write_file", path="src/envcalc/core.py", content=core),
     ]
-    grade = _run(task, cache, default_sandbox(kind), steps, tmp_path / "run")
+    grade = _run(task, cache, sandbox_of(kind), steps, tmp_path / "run")
     assert (grade.score, grade.resolved) == (0.5, False), grade.invalid_reason  # the source's
 
 
-@pytest.mark.parametrize("kind", SANDBOXES)
+@pytest.mark.parametrize("kind", WITH_DOCKER)
 def test_the_workspace_cannot_shadow_an_installed_dependency(
     built: tuple[Task, EnvironmentCache], kind: str, tmp_path: Path
 ) -> None:
@@ -330,7 +353,7 @@ def test_the_workspace_cannot_shadow_an_installed_dependency(
         ToolCall.make("b", "write_file", path="src/units.py", content="FACTOR = 1\n"),
         ToolCall.make("c", "write_file", path="src/envcalc/core.py", content=wrong),
     ]
-    grade = _run(task, cache, default_sandbox(kind), steps, tmp_path / "run")
+    grade = _run(task, cache, sandbox_of(kind), steps, tmp_path / "run")
     assert grade.score < 1.0 and not grade.resolved, grade.invalid_reason
 
 

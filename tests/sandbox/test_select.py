@@ -41,8 +41,11 @@ def test_the_public_names_are_pinned() -> None:
         "DiffEvidence",
         "DockerSandbox",
         "ENV_CACHE_VARIABLE",
+        "ENV_IMAGE_REPOSITORY",
         "ENV_MANIFEST",
+        "ENV_PREFIX_INSIDE",
         "Engine",
+        "EnvImageBuilder",
         "EnvManifest",
         "EnvironmentBuildError",
         "EnvironmentCache",
@@ -68,10 +71,12 @@ def test_the_public_names_are_pinned() -> None:
         "image_key",
         "needs_environment",
         "needs_image_build",
+        "prepare_env_images",
         "prepare_environments",
         "prepare_images",
         "remove_workspace",
         "sandbox_kinds",
+        "task_environment",
     ]
 
 

@@ -18,13 +18,16 @@ from loopwright.errors import ConfigError
 from loopwright.sandbox import (
     BuiltImage,
     ContainerSettings,
+    DockerSandbox,
     Engine,
+    EnvImageBuilder,
     EnvironmentCache,
     ImageBuilder,
     Prepared,
     default_sandbox,
     needs_environment,
     needs_image_build,
+    prepare_env_images,
     prepare_environments,
     prepare_images,
 )
@@ -152,13 +155,27 @@ def prepare(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print each environment as JSON.")
     ] = False,
+    sandbox: Annotated[
+        str,
+        typer.Option(
+            "--sandbox",
+            help="docker: build the Python environments into container images (as `bench "
+            "validate --sandbox docker` uses them); anything else: on this machine.",
+        ),
+    ] = "auto",
 ) -> None:
     """Build every task environment of a benchmark up front (each once; those already in the
     cache are reused). A failed build names the command and its output, and is not cached."""
     bench = load_benchmark(benchmark)
     cache = EnvironmentCache(env_cache)
-    done = _prepare(bench, cache, progress_shown=not as_json)
-    images = _prepare_images(bench, progress_shown=not as_json)
+    if sandbox == "docker":
+        docker = _docker(default_sandbox("docker"))
+        done: list[tuple[Task, Prepared]] = []
+        images = _prepare_env_images(bench, docker, cache, progress_shown=not as_json)
+    else:
+        done = _prepare(bench, cache, progress_shown=not as_json)
+        images = []
+    images += _prepare_images(bench, progress_shown=not as_json)
     if as_json:
         rows = [_prepared_json(t, p) for t, p in done] + [_image_json(t, i) for t, i in images]
         typer.echo(json.dumps(rows, indent=2))
@@ -193,6 +210,28 @@ def _prepare(
         bar = progress.add_task(f"preparing environments of {bench.name}", total=total)
         return prepare_environments(
             bench.tasks, cache, on_prepared=lambda _t, _p: progress.advance(bar)
+        )
+
+
+def _docker(sandbox: object) -> DockerSandbox:
+    assert isinstance(sandbox, DockerSandbox)  # default_sandbox("docker") makes one or raises
+    return sandbox
+
+
+def _prepare_env_images(
+    bench: Benchmark, sandbox: DockerSandbox, cache: EnvironmentCache, *, progress_shown: bool
+) -> list[tuple[Task, BuiltImage]]:
+    """Build or reuse the derived image of every Python environment of `bench` (the container
+    sandbox's way to run them), with a progress bar on a terminal."""
+    total = sum(needs_environment(t) for t in bench.tasks)
+    if not total:
+        return []
+    builder = EnvImageBuilder.for_sandbox(sandbox, cache.root / "images")
+    shown = progress_shown and err_console.is_terminal
+    with progress_bar(err_console, enabled=shown) as progress:
+        bar = progress.add_task(f"building environment images of {bench.name}", total=total)
+        return prepare_env_images(
+            bench.tasks, builder, on_built=lambda _t, _i: progress.advance(bar)
         )
 
 
@@ -253,7 +292,10 @@ def validate(
     bench = load_benchmark(benchmark)
     grader = PytestGrader(default_sandbox(sandbox))
     cache = EnvironmentCache(env_cache)
-    _prepare(bench, cache, progress_shown=not as_json)
+    if isinstance(grader.sandbox, DockerSandbox):
+        _prepare_env_images(bench, grader.sandbox, cache, progress_shown=not as_json)
+    else:
+        _prepare(bench, cache, progress_shown=not as_json)
     total = sum(len(task_variants(t)) + (t.gold is None) for t in bench.tasks)
     with progress_bar(err_console, enabled=not as_json and err_console.is_terminal) as progress:
         bar = progress.add_task(f"validating {bench.name}", total=total)

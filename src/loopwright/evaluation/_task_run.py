@@ -43,6 +43,7 @@ from loopwright.sandbox import (
     attach_task_container,
     create_workspace,
     remove_workspace,
+    task_environment,
 )
 from loopwright.scoring import Grader, Grading, grader_for, mark_tampered
 from loopwright.tasks import Task
@@ -167,7 +168,7 @@ def _in_environment(
     spec: TaskRunSpec, workspace: Workspace, writer: EventWriter
 ) -> TaskRunSpec | None:
     """`spec` with its sandbox placed in the task's environment (built or reused from the
-    cache) for this workspace; `spec` itself for a task without one (or with a container image,
+    cache; under the container sandbox, its derived image) for this workspace; `spec` itself for a task without one (or with a container image,
     which is the container sandbox's). None when the build failed: an error event says why."""
     table = spec.task.spec.environment
     if table is None:
@@ -175,11 +176,13 @@ def _in_environment(
     if table.container:
         return _in_image(spec, workspace, writer)
     cache = spec.environments or EnvironmentCache()
-    prepared = _guarded(writer, "environment", lambda: cache.ensure(spec.task))
-    if prepared is None:
-        return None
-    placed = spec.sandbox.within(prepared.environment, workspace.path)
-    return dataclasses.replace(spec, sandbox=placed)
+    placed = _guarded(
+        writer, "environment",
+        lambda: spec.sandbox.within(
+            task_environment(spec.task, spec.sandbox, cache), workspace.path
+        ),
+    )  # fmt: skip
+    return None if placed is None else dataclasses.replace(spec, sandbox=placed)
 
 
 def _in_image(spec: TaskRunSpec, workspace: Workspace, writer: EventWriter) -> TaskRunSpec | None:

@@ -6,7 +6,8 @@ clean environment. `BubblewrapSandbox` also denies the network and every write o
 workspace; `DockerSandbox` runs each workspace's commands in its own container (docker or podman
 CLI); `LocalSandbox` isolates nothing. `default_sandbox("auto")` picks bubblewrap when it
 works here, else warns loudly once and runs unsandboxed. A task with an `[environment]` runs in a
-virtualenv built once per content by `EnvironmentCache` (`Sandbox.within`). See docs/sandbox.md.
+virtualenv built once per content by `EnvironmentCache` (`Sandbox.within`), or under the container
+sandbox in a derived image built by `EnvImageBuilder` (`task_environment` picks). See docs/sandbox.md.
 """
 
 from __future__ import annotations
@@ -25,6 +26,13 @@ from loopwright.sandbox._envcache import (
     environment_key,
     needs_environment,
     prepare_environments,
+)
+from loopwright.sandbox._envimages import (
+    ENV_IMAGE_REPOSITORY,
+    ENV_PREFIX_INSIDE,
+    EnvImageBuilder,
+    prepare_env_images,
+    task_environment,
 )
 from loopwright.sandbox._environment import WORKDIR, EnvironmentSandbox, TaskEnvironment
 from loopwright.sandbox._envsetup import EnvironmentBuildError, find_uv
@@ -53,7 +61,9 @@ __all__ = [
     "BINARY_SIZES",
     "DEFAULT_OUTPUT_CAP",
     "ENV_CACHE_VARIABLE",
+    "ENV_IMAGE_REPOSITORY",
     "ENV_MANIFEST",
+    "ENV_PREFIX_INSIDE",
     "IMAGE_REPOSITORY",
     "NO_DIFF",
     "WORKDIR",
@@ -64,6 +74,7 @@ __all__ = [
     "DiffEvidence",
     "DockerSandbox",
     "Engine",
+    "EnvImageBuilder",
     "EnvManifest",
     "EnvironmentBuildError",
     "EnvironmentCache",
@@ -86,8 +97,10 @@ __all__ = [
     "image_key",
     "needs_environment",
     "needs_image_build",
+    "prepare_env_images",
     "prepare_environments",
     "prepare_images",
     "remove_workspace",
     "sandbox_kinds",
+    "task_environment",
 ]

@@ -34,7 +34,7 @@ from loopwright.sandbox._base import (
     resolve_existing,
 )
 from loopwright.sandbox._engine import ENV_PREFIX, ContainerSettings, Engine, labels
-from loopwright.sandbox._environment import TaskEnvironment
+from loopwright.sandbox._environment import EnvironmentSandbox, TaskEnvironment
 from loopwright.sandbox._process import run_process, to_result
 
 __all__ = ["DockerSandbox"]
@@ -129,7 +129,11 @@ class DockerSandbox(Sandbox):
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickled (a Ray worker): the engine's CLI is found again when the path the sender
+        found it at is not on this machine."""
         self.__dict__.update(state)
+        if not Path(self.engine.cli).is_file():
+            self.engine = Engine.detect(self.settings)
         self._reset()
 
     def attach(
@@ -156,16 +160,21 @@ class DockerSandbox(Sandbox):
             return self._start(root, network, shape).id
 
     def within(self, environment: TaskEnvironment, workspace: Path) -> Sandbox:
-        """Refused: a task's Python `[environment]` is a virtual environment built on this
-        machine for its interpreter, which a container does not have. ConfigError saying to
-        put the dependencies in the task's image instead."""
-        del workspace
-        raise ConfigError(
-            "a task's Python [environment] cannot run in the container sandbox",
-            got=f"an environment built on this machine ({environment.prefix})",
-            fix="give the task an [environment] image or dockerfile that installs its "
-            "dependencies (docs/sandbox.md, 'Container images'), or use --sandbox bubblewrap",
-        )
+        """This sandbox running every command for `workspace` in `environment`, which must be
+        built into an image (`EnvImageBuilder`): the workspace's container is started from that
+        image, the workspace at the image's `workdir` (where its editable installs point), and
+        each command gets the environment's PATH, VIRTUAL_ENV and variables. The environment is
+        part of the container's read-only root filesystem. ConfigError for an environment built
+        on this machine (a container does not have it)."""
+        if environment.image is None:
+            raise ConfigError(
+                "a task environment built on this machine cannot run in the container sandbox",
+                got=f"the environment at {environment.prefix}",
+                fix="let loopwright build it into an image (docs/sandbox.md, 'Task environments "
+                "in the container sandbox'), or use --sandbox bubblewrap",
+            )
+        self.attach(workspace, image=environment.image, workdir=environment.workdir)
+        return EnvironmentSandbox(self, environment, workspace.resolve())
 
     def release(self, workspace: Path) -> None:
         """Remove `workspace`'s container and staging files. Idempotent."""

@@ -46,8 +46,9 @@ class ContainerSettings(BaseModel):
     for grading, `python` with pytest and pytest-timeout); built locally, nothing is pulled.
     `global_flags` go before the subcommand (podman: `--runtime runc --cgroup-manager cgroupfs`),
     `run_flags` into `run` (`--ulimit nofile=1024:1024`). `python` is the interpreter the grader
-    runs inside. `cpus`, `memory`, `pids_limit` bound each container. `workdir` is where the
-    workspace is mounted inside (one fixed path for every workspace).
+    runs inside, and the one a task's Python `[environment]` is built with in a derived image.
+    `cpus`, `memory`, `pids_limit` bound each container. `workdir` is where the workspace is
+    mounted inside (one fixed path for every workspace).
     Read from the environment by `from_env` (LOOPWRIGHT_CONTAINER_<FIELD>).
     """
 

@@ -52,6 +52,7 @@ __all__ = [
     "EnvironmentCache",
     "Prepared",
     "default_env_cache",
+    "environment_inputs",
     "environment_key",
     "needs_environment",
     "prepare_environments",
@@ -108,20 +109,29 @@ def environment_key(task: Task, interpreter: Interpreter) -> str:
 
     Two tasks with the same table, interpreter and files share one environment; an edit to
     any input (the repo, when the table has `install` commands) gives a new key."""
+    parts = {
+        "format": _KEY_FORMAT,
+        **environment_inputs(task),
+        "python": [str(interpreter.path), interpreter.version],
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def environment_inputs(task: Task) -> dict[str, object]:
+    """What a build of `task`'s environment reads, by digest: the table, the files it names,
+    the task's `environment/` directory, the repo (when the table has `install` commands) and
+    the test runner loopwright would supply. ConfigError for a task without a table."""
     table = task.spec.environment
     if table is None:
         raise ConfigError(f"task {task.id} has no [environment] table")
     env_dir = task.root / "environment"
-    parts = {
-        "format": _KEY_FORMAT,
+    return {
         "table": table.model_dump(mode="json"),
-        "python": [str(interpreter.path), interpreter.version],
         "files": {rel: _file_digest(task.root / rel) for rel in table.files},
         "environment_dir": tree_digest(env_dir) if env_dir.is_dir() else None,
         "repo": tree_digest(task.repo_dir) if table.install else None,
         "runner": runner_versions(),
     }
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
 def _file_digest(path: Path) -> str:
@@ -147,8 +157,13 @@ class EnvironmentCache:
 
     @property
     def root(self) -> Path:
-        """The cache directory (not created until a build)."""
-        return (self._root or default_env_cache()).expanduser().resolve()
+        """The cache directory (not created until a build): the one given, when it exists here
+        or can be made here, else `default_env_cache()`. The given path may be the driver's
+        (`--env-cache` on a Ray head), which a worker node may lack: the worker then builds in
+        its own default cache instead of failing."""
+        if self._root is not None and _can_make(self._root.expanduser()):
+            return self._root.expanduser().resolve()
+        return default_env_cache().expanduser().resolve()
 
     def key(self, task: Task) -> str:
         """`environment_key` for `task` with the interpreter it names; memoised per task content
@@ -210,6 +225,15 @@ class EnvironmentCache:
                 fix="pip install 'loopwright[uv]' (or install uv), or use the pip builder",
             )
         return uv
+
+
+def _can_make(directory: Path) -> bool:
+    """True when `directory` is a directory here, or its nearest existing ancestor is one this
+    process may create entries in. Creates nothing."""
+    for path in [directory, *directory.absolute().parents]:
+        if path.exists():
+            return path.is_dir() and (path == directory or os.access(path, os.W_OK | os.X_OK))
+    return False
 
 
 def needs_environment(task: Task) -> bool:

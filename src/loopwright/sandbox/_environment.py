@@ -34,13 +34,19 @@ class TaskEnvironment:
     `base_prefix`. `variables` are the task's `[environment] env`; `editable_roots` are the
     workspace directories (relative, "" for the root) its editable installs import from, put on
     `sys.path` in every run so that the workspace's code is imported even where the workspace
-    cannot sit at `WORKDIR`. `key` is the cache key it was built under. Read-only once built."""
+    cannot sit at `WORKDIR`. `key` is the cache key it was built under. Read-only once built.
+
+    `image` set: the environment was built into that container image (sandbox/_envimages.py);
+    `prefix` and `base_prefix` are paths inside it, and its containers mount the workspace at
+    `workdir`, where the image's editable installs were made."""
 
     key: str
     prefix: Path
     base_prefix: Path
     variables: tuple[tuple[str, str], ...] = ()
     editable_roots: tuple[str, ...] = ()
+    image: str | None = None
+    workdir: str | None = None
 
     @property
     def python(self) -> str:
@@ -49,7 +55,10 @@ class TaskEnvironment:
 
     @property
     def shown(self) -> list[Path]:
-        """The directories a sandbox must show read-only for the environment to work."""
+        """The host directories a sandbox must show read-only for the environment to work (none
+        for an environment inside an image)."""
+        if self.image is not None:
+            return []
         found = [self.prefix]
         if self.base_prefix != Path("/") and not self.base_prefix.is_relative_to(self.prefix):
             found.append(self.base_prefix)
@@ -73,13 +82,14 @@ def environment_variables(
     `env` None: LANG, PYTHONDONTWRITEBYTECODE, PYTHONHASHSEED as in a plain sandbox; a mapping:
     its items. Then the task's variables (never overriding the caller's), `VIRTUAL_ENV`, PATH
     with the environment's `bin/` first (then the caller's PATH, else the parent's, never
-    loopwright's own interpreter), PYTHONPATH with the editable roots under `workspace` (unless
+    loopwright's own interpreter; in an image, the caller's or a standard one), PYTHONPATH with the editable roots under `workspace` (unless
     the caller set one; the grader runs `python -I`, which ignores it), and HOME=`home` when given
     and the caller named none (None leaves it to the sandbox)."""
     built = dict(_DEFAULTS) if env is None else dict(env)
     for name, value in environment.variables:
         built.setdefault(name, value)
-    rest = built.get("PATH") or os.environ.get("PATH") or _FALLBACK_PATH
+    host = os.environ.get("PATH") if environment.image is None else None  # not the image's
+    rest = built.get("PATH") or host or _FALLBACK_PATH
     built["PATH"] = os.pathsep.join([str(environment.prefix / "bin"), rest])
     built["VIRTUAL_ENV"] = str(environment.prefix)
     roots = environment.import_paths(workspace)[1:]

@@ -35,6 +35,7 @@ __all__ = [
     "EnvironmentBuildError",
     "Interpreter",
     "build_steps",
+    "copy_distributions",
     "editable_roots",
     "find_interpreter",
     "find_uv",
@@ -252,8 +253,7 @@ def _ensure_runner(step: _Step, interpreter: Interpreter, env_dir: Path) -> bool
             fix="add pytest and pytest-timeout to [environment] requirements",
         )
     site = next(env_dir.glob("lib/python*/site-packages"))
-    for name in _closure(RUNNER):
-        _copy_distribution(name, site)
+    copy_distributions(RUNNER, site)
     script = env_dir / "bin" / "pytest"
     script.write_text(
         f"#!{env_dir}/bin/python\nimport sys\nfrom pytest import console_main\n"
@@ -266,6 +266,12 @@ def _ensure_runner(step: _Step, interpreter: Interpreter, env_dir: Path) -> bool
     step.run_argv([str(env_dir / "bin" / "python"), "-m", "compileall", "-q", str(site)])
     step.run_argv(check)
     return True
+
+
+def copy_distributions(names: tuple[str, ...], site: Path) -> None:
+    """Copy the installed distributions `names`, with what they require here, into `site`."""
+    for name in _closure(names):
+        _copy_distribution(name, site)
 
 
 def _closure(names: tuple[str, ...]) -> list[str]:

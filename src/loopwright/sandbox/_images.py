@@ -33,6 +33,7 @@ __all__ = [
     "BuiltImage",
     "ImageBuilder",
     "attach_task_container",
+    "engine_build",
     "image_key",
     "needs_image_build",
     "prepare_images",
@@ -126,42 +127,53 @@ class ImageBuilder:
             return BuiltImage(tag, built=True, build_s=round(time.monotonic() - started, 3))
 
     def _build(self, task: Task, dockerfile: Path, tag: str) -> None:
-        pull = ["--pull=never"] if self.engine.kind == "podman" else []
-        argv = self.engine.argv(
-            "build", *pull, "-t", tag, "-f", str(dockerfile), str(dockerfile.parent)
-        )
-        try:
-            done = subprocess.run(
-                argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                timeout=self.timeout_s, check=False,
-            )  # fmt: skip
-        except subprocess.TimeoutExpired as exc:
-            self._forget(tag)
-            raise EnvironmentBuildError(
-                f"task {task.id}: the image build timed out after {self.timeout_s:.0f}s: "
-                + " ".join(argv),
-                got=_tail(exc.output),
-                fix="fix the Dockerfile, or build the image by hand and name it in `image`",
-            ) from exc
-        except OSError as exc:
-            raise EnvironmentBuildError(
-                f"task {task.id}: the image build could not start: {' '.join(argv)}", got=str(exc)
-            ) from exc
-        if done.returncode != 0:
-            self._forget(tag)
-            raise EnvironmentBuildError(
-                f"task {task.id}: the image build failed (exit {done.returncode}): "
-                + " ".join(argv),
-                got=_tail(done.stdout),
-                fix="fix the Dockerfile; its base image must be present locally (nothing is "
-                "pulled; see docs/sandbox.md)",
-            )
+        engine_build(
+            self.engine, tag, dockerfile, timeout_s=self.timeout_s,
+            what=f"task {task.id}: the image build",
+            fix="fix the Dockerfile; its base image must be present locally (nothing is "
+            "pulled; see docs/sandbox.md)",
+        )  # fmt: skip
 
-    def _forget(self, tag: str) -> None:
-        """A failed build must leave no tag behind (it would be taken as built)."""
-        if self.engine.image_exists(tag):
-            with contextlib.suppress(Exception):
-                self.engine.call("rmi", "-f", tag)
+
+def engine_build(
+    engine: Engine, tag: str, dockerfile: Path, *, timeout_s: float, what: str, fix: str
+) -> str:
+    """Build `dockerfile` (its directory the context) as `tag`, pulling nothing; the build's
+    output. On failure or timeout nothing stays tagged and EnvironmentBuildError says `what`
+    failed, with the command and its output's tail, and `fix`."""
+    pull = ["--pull=never"] if engine.kind == "podman" else []
+    argv = engine.argv("build", *pull, "-t", tag, "-f", str(dockerfile), str(dockerfile.parent))
+    try:
+        done = subprocess.run(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout_s, check=False
+        )
+    except subprocess.TimeoutExpired as exc:
+        _forget(engine, tag)
+        raise EnvironmentBuildError(
+            f"{what} timed out after {timeout_s:.0f}s: " + " ".join(argv),
+            got=_tail(exc.output),
+            fix="fix the Dockerfile, or build the image by hand and name it in `image`",
+        ) from exc
+    except OSError as exc:
+        raise EnvironmentBuildError(
+            f"{what} could not start: {' '.join(argv)}", got=str(exc)
+        ) from exc
+    output = done.stdout.decode("utf-8", errors="replace")
+    if done.returncode != 0:
+        _forget(engine, tag)
+        raise EnvironmentBuildError(
+            f"{what} failed (exit {done.returncode}): " + " ".join(argv),
+            got=_tail(output),
+            fix=fix,
+        )
+    return output
+
+
+def _forget(engine: Engine, tag: str) -> None:
+    """A failed build must leave no tag behind (it would be taken as built)."""
+    if engine.image_exists(tag):
+        with contextlib.suppress(Exception):
+            engine.call("rmi", "-f", tag)
 
 
 def prepare_images(

@@ -24,7 +24,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from loopwright.errors import LoopwrightError, UsageError, UserError
-from loopwright.sandbox import EnvironmentCache, TaskEnvironment
+from loopwright.sandbox import EnvironmentCache, TaskEnvironment, task_environment
 from loopwright.scoring._grader import PytestGrader
 from loopwright.scoring._mine_runs import Split, TestRun, run_test_files, split_outcomes
 from loopwright.scoring._validate import grade_variant
@@ -305,7 +305,7 @@ def _environment(ctx: _Context, task: Task) -> tuple[TaskEnvironment | None, str
     if task.spec.environment is None:
         return None, None
     try:
-        return ctx.cache.ensure(task).environment, None
+        return task_environment(task, ctx.grader.sandbox, ctx.cache), None
     except LoopwrightError as exc:
         what = exc.render() if isinstance(exc, UserError) else str(exc)
         return None, "environment: " + what.strip().splitlines()[0]

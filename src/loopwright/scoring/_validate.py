@@ -22,6 +22,7 @@ from loopwright.sandbox import (
     attach_task_container,
     create_workspace,
     remove_workspace,
+    task_environment,
 )
 from loopwright.scoring._grader import PytestGrader
 from loopwright.scoring._guard import failed_grade
@@ -174,7 +175,8 @@ def _checks(
 def _environment(
     task: Task, cache: EnvironmentCache, sandbox: Sandbox
 ) -> tuple[TaskEnvironment | None, str | None]:
-    """The task's built environment (None for a task without a Python one), or why there is none;
+    """The task's built environment (None for a task without a Python one; under the container
+    sandbox, built into a derived image), or why there is none;
     a `dockerfile` image is built here (container sandbox only), so its failure fails the task."""
     table = task.spec.environment
     if table is None:
@@ -184,7 +186,7 @@ def _environment(
             if table.dockerfile is not None and isinstance(sandbox, DockerSandbox):
                 ImageBuilder(sandbox.engine).ensure(task)
             return None, None
-        return cache.ensure(task).environment, None
+        return task_environment(task, sandbox, cache), None
     except LoopwrightError as exc:
         return None, f"environment: {exc}"
 
