@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
+import json
 import shutil
 import subprocess
 import sys
@@ -67,6 +68,10 @@ HIDDEN_TESTS = (
     "TestUtils.test_smart_truncate_no_max_length",
     "TestUtils.test_smart_truncate_no_seperator",
 )
+
+# The project's runtime dependency, pinned, and the grader's pytest.
+REQUIREMENTS = ("text-unidecode==1.3", "pytest==9.2.0", "pytest-timeout==2.4.0")
+BUILD_REQUIREMENT = "setuptools==80.9.0"  # builds the editable install without build isolation
 
 STUB_BODY = '    raise NotImplementedError("smart_truncate")\n'
 
@@ -251,8 +256,9 @@ def toml_list(items: list[str]) -> str:
     return "[\n" + "".join(f'  "{item}",\n' for item in items) + "]"
 
 
-def task_toml(tests: list[str]) -> str:
-    """Return task.toml for the task, given every test of the project's test file."""
+def task_toml(tests: list[str], environment: str) -> str:
+    """Return task.toml for the task, given every test of the project's test file and its
+    [environment] table."""
     pass_to_pass = [node_id(t) for t in tests if t not in HIDDEN_TESTS]
     flawed = "".join(
         f'\n[[flawed]]\nname = "{name}"\nkind = "{kind}"\ndescription = "{text}"\n'
@@ -268,16 +274,39 @@ hidden_tests_layout = "tree"   # tests/{TEST_FILE} replaces the visible one at g
 fail_to_pass = {toml_list([node_id(t) for t in HIDDEN_TESTS])}
 pass_to_pass = {toml_list(pass_to_pass)}
 {flawed}
+{environment}"""
+
+
+ONLINE_ENVIRONMENT = f"""\
 [environment]
 # The project's runtime dependency (setup.py: text-unidecode>=1.3) pinned, and the grader's
 # pytest; `loopwright bench prepare` downloads them from PyPI.
-requirements = ["text-unidecode==1.3", "pytest==9.2.0", "pytest-timeout==2.4.0"]
+requirements = {json.dumps(list(REQUIREMENTS))}
 install = ["pip install -e ."]
 """
 
+OFFLINE_ENVIRONMENT = """\
+[environment]
+# Every wheel is in environment/wheels (requirements.txt: --no-index --find-links wheels), so
+# building needs no network (as in a container build); setuptools for the editable install.
+requirements_files = ["environment/requirements.txt"]
+install = ["pip install --use-pep517 --no-build-isolation --no-deps -e ."]
+"""
 
-def make_task(out: Path) -> Path:
-    """Download python-slugify and write the task folder under out; return it."""
+
+def download_wheels(task: Path) -> None:
+    """Put the wheels of REQUIREMENTS and BUILD_REQUIREMENT (with their dependencies) in
+    task/environment/wheels, and a requirements file that installs from there only."""
+    wheels = task / "environment" / "wheels"
+    cmd = [sys.executable, "-m", "pip", "download", "--only-binary", ":all:", "-d", str(wheels)]
+    subprocess.run([*cmd, *REQUIREMENTS, BUILD_REQUIREMENT], check=True, stdout=subprocess.DEVNULL)
+    lines = ["--no-index", "--find-links wheels", *REQUIREMENTS, BUILD_REQUIREMENT]
+    write(task / "environment" / "requirements.txt", "\n".join(lines) + "\n")
+
+
+def make_task(out: Path, *, wheels: bool = False) -> Path:
+    """Download python-slugify and write the task folder under out; return it. With `wheels`,
+    the environment's wheels are downloaded into the task too (an offline environment)."""
     task = out / TASK_ID
     if task.exists():
         raise SystemExit(f"{task} exists; remove it or pass another --out")
@@ -296,7 +325,10 @@ def make_task(out: Path) -> Path:
     for name, _, _, body in FLAWED:
         write(task / "flawed" / name / MODULE, with_body(original, body))
     write(task / "instruction.md", INSTRUCTION)
-    write(task / "task.toml", task_toml(test_ids(tests)))
+    if wheels:
+        download_wheels(task)
+    environment = OFFLINE_ENVIRONMENT if wheels else ONLINE_ENVIRONMENT
+    write(task / "task.toml", task_toml(test_ids(tests), environment))
     load_task(task)
     return task
 
@@ -304,7 +336,14 @@ def make_task(out: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="benchmark folder to write into")
-    task = make_task(parser.parse_args().out)
+    parser.add_argument(
+        "--wheels",
+        action="store_true",
+        help="also download the environment's wheels into the task, so building it needs no"
+        " network (for --sandbox docker, whose image builds may have none)",
+    )
+    args = parser.parse_args()
+    task = make_task(args.out, wheels=args.wheels)
     print(f"wrote {task} (python-slugify {VERSION}, {FUNCTION} stubbed)")
 
 
