@@ -18,12 +18,16 @@ What it does, with the standard library and loopwright only:
      (see TEST_FILE) without the tests that exercise it. loopwright makes each workspace a git
      repository from `repo/`.
    - `tests/test_slugify.py` (`hidden_tests_layout = "tree"`): the project's own, complete
-     `test.py`, which replaces the visible one at grading. fail_to_pass are its tests of truncation (direct
-     calls and `slugify(..., max_length=...)`), pass_to_pass every other test in it.
+     `test.py`, which replaces the visible one at grading. fail_to_pass are its tests of
+     truncation (direct calls and `slugify(..., max_length=...)`), pass_to_pass every other test
+     in it.
    - `solution/slugify/slugify.py`: the released file (the gold).
    - `flawed/<name>/slugify/slugify.py`: three realistic wrong implementations.
    - `task.toml` with an `[environment]`: the project's runtime dependency pinned, pytest for
      the grader, and `pip install -e .`. `loopwright bench prepare` downloads these from PyPI.
+     With `--wheels`, the wheels are downloaded into the task now instead (`environment/wheels`
+     and `environment/requirements.txt` with `--no-index`), so building the environment needs no
+     network: what a container image build (`--sandbox docker`) without PyPI needs.
 3. Loads the written task with loopwright's own loader, so a format error shows here.
 
 Nothing of the project is kept in loopwright's repository: the task folder is made on the
