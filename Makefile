@@ -20,8 +20,8 @@ demo: $(STAMP)
 		--generations 4 --population 6 --seed 0 --run-dir runs/demo-$$(date +%Y%m%d-%H%M%S)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -124,3 +124,14 @@ def test_mini_validates_and_a_broken_gold_in_a_copy_fails_naming_the_task(
     code, out, _ = run(capsys, "bench", "validate", str(copy))
     assert code == 1
     assert f"failed validation: {victim.id}" in out
+
+
+def test_validate_names_the_test_file_that_could_not_be_collected(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    task = make_calc_task(tmp_path)
+    (task.hidden_tests_dir / "test_ops_hidden.py").write_text("def broken(:\n")
+    code, out, _ = run(capsys, "bench", "validate", str(tmp_path), "--json")
+    assert code == 1
+    rows = {r["variant"]: r for r in json.loads(out)}
+    assert "collection errors: tests/test_ops_hidden.py" in rows["gold"]["problem"]

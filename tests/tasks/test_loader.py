@@ -151,3 +151,34 @@ def test_overlay_replaces_and_adds_files(tmp_path: Path) -> None:
     assert written == ["pkg/a.py", "pkg/b.py"]
     assert (dest / "pkg" / "a.py").read_text() == "new"
     assert (dest / "pkg" / "b.py").read_text() == "added"
+
+
+@pytest.mark.parametrize(
+    ("rel", "package", "module"),
+    [("test.py", False, "test"), ("test/test_add.py", True, "test.test_add")],
+    ids=["test.py", "test package"],
+)
+def test_a_test_module_named_like_the_standard_library_is_refused(
+    tmp_path: Path, rel: str, package: bool, module: str
+) -> None:
+    task = make_calc_task(tmp_path)
+    dest = task.root / "repo" / rel
+    dest.parent.mkdir(exist_ok=True)
+    if package:
+        (dest.parent / "__init__.py").write_text("")
+    shutil.copy(task.root / "repo" / "tests" / "test_add.py", dest)
+    toml = task.root / "task.toml"
+    toml.write_text(toml.read_text().replace("tests/test_add.py::test_add'", f"{rel}::test_add'"))
+    with pytest.raises(ConfigError, match=f"imported as module '{module}', and 'test' is a"):
+        load_task(task.root)
+
+
+def test_a_test_directory_named_test_without_init_loads(tmp_path: Path) -> None:
+    task = make_calc_task(tmp_path)
+    (task.root / "repo" / "test").mkdir()
+    shutil.copy(task.root / "repo" / "tests" / "test_add.py", task.root / "repo" / "test")
+    toml = task.root / "task.toml"
+    toml.write_text(
+        toml.read_text().replace("tests/test_add.py::test_add'", "test/test_add.py::test_add'")
+    )
+    assert "test/test_add.py::test_add" in load_task(task.root).spec.pass_to_pass  # module test_add

@@ -205,4 +205,15 @@ def _judge(task_id: str, variant: str, kind: str, grade: GradeResult) -> Variant
         problem = f"expected {expectation}, got {grade.score:.2f}" + (
             "" if grade.resolved or variant != GOLD else " (not resolved)"
         )
+        problem += _collection_errors(grade)
     return VariantCheck(task_id, variant, kind, expectation, grade, ok, problem)
+
+
+def _collection_errors(grade: GradeResult, shown: int = 3) -> str:
+    """`; collection errors: ...` naming the first `shown` test files that could not be
+    collected (the usual reason a gold scores 0), or nothing."""
+    errors = grade.collection_errors
+    if not errors:
+        return ""
+    more = f" (+{len(errors) - shown} more)" if len(errors) > shown else ""
+    return "; collection errors: " + "; ".join(errors[:shown]) + more

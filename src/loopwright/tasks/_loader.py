@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from pydantic import ValidationError
 
@@ -19,6 +20,7 @@ TASK_FILE = "task.toml"
 SOLUTION_PATCH = "solution.patch"
 BENCHMARK_FILE = "benchmark.toml"
 FORMAT_DOC = "docs/task-format.md"
+_STDLIB_MODULES = sys.stdlib_module_names | {"test"}  # the list leaves out the `test` package
 
 
 def pydantic_problems(exc: ValidationError) -> list[str]:
@@ -90,6 +92,7 @@ def _layout_problems(root: Path, spec: TaskSpec) -> Iterable[str]:
     if problem is not None:
         yield problem
     yield from _test_id_problems(spec, placed, root / "repo")
+    yield from _module_name_problems(spec, placed, root / "repo")
     yield from _environment_problems(root, spec)
     if spec.hidden_tests_layout == "test_dir":
         yield from _collision_problems(root, spec)
@@ -138,6 +141,45 @@ def _test_id_problems(spec: TaskSpec, placed: dict[str, bytes | None], repo: Pat
             f"test ids outside test_dir {spec.test_dir!r} in files that are neither hidden "
             f"tests nor files of repo/ (the grader restores only those): {outside}"
         )
+
+
+def _module_name_problems(
+    spec: TaskSpec, placed: dict[str, bytes | None], repo: Path
+) -> Iterable[str]:
+    """pytest test files whose module name starts with a standard-library module's (`test.py`,
+    a `test/` package): the grader puts the workspace last on sys.path, so those cannot be
+    collected."""
+    if spec.grading.runner != "pytest":
+        return
+    for rel in sorted({node_id_file(t) for t in (*spec.fail_to_pass, *spec.pass_to_pass)}):
+        module = _pytest_module(rel, placed, repo)
+        top = module.split(".")[0]
+        if top in _STDLIB_MODULES:
+            yield (
+                f"test file {rel} is imported as module {module!r}, and {top!r} is a "
+                "standard-library module: the grader runs pytest with the workspace last on "
+                "sys.path (--import-mode=append, so task code cannot shadow the standard "
+                f"library), where the standard library's {top!r} wins and {rel} is never "
+                f"collected; rename the file or its package directory (test.py -> "
+                "test_<project>.py)"
+            )
+
+
+def _pytest_module(rel: str, placed: dict[str, bytes | None], repo: Path) -> str:
+    """The module name pytest gives test file `rel` (its import modes other than importlib):
+    the dotted path from the nearest directory up without an `__init__.py`."""
+    parts = PurePosixPath(rel).with_suffix("").parts
+    depth = len(parts) - 1
+    while depth > 0 and _has_file("/".join([*parts[:depth], "__init__.py"]), placed, repo):
+        depth -= 1
+    return ".".join(parts[depth:])
+
+
+def _has_file(rel: str, placed: dict[str, bytes | None], repo: Path) -> bool:
+    """Whether the workspace has `rel` at grading (hidden tests placed over repo/)."""
+    if rel in placed:
+        return placed[rel] is not None
+    return (repo / rel).is_file()
 
 
 def _environment_problems(root: Path, spec: TaskSpec) -> Iterable[str]:
