@@ -68,6 +68,9 @@ EXPECTED = {
     "read_provenance",
     "user_library_dir",
     "write_provenance",
+    "LESSONS_HEADER",
+    "add_lesson",
+    "prompt_lessons",
 }
 
 
