@@ -23,7 +23,6 @@ import json
 import shlex
 import shutil
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 
@@ -36,12 +35,16 @@ from loopwright.sandbox._envcache import (
     build_each,
     default_env_cache,
     environment_inputs,
-    file_lock,
     needs_environment,
 )
 from loopwright.sandbox._environment import TaskEnvironment
 from loopwright.sandbox._envsetup import RUNNER, EnvironmentBuildError, copy_distributions
-from loopwright.sandbox._images import DEFAULT_BUILD_TIMEOUT_S, BuiltImage, engine_build
+from loopwright.sandbox._images import (
+    DEFAULT_BUILD_TIMEOUT_S,
+    BuiltImage,
+    build_once,
+    engine_build,
+)
 from loopwright.tasks import Task
 
 __all__ = [
@@ -126,14 +129,8 @@ class EnvImageBuilder:
         if not needs_environment(task):
             raise ConfigError(f"task {task.id} has no Python [environment] to build")
         tag = self.tag(task)
-        if self.engine.image_exists(tag):
-            return BuiltImage(tag, built=False)
-        with file_lock(self.locks / f"env-{tag.rsplit(':', 1)[1]}.lock"):
-            if self.engine.image_exists(tag):  # built while this one waited
-                return BuiltImage(tag, built=False)
-            started = time.monotonic()
-            self._build(task, tag)
-            return BuiltImage(tag, built=True, build_s=round(time.monotonic() - started, 3))
+        lock = self.locks / f"env-{tag.rsplit(':', 1)[1]}.lock"
+        return build_once(self.engine, tag, lock, lambda: self._build(task, tag))
 
     def environment(self, task: Task) -> TaskEnvironment:
         """`task`'s environment as commands in its image's containers use it (built first when

@@ -117,14 +117,8 @@ class ImageBuilder:
                 fix="add the file, or fix [environment] dockerfile",
             )  # fmt: skip
         tag = self.tag(task)
-        if self.engine.image_exists(tag):
-            return BuiltImage(tag, built=False)
-        with file_lock(self.locks / f"{tag.rsplit(':', 1)[1]}.lock"):
-            if self.engine.image_exists(tag):  # built while this one waited
-                return BuiltImage(tag, built=False)
-            started = time.monotonic()
-            self._build(task, dockerfile, tag)
-            return BuiltImage(tag, built=True, build_s=round(time.monotonic() - started, 3))
+        lock = self.locks / f"{tag.rsplit(':', 1)[1]}.lock"
+        return build_once(self.engine, tag, lock, lambda: self._build(task, dockerfile, tag))
 
     def _build(self, task: Task, dockerfile: Path, tag: str) -> None:
         engine_build(
@@ -133,6 +127,20 @@ class ImageBuilder:
             fix="fix the Dockerfile; its base image must be present locally (nothing is "
             "pulled; see docs/sandbox.md)",
         )  # fmt: skip
+
+
+def build_once(engine: Engine, tag: str, lock: Path, build: Callable[[], None]) -> BuiltImage:
+    """Image `tag`, made by `build()` unless the engine has it: under the file lock `lock`, and
+    checked again once the lock is held, so concurrent callers build it once and the others
+    reuse it. What `build` raises passes through (it must leave no tag behind)."""
+    if engine.image_exists(tag):
+        return BuiltImage(tag, built=False)
+    with file_lock(lock):
+        if engine.image_exists(tag):  # built while this one waited
+            return BuiltImage(tag, built=False)
+        started = time.monotonic()
+        build()
+        return BuiltImage(tag, built=True, build_s=round(time.monotonic() - started, 3))
 
 
 def engine_build(
