@@ -12,8 +12,9 @@ from loopwright.search._protocols import MutationContext, MutationResult
 from loopwright.search.mutations._base import MutationRegistry
 from loopwright.search.mutations._core import MUTATIONS, RandomStrategy, mutate, mutation
 from loopwright.search.mutations._node import LoopTypeChange
-from loopwright.search.mutations._prompt import GUIDANCE, LESSONS_HEADER
+from loopwright.search.mutations._prompt import GUIDANCE
 from loopwright.workflow import (
+    LESSONS_HEADER,
     AgentNode,
     Edge,
     GateNode,

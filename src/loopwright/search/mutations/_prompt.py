@@ -38,7 +38,6 @@ from loopwright.search.mutations._base import (
     replace_node,
 )
 from loopwright.workflow import (
-    LESSONS_HEADER,
     PLACEHOLDERS,
     AgentNode,
     Catalog,
@@ -50,7 +49,6 @@ from loopwright.workflow import (
 __all__ = [
     "FAILURE_SIGNS",
     "GUIDANCE",
-    "LESSONS_HEADER",
     "META_PROMPT",
     "PromptMutate",
     "failure_kinds",
