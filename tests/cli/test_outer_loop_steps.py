@@ -166,3 +166,21 @@ def test_the_outer_loop_is_not_a_task_workflow(
     text = "".join(capsys.readouterr())
     assert code == 2 and "outer loop itself" in text and "fix:" in text
     assert not (tmp_path / "r" / "checkpoint.json").exists()
+
+
+def test_calibrate_takes_every_setting_a_whole_run_takes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Budgets, repetitions and selection settings given to `outer-loop calibrate` are the
+    run's, as they would be for `evolve` (the later steps read them from the checkpoint)."""
+    steps = tmp_path / "steps"
+    run(capsys, "outer-loop", "calibrate", "--run-dir", str(steps), *COMMON,
+        "--reps", "2", "--tournament-k", "2", "--elitism", "1", "--overfit-gap", "0.3",
+        "--calibration-reps", "2", "--max-evaluations", "40", "--max-train-evaluations", "30",
+        "--max-usd", "5", "--max-wall-s", "600", "--target-score", "0.99", "--plateau", "3")  # fmt: skip
+    config = load_checkpoint(steps).config
+    assert (config.repetitions, config.tournament_k, config.elitism) == (2, 2, 1)
+    assert config.overfit_gap == 0.3 and config.calibration.repetitions == 2
+    b = config.budgets
+    assert (b.max_generations, b.max_evaluations, b.max_train_evaluations) == (2, 40, 30)
+    assert (b.max_usd, b.max_wall_s, b.target_score, b.plateau_generations) == (5, 600, 0.99, 3)

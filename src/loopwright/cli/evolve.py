@@ -133,6 +133,33 @@ Merge = Annotated[
     typer.Option("--merge", help="pareto: share of children made by merging two parents."),
 ]
 
+# The settings a new run is made with: `evolve` and `outer-loop calibrate` take the same ones and
+# build the config with `_new_config`, so a run driven a step at a time can have every setting
+# (budgets included) a whole run can.
+Generations = Annotated[int, typer.Option("--generations", help="Max generations.")]
+Population = Annotated[int, typer.Option("--population", help="Population size.")]
+Seed = Annotated[int, typer.Option("--seed", help="Fixes every random choice.")]
+Reps = Annotated[int, typer.Option("--reps", help="Repetitions per training task.")]
+HoldoutReps = Annotated[int, typer.Option("--holdout-reps", help="Repetitions per holdout task.")]
+TournamentK = Annotated[int, typer.Option("--tournament-k")]
+Elitism = Annotated[int, typer.Option("--elitism", help="Survivors per generation.")]
+Train = Annotated[str | None, typer.Option("--train", help="Training task ids.")]
+Holdout = Annotated[str | None, typer.Option("--holdout", help="Holdout task ids.")]
+Band = Annotated[str, typer.Option("--band", help="Calibration pass-rate band.")]
+CalibrationReps = Annotated[int, typer.Option("--calibration-reps")]
+MaxEvaluations = Annotated[int | None, typer.Option("--max-evaluations")]
+MaxTrainEvaluations = Annotated[
+    int | None, typer.Option("--max-train-evaluations", help="Training runs only.")
+]
+MaxUsd = Annotated[float | None, typer.Option("--max-usd")]
+MaxWallS = Annotated[float | None, typer.Option("--max-wall-s")]
+TargetScore = Annotated[float | None, typer.Option("--target-score")]
+Plateau = Annotated[int | None, typer.Option("--plateau", help="Stop after P flat gens.")]
+OverfitGap = Annotated[float, typer.Option("--overfit-gap")]
+SandboxKind = Annotated[
+    str, typer.Option("--sandbox", help="auto, bubblewrap, local, docker (docs/sandbox.md).")
+]
+
 
 @app.command("evolve")
 def evolve(
@@ -147,9 +174,9 @@ def evolve(
     tier: Tiers = None,
     models_file: ModelsFile = None,
     api_base: ApiBase = None,
-    generations: Annotated[int, typer.Option("--generations", help="Max generations.")] = 4,
-    population: Annotated[int, typer.Option("--population", help="Population size.")] = 6,
-    seed: Annotated[int, typer.Option("--seed", help="Fixes every random choice.")] = 0,
+    generations: Generations = 4,
+    population: Population = 6,
+    seed: Seed = 0,
     run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Default: runs/<id>.")] = None,
     resume: Annotated[
         bool,
@@ -159,32 +186,24 @@ def evolve(
             "them are refused).",
         ),
     ] = False,
-    reps: Annotated[int, typer.Option("--reps", help="Repetitions per training task.")] = 1,
-    holdout_reps: Annotated[
-        int, typer.Option("--holdout-reps", help="Repetitions per holdout task.")
-    ] = 3,
-    tournament_k: Annotated[int, typer.Option("--tournament-k")] = 3,
-    elitism: Annotated[int, typer.Option("--elitism", help="Survivors per generation.")] = 2,
-    train: Annotated[str | None, typer.Option("--train", help="Training task ids.")] = None,
-    holdout: Annotated[str | None, typer.Option("--holdout", help="Holdout task ids.")] = None,
-    band: Annotated[str, typer.Option("--band", help="Calibration pass-rate band.")] = "0.3,0.7",
-    calibration_reps: Annotated[int, typer.Option("--calibration-reps")] = 3,
+    reps: Reps = 1,
+    holdout_reps: HoldoutReps = 3,
+    tournament_k: TournamentK = 3,
+    elitism: Elitism = 2,
+    train: Train = None,
+    holdout: Holdout = None,
+    band: Band = "0.3,0.7",
+    calibration_reps: CalibrationReps = 3,
     min_train: MinTrain = None,
     min_holdout: MinHoldout = None,
-    max_evaluations: Annotated[int | None, typer.Option("--max-evaluations")] = None,
-    max_train_evaluations: Annotated[
-        int | None, typer.Option("--max-train-evaluations", help="Training runs only.")
-    ] = None,
-    max_usd: Annotated[float | None, typer.Option("--max-usd")] = None,
-    max_wall_s: Annotated[float | None, typer.Option("--max-wall-s")] = None,
-    target_score: Annotated[float | None, typer.Option("--target-score")] = None,
-    plateau: Annotated[
-        int | None, typer.Option("--plateau", help="Stop after P flat gens.")
-    ] = None,
-    overfit_gap: Annotated[float, typer.Option("--overfit-gap")] = 0.2,
-    sandbox: Annotated[
-        str, typer.Option("--sandbox", help="auto, bubblewrap, local, docker (docs/sandbox.md).")
-    ] = "auto",
+    max_evaluations: MaxEvaluations = None,
+    max_train_evaluations: MaxTrainEvaluations = None,
+    max_usd: MaxUsd = None,
+    max_wall_s: MaxWallS = None,
+    target_score: TargetScore = None,
+    plateau: Plateau = None,
+    overfit_gap: OverfitGap = 0.2,
+    sandbox: SandboxKind = "auto",
     no_report: Annotated[
         bool, typer.Option("--no-report", help="Do not write RUN_DIR/report.html at the end.")
     ] = False,
@@ -218,26 +237,17 @@ def evolve(
         return
     if bench is None or seed_workflow is None:
         raise UsageError("evolve needs --bench and --seed-workflow", fix="pass both")
-    low, high = _floats(band, "--band")
-    config = parse_config(
-        {
-            "seed_workflow": seed_workflow, "bench": bench, "sandbox": sandbox,
-            **_model_fields(choice_of(model, meta_model, tier, models_file, api_base)),
-            "seed": seed, "population": population, "tournament_k": tournament_k,
-            "elitism": min(elitism, max(population - 1, 1)), "repetitions": reps,
-            "holdout_repetitions": holdout_reps, "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
-            "overfit_gap": overfit_gap, "strategy": strategy, "exploration": exploration,
-            "first_children": first_children, "stages": _stages(stages),
-            "stage_margin": stage_margin, "parents": parents, "merge_rate": merge,
-            "calibration": {"band_low": low, "band_high": high, "repetitions": calibration_reps,
-                            "min_train": min_train, "min_holdout": min_holdout},
-            "budgets": {
-                "max_generations": generations, "max_evaluations": max_evaluations,
-                "max_train_evaluations": max_train_evaluations,
-                "max_usd": max_usd, "max_wall_s": max_wall_s, "target_score": target_score,
-                "plateau_generations": plateau,
-            },
-        }
+    config = _new_config(
+        bench=bench, seed_workflow=seed_workflow, model=model, meta_model=meta_model, tier=tier,
+        models_file=models_file, api_base=api_base, generations=generations,
+        population=population, seed=seed, reps=reps, holdout_reps=holdout_reps,
+        tournament_k=tournament_k, elitism=elitism, train=train, holdout=holdout, band=band,
+        calibration_reps=calibration_reps, min_train=min_train, min_holdout=min_holdout,
+        max_evaluations=max_evaluations, max_train_evaluations=max_train_evaluations,
+        max_usd=max_usd, max_wall_s=max_wall_s, target_score=target_score, plateau=plateau,
+        overfit_gap=overfit_gap, sandbox=sandbox, strategy=strategy, exploration=exploration,
+        first_children=first_children, stages=stages, stage_margin=stage_margin,
+        parents=parents, merge=merge,
     )  # fmt: skip
     root = run_dir or default_run_path(f"evolve-{Path(config.seed_workflow).stem}")
     search.check_inputs(config, root, run)  # before the banner: a bad input prints only its error
@@ -254,25 +264,36 @@ def evolve(
 @outer.command("calibrate")
 def outer_calibrate(
     run_dir: RunDir,
-    bench: Annotated[str, typer.Option("--bench")],
-    seed_workflow: Annotated[str, typer.Option("--seed-workflow")],
+    bench: Annotated[str, typer.Option("--bench", help="Benchmark name or folder.")],
+    seed_workflow: Annotated[
+        str, typer.Option("--seed-workflow", help="Built-in or library name, or a workflow file.")
+    ],
     model: Model = None,
     meta_model: MetaModel = None,
     tier: Tiers = None,
     models_file: ModelsFile = None,
     api_base: ApiBase = None,
-    population: Annotated[int, typer.Option("--population")] = 6,
-    generations: Annotated[int, typer.Option("--generations")] = 4,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-    band: Annotated[str, typer.Option("--band")] = "0.3,0.7",
+    generations: Generations = 4,
+    population: Population = 6,
+    seed: Seed = 0,
+    reps: Reps = 1,
+    holdout_reps: HoldoutReps = 3,
+    tournament_k: TournamentK = 3,
+    elitism: Elitism = 2,
+    train: Train = None,
+    holdout: Holdout = None,
+    band: Band = "0.3,0.7",
+    calibration_reps: CalibrationReps = 3,
     min_train: MinTrain = None,
     min_holdout: MinHoldout = None,
-    train: Annotated[str | None, typer.Option("--train", help="Training task ids.")] = None,
-    holdout: Annotated[str | None, typer.Option("--holdout", help="Holdout task ids.")] = None,
-    holdout_reps: Annotated[int, typer.Option("--holdout-reps")] = 3,
-    sandbox: Annotated[
-        str, typer.Option("--sandbox", help="auto, bubblewrap, local, docker (docs/sandbox.md).")
-    ] = "auto",
+    max_evaluations: MaxEvaluations = None,
+    max_train_evaluations: MaxTrainEvaluations = None,
+    max_usd: MaxUsd = None,
+    max_wall_s: MaxWallS = None,
+    target_score: TargetScore = None,
+    plateau: Plateau = None,
+    overfit_gap: OverfitGap = 0.2,
+    sandbox: SandboxKind = "auto",
     executor: ExecutorKind = "local",
     workers: Workers = None,
     ray_address: RayAddress = None,
@@ -289,21 +310,19 @@ def outer_calibrate(
 ) -> None:
     """Create the run: calibrate the seed, choose the split, build generation 0.
 
+    Takes every setting `evolve` takes, budgets included; the later steps use the run's.
     With both --train and --holdout the split is taken as given and nothing is calibrated."""
-    low, high = _floats(band, "--band")
-    config = parse_config(
-        {
-            "seed_workflow": seed_workflow, "bench": bench, "seed": seed,
-            **_model_fields(choice_of(model, meta_model, tier, models_file, api_base)),
-            "population": population, "elitism": min(2, population - 1), "sandbox": sandbox,
-            "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
-            "holdout_repetitions": holdout_reps, "strategy": strategy, "exploration": exploration,
-            "first_children": first_children, "stages": _stages(stages),
-            "stage_margin": stage_margin, "parents": parents, "merge_rate": merge,
-            "calibration": {"band_low": low, "band_high": high, "min_train": min_train,
-                            "min_holdout": min_holdout},
-            "budgets": {"max_generations": generations},
-        }
+    config = _new_config(
+        bench=bench, seed_workflow=seed_workflow, model=model, meta_model=meta_model, tier=tier,
+        models_file=models_file, api_base=api_base, generations=generations,
+        population=population, seed=seed, reps=reps, holdout_reps=holdout_reps,
+        tournament_k=tournament_k, elitism=elitism, train=train, holdout=holdout, band=band,
+        calibration_reps=calibration_reps, min_train=min_train, min_holdout=min_holdout,
+        max_evaluations=max_evaluations, max_train_evaluations=max_train_evaluations,
+        max_usd=max_usd, max_wall_s=max_wall_s, target_score=target_score, plateau=plateau,
+        overfit_gap=overfit_gap, sandbox=sandbox, strategy=strategy, exploration=exploration,
+        first_children=first_children, stages=stages, stage_margin=stage_margin,
+        parents=parents, merge=merge,
     )  # fmt: skip
     run = _execution(executor, workers, job_timeout, ray_address, cache, no_cache)
     search.check_inputs(config, run_dir, run)
@@ -460,6 +479,68 @@ def _refuse_ignored_on_resume(ctx: typer.Context) -> None:
             fix="drop them (a resumed run keeps its own generations, population, model, seed "
             "and budgets); to change them, start a new run with another --run-dir",
         )
+
+
+def _new_config(
+    *,
+    bench: str,
+    seed_workflow: str,
+    model: str | None,
+    meta_model: str | None,
+    tier: list[str] | None,
+    models_file: Path | None,
+    api_base: str | None,
+    generations: int,
+    population: int,
+    seed: int,
+    reps: int,
+    holdout_reps: int,
+    tournament_k: int,
+    elitism: int,
+    train: str | None,
+    holdout: str | None,
+    band: str,
+    calibration_reps: int,
+    min_train: int | None,
+    min_holdout: int | None,
+    max_evaluations: int | None,
+    max_train_evaluations: int | None,
+    max_usd: float | None,
+    max_wall_s: float | None,
+    target_score: float | None,
+    plateau: int | None,
+    overfit_gap: float,
+    sandbox: str,
+    strategy: str,
+    exploration: float,
+    first_children: str,
+    stages: str | None,
+    stage_margin: float,
+    parents: str,
+    merge: float,
+) -> search.EvolveConfig:
+    """The config of a new run from the options `evolve` and `outer-loop calibrate` share."""
+    low, high = _floats(band, "--band")
+    return parse_config(
+        {
+            "seed_workflow": seed_workflow, "bench": bench, "sandbox": sandbox,
+            **_model_fields(choice_of(model, meta_model, tier, models_file, api_base)),
+            "seed": seed, "population": population, "tournament_k": tournament_k,
+            "elitism": min(elitism, max(population - 1, 1)), "repetitions": reps,
+            "holdout_repetitions": holdout_reps, "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
+            "overfit_gap": overfit_gap, "strategy": strategy, "exploration": exploration,
+            "first_children": first_children, "stages": _stages(stages),
+            "stage_margin": stage_margin, "parents": parents, "merge_rate": merge,
+            "calibration": {"band_low": low, "band_high": high, "repetitions": calibration_reps,
+                            "min_train": min_train, "min_holdout": min_holdout},
+            "budgets": {
+                "max_generations": generations, "max_evaluations": max_evaluations,
+                "max_train_evaluations": max_train_evaluations,
+                "max_usd": max_usd, "max_wall_s": max_wall_s, "target_score": target_score,
+                "plateau_generations": plateau,
+            },
+        }
+    )  # fmt: skip
 
 
 def _model_fields(choice: ModelChoice) -> dict[str, object]:
