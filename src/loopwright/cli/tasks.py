@@ -171,8 +171,10 @@ def _print_mined(report: MineReport, bench: str, *, registered: RegisteredBenchm
     )
     if report.env_spec is not None:
         console.print(
-            f"environment: the [environment] of {report.env_spec} for every task (the inferred "
-            "one, not used, is in mine.json)"
+            escape(
+                f"environment: the [environment] of {report.env_spec} for every task (the "
+                "inferred one, not used, is in mine.json)"
+            )
         )
     if registered is not None:
         console.print(f"registered as {registered.name!r} ({registered.path}): bench list")

@@ -122,7 +122,7 @@ def _check_file(path: Path, root: Path, rel: str, *, requirements: bool) -> None
         raise ConfigError(
             f"--env-spec {path} names {rel!r}, which would not be inside the mined tasks",
             got=f"a path outside {ENV_DIR}/ and repo/",
-            fix=f"put the file in {root / ENV_DIR}/ and write {ENV_DIR}/{PurePosixPath(rel).name!r} "
+            fix=f"put the file in {root / ENV_DIR}/ and write {ENV_DIR}/{PurePosixPath(rel).name} "
             f"(that directory is copied into every task), or name a file of the repository as "
             f"repo/<path> ({_DOC})",
         )
