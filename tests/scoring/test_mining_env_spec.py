@@ -30,13 +30,22 @@ def wcalc(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def envs(tmp_path_factory: pytest.TempPathFactory) -> EnvironmentCache:
+    """One cache for the module: the spec's environment (no install) is one build for all."""
+    return EnvironmentCache(tmp_path_factory.mktemp("envs"))
+
+
+@pytest.fixture(scope="module")
 def mined_with_spec(
-    tmp_path_factory: pytest.TempPathFactory, wcalc: Path, grader: PytestGrader
+    tmp_path_factory: pytest.TempPathFactory,
+    wcalc: Path,
+    grader: PytestGrader,
+    envs: EnvironmentCache,
 ) -> tuple[MineReport, Path, Path]:
     root = tmp_path_factory.mktemp("specmine")
     spec = make_env_spec(root / "spec")
     options = MineOptions(repo=wcalc, out=root / "out", jobs=1, env_spec=spec)
-    report = mine_repository(options, grader, environments=EnvironmentCache(root / "envs"))
+    report = mine_repository(options, grader, environments=envs)
     return report, root / "out", spec
 
 
@@ -61,8 +70,8 @@ def test_the_spec_environment_replaces_the_inferred_one_and_fail_to_pass_is_meas
     assert row.flawed == ["first-half", "second-half"]
     assert report.env_spec == str(spec.resolve())
     assert row.environment == (
-        f"--env-spec {spec.resolve()} (replaces the inferred one: no declared dependencies and "
-        "no src/ layout: loopwright's interpreter)"
+        f"--env-spec {spec.resolve()} (replaces the inferred [environment] none; inferred from: "
+        "no declared dependencies and no src/ layout: loopwright's interpreter)"
     )
     task = load_benchmark(out).task(row.task_id or "")
     assert task.spec.environment == Environment(
@@ -99,3 +108,26 @@ def test_a_container_image_in_the_spec_is_refused_outside_the_container_sandbox(
         mine_repository(options, grader)
     assert caught.value.fix is not None and "--sandbox docker" in caught.value.fix
     assert not (tmp_path / "out").exists()
+
+
+def test_the_report_shows_the_inferred_table_the_spec_replaced(
+    tmp_path: Path, wcalc: Path, grader: PytestGrader, envs: EnvironmentCache
+) -> None:
+    # A repository whose inference gives a table: a setup.py means `pip install -e .`.
+    from tests.minerepo import commit, git
+
+    repo = tmp_path / "repo"
+    git(tmp_path, "clone", "-q", str(wcalc), str(repo))
+    commit(repo, "Package it", {"setup.py": "from setuptools import setup\nsetup()\n"})
+    commit(repo, "Add half", {"wcalc/half.py": "def half(x):\n    return x / 2\n",
+                              "tests/test_half.py": "from wcalc.half import half\n\n\ndef test_half():\n    assert half(4) == 2\n"})  # fmt: skip
+    spec = make_env_spec(tmp_path / "spec")
+    options = MineOptions(repo=repo, out=tmp_path / "out", max_commits=1, env_spec=spec)
+    report = mine_repository(options, grader, environments=envs)
+    (row,) = report.commits
+    assert row.environment == (
+        f'--env-spec {spec.resolve()} (replaces the inferred [environment] {{ install = ["pip '
+        'install -e ."] }; inferred from: setup.py (its install_requires are installed by pip '
+        "install -e .))"
+    )
+    assert row.kept, row.reason  # built from the spec: no install of the package was tried

@@ -35,7 +35,14 @@ from loopwright.sandbox import (
 from loopwright.scoring._grader import PytestGrader
 from loopwright.scoring._mine_runs import Split, TestRun, run_test_files, split_outcomes
 from loopwright.scoring._validate import grade_variant
-from loopwright.tasks import FailureKind, FlawedVariant, Task, TaskSpec, load_benchmark_dir
+from loopwright.tasks import (
+    Environment,
+    FailureKind,
+    FlawedVariant,
+    Task,
+    TaskSpec,
+    load_benchmark_dir,
+)
 from loopwright.tasks._mine import (
     Candidate,
     Skip,
@@ -318,8 +325,11 @@ def _stage(ctx: _Context, cand: Candidate, task_id: str) -> tuple[Task, str]:
     ctx.git.export(cand.base, export)
     environment, note = infer_environment(export)
     if ctx.env_spec is not None:
+        note = (
+            f"--env-spec {ctx.env_spec.path} (replaces the inferred [environment] "
+            f"{_inline(environment)}; inferred from: {note})"
+        )
         environment = ctx.env_spec.environment
-        note = f"--env-spec {ctx.env_spec.path} (replaces the inferred one: {note})"
     spec = TaskSpec(
         id=task_id, level=cand.level, summary=cand.subject[:120], test_dir=cand.test_dir,
         hidden_tests_layout="patch", environment=environment,
@@ -330,6 +340,15 @@ def _stage(ctx: _Context, cand: Candidate, task_id: str) -> tuple[Task, str]:
     if ctx.env_spec is not None:
         ctx.env_spec.copy_into(stage)
     return Task(spec=spec, root=stage, instruction=instruction), note
+
+
+def _inline(environment: Environment | None) -> str:
+    """An `[environment]` table on one line (its values as JSON), as the report shows the
+    inferred one; "none" for no table."""
+    if environment is None:
+        return "none"
+    fields = environment.model_dump(mode="json", exclude_defaults=True)
+    return "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in fields.items()) + " }"
 
 
 def _restage(task: Task, spec: TaskSpec) -> Task:
