@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from loopwright.cli import main
-from loopwright.sandbox import DockerSandbox, EnvImageBuilder
+from loopwright.sandbox import DockerSandbox, EnvImageBuilder, ImageBuilder
 from loopwright.tasks import load_benchmark
 from tests.containers import docker_sandbox_or_skip, image_tag, settings
 from tests.minerepo import WCALC_F2P, WCALC_P2P, make_env_spec, make_wcalc_repo
@@ -73,7 +73,7 @@ def test_a_repository_mined_under_docker_with_an_env_spec_validates_under_docker
     ])  # fmt: skip
     assert code == 0 and isinstance(report, dict)
     (row,) = report["commits"]
-    task = load_benchmark(out).task(row["task_id"]) if row["task_id"] else None
+    task = load_benchmark(out).task(row["task_id"]) if row["kept"] else None
     if task is not None:
         dropped.append(EnvImageBuilder.for_sandbox(docker).tag(task))
     assert row["kept"], row["reason"]
@@ -96,3 +96,41 @@ def test_a_repository_mined_under_docker_with_an_env_spec_validates_under_docker
     for name in ("first-half", "second-half", "untouched"):
         flawed = by_variant[name]
         assert flawed["score"] < 1.0 and not flawed["invalid"], flawed
+
+
+def test_a_spec_naming_a_dockerfile_mines_in_containers_of_that_image(
+    tmp_path: Path,
+    docker: DockerSandbox,
+    dropped: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The image, not a virtualenv, holds the dependency and the variable: FAIL_TO_PASS comes out
+    # right only when every mining run's container starts from it.
+    _cli_env(monkeypatch)
+    make_wcalc_repo(tmp_path / "repo")
+    spec = make_env_spec(
+        tmp_path / "spec", '[environment]\ndockerfile = "environment/Dockerfile"\n'
+    )
+    env_dir = tmp_path / "spec" / "environment"
+    (env_dir / "units.py").write_text(
+        f"FACTOR = 10\nOFFSET = 7\nNONCE = {secrets.token_hex(8)!r}\n"
+    )
+    (env_dir / "Dockerfile").write_text(
+        f"FROM {image_tag()}\nCOPY units.py /usr/lib/python3/dist-packages/units.py\n"
+        "ENV WCALC_MODE=mined\n"
+    )
+    out = tmp_path / "out"
+    code, report = _json(capsys, [
+        "tasks", "mine", str(tmp_path / "repo"), "--out", str(out), "--env-spec", str(spec),
+        "--sandbox", "docker", "--env-cache", str(tmp_path / "cache"), "--jobs", "1",
+        "--no-register", "--json",
+    ])  # fmt: skip
+    assert code == 0 and isinstance(report, dict)
+    (row,) = report["commits"]
+    if row["kept"]:
+        task = load_benchmark(out).task(row["task_id"])
+        dropped.append(ImageBuilder(docker.engine).tag(task))
+    assert row["kept"], row["reason"]
+    assert row["fail_to_pass"] == WCALC_F2P
+    assert row["pass_to_pass"] == len(WCALC_P2P)
