@@ -103,6 +103,7 @@ def test_each_mistake_in_a_spec_is_one_config_error(
             "refers to '../../outside', which is not inside environment/",
         ),
         ("-r more.txt\n", "refers to 'more.txt', which does not exist"),
+        ("-rnested.txt\n", "nested.txt refers to 'gone', which does not exist"),
     ],
 )
 def test_a_requirements_file_naming_a_missing_or_outside_path_is_refused(
@@ -110,6 +111,7 @@ def test_a_requirements_file_naming_a_missing_or_outside_path_is_refused(
 ) -> None:
     path = make_env_spec(tmp_path / "spec")
     (tmp_path / "outside").mkdir()
+    (tmp_path / "spec" / "environment" / "nested.txt").write_text("-r nested.txt\n-c gone\n")
     (tmp_path / "spec" / "environment" / "requirements.txt").write_text(requirements)
     with pytest.raises(ConfigError, match="only environment/ is copied") as caught:
         load_mine_env_spec(path)

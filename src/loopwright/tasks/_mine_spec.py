@@ -137,11 +137,15 @@ def _check_file(path: Path, root: Path, rel: str, *, requirements: bool) -> None
         _check_references(path, root / ENV_DIR, target)
 
 
-def _check_references(path: Path, env_dir: Path, requirements: Path) -> None:
+def _check_references(
+    path: Path, env_dir: Path, requirements: Path, seen: frozenset[Path] = frozenset()
+) -> None:
     """Every relative path a requirements file gives to `-r`, `-c` or `--find-links` exists and
-    stays inside `env_dir` (pip resolves them against the file's own directory)."""
+    stays inside `env_dir` (pip resolves them against the file's own directory); the files
+    named by `-r` and `-c` are checked in turn."""
+    seen = seen | {requirements.resolve()}
     for line in requirements.read_text(encoding="utf-8", errors="replace").splitlines():
-        for value in _path_values(line):
+        for option, value in _path_values(line):
             if "://" in value or value.startswith("$"):
                 continue  # a URL or an environment variable: not a file of the spec
             target = (requirements.parent / value).resolve()
@@ -155,10 +159,12 @@ def _check_references(path: Path, env_dir: Path, requirements: Path) -> None:
                     fix=f"put it in {env_dir}/ and write the path relative to {shown.parent}/ "
                     "(only environment/ is copied into the tasks)",
                 )
+            if option not in ("-f", "--find-links") and target.is_file() and target not in seen:
+                _check_references(path, env_dir, target, seen)
 
 
-def _path_values(line: str) -> list[str]:
-    """The values of the path options on one requirements-file line (comments dropped)."""
+def _path_values(line: str) -> list[tuple[str, str]]:
+    """(option, value) of the path options on one requirements-file line (comments dropped)."""
     text = line.split(" #", 1)[0].strip()
     if text.startswith("#") or not text:
         return []
@@ -170,9 +176,9 @@ def _path_values(line: str) -> list[str]:
     for i, word in enumerate(words):
         name, eq, value = word.partition("=")
         if name in _PATH_OPTIONS and eq:
-            found.append(value)
+            found.append((name, value))
         elif word in _PATH_OPTIONS and i + 1 < len(words):
-            found.append(words[i + 1])
-        elif word.startswith("-f") and len(word) > 2 and not word.startswith("--"):
-            found.append(word[2:])
+            found.append((word, words[i + 1]))
+        elif word[:2] in ("-f", "-r", "-c") and len(word) > 2 and not word.startswith("--"):
+            found.append((word[:2], word[2:]))
     return found
