@@ -52,7 +52,8 @@ def run_test_files(
     """Run the files of `task`'s test ids on its repo with `overlay` applied (None: the repo as
     is) and the hidden tests restored, in a fresh workspace under `parent`, in `environment`
     when given (under the container sandbox, in a container of the task's own image when its
-    `[environment]` names one, as grading does). Never raises: a run that could not be made is an invalid TestRun saying why."""
+    `[environment]` names one, as grading does). Never raises: a run that could not be made is
+    an invalid TestRun saying why."""
     workspace = create_workspace(task.repo_dir, parent)
     try:
         table = task.spec.environment
