@@ -76,6 +76,7 @@ def test_a_repository_mined_under_docker_with_an_env_spec_validates_under_docker
     task = load_benchmark(out).task(row["task_id"]) if row["kept"] else None
     if task is not None:
         dropped.append(EnvImageBuilder.for_sandbox(docker).tag(task))
+        assert docker.engine.image_exists(dropped[-1]), "the image mining built is the task's"
     assert row["kept"], row["reason"]
     assert row["fail_to_pass"] == WCALC_F2P
     assert row["pass_to_pass"] == len(WCALC_P2P)  # WCALC_MODE reached the container
@@ -131,6 +132,7 @@ def test_a_spec_naming_a_dockerfile_mines_in_containers_of_that_image(
     if row["kept"]:
         task = load_benchmark(out).task(row["task_id"])
         dropped.append(ImageBuilder(docker.engine).tag(task))
+        assert docker.engine.image_exists(dropped[-1]), "the image mining built is the task's"
     assert row["kept"], row["reason"]
     assert row["fail_to_pass"] == WCALC_F2P
     assert row["pass_to_pass"] == len(WCALC_P2P)
