@@ -114,3 +114,93 @@ def make_mine_repo(repo: Path) -> dict[str, str]:
          "tests/test_div.py": "from calc.core import div\n\n\ndef test_div():\n    assert div(6, 3) == 2\n"},
     )  # fmt: skip
     return ids
+
+
+# A repository whose code needs a distribution loopwright's Python lacks (`units`, built here as a
+# wheel): flat layout and no declared dependencies, so the inferred environment is none and its
+# tests cannot import; with `make_env_spec`'s file they run. After the root commit, one commit:
+# `scaled` and `offset` in wcalc/core.py (two hunks) and their tests, plus a test that the
+# spec's `env` variable reaches the tests (passing before and after: PASS_TO_PASS).
+WCALC_CORE = """\
+import units
+
+
+def add(a, b):
+    return a + b
+"""
+WCALC_FEATURE_CORE = """\
+import units
+
+
+def scaled(x):
+    return units.FACTOR * x
+
+
+def add(a, b):
+    return a + b
+
+
+def offset(x):
+    return x + units.OFFSET
+"""
+WCALC_TESTS = """\
+from wcalc.core import add
+
+
+def test_add():
+    assert add(2, 3) == 5
+"""
+WCALC_FEATURE_TESTS = """\
+import os
+
+from wcalc import core
+
+
+def test_add():
+    assert core.add(2, 3) == 5
+
+
+def test_mode_comes_from_the_spec():
+    assert os.environ.get("WCALC_MODE") == "mined"
+
+
+def test_scaled():
+    assert core.scaled(3) == 30
+
+
+def test_offset():
+    assert core.offset(1) == 8
+"""
+WCALC_F2P = ["tests/test_core.py::test_offset", "tests/test_core.py::test_scaled"]
+WCALC_P2P = ["tests/test_core.py::test_add", "tests/test_core.py::test_mode_comes_from_the_spec"]
+WCALC_SPEC = """\
+[environment]
+requirements_files = ["environment/requirements.txt"]
+env = { WCALC_MODE = "mined" }
+"""
+
+
+def make_wcalc_repo(repo: Path) -> dict[str, str]:
+    """The wcalc repository at `repo` (created); commit name ("root", "feature") -> id."""
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    ids = {"root": commit(repo, "Start wcalc", {"wcalc/__init__.py": "", "wcalc/core.py": WCALC_CORE,
+                                                "tests/test_core.py": WCALC_TESTS})}  # fmt: skip
+    ids["feature"] = commit(
+        repo,
+        "Add scaled and offset",
+        {"wcalc/core.py": WCALC_FEATURE_CORE, "tests/test_core.py": WCALC_FEATURE_TESTS},
+    )
+    return ids
+
+
+def make_env_spec(directory: Path, spec: str = WCALC_SPEC) -> Path:
+    """`directory/env.toml` holding `spec`, with environment/requirements.txt installing the
+    `units` wheel (FACTOR = 10, OFFSET = 7) offline from environment/wheels/."""
+    from tests.sandbox.envfactory import build_wheel
+
+    env_dir = directory / "environment"
+    build_wheel(env_dir / "wheels", "units", "1.0", {"units.py": "FACTOR = 10\nOFFSET = 7\n"})
+    (env_dir / "requirements.txt").write_text("--no-index\n--find-links wheels\nunits==1.0\n")
+    (directory / "env.toml").write_text(spec, encoding="utf-8")
+    return directory / "env.toml"

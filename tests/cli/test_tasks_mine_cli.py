@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from loopwright.cli import main
-from tests.minerepo import make_mine_repo
+from tests.minerepo import make_env_spec, make_mine_repo, make_wcalc_repo
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -99,3 +99,34 @@ def test_mine_with_a_model_writes_its_problem_statement(
     assert "instructions: rewritten by scripted from the commit message" in out
     (task,) = [p for p in (tmp_path / "out").iterdir() if (p / "task.toml").is_file()]
     assert (task / "instruction.md").read_text() == statement + "\n"
+
+
+def test_mine_with_a_bad_env_spec_exits_2_before_writing_anything(
+    tmp_path: Path, repo: tuple[Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "env.toml"
+    spec.write_text('[environment]\nrequirements_files = ["environment/requirements.txt"]\n')
+    code, _, err = run(
+        capsys, "tasks", "mine", str(repo[0]), "--out", str(tmp_path / "o"), "--env-spec", str(spec)
+    )
+    assert code == 2
+    assert f"--env-spec {spec} names 'environment/requirements.txt', which does not exist" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_mine_with_an_env_spec_says_where_every_environment_came_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_wcalc_repo(tmp_path / "repo")
+    spec = make_env_spec(tmp_path / "spec")
+    code, out, _ = run(
+        capsys, "tasks", "mine", str(tmp_path / "repo"), "--out", str(tmp_path / "out"),
+        "--env-spec", str(spec), "--env-cache", str(tmp_path / "envs"), "--no-register",
+    )  # fmt: skip
+    assert code == 0, out
+    assert "1 task(s) kept of 1 commit(s) examined" in out
+    assert f"environment: the [environment] of {spec.resolve()} for every task" in out
+    report = json.loads((tmp_path / "out" / "mine.json").read_text())
+    assert report["env_spec"] == str(spec.resolve())
+    assert report["commits"][0]["environment"].startswith(f"--env-spec {spec.resolve()} (")

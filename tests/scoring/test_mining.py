@@ -117,6 +117,16 @@ def test_fail_to_pass_counts_missing_and_skipped_as_failing_before() -> None:
     assert (split.fail_to_pass, split.pass_to_pass, split.reason) == (["t::a", "t::b"], [], None)
 
 
+def test_runs_that_report_no_test_do_not_say_every_test_passes_at_base() -> None:
+    # A test file that cannot import collects nothing, before and after (canaries are left out).
+    empty = [run({})] * 2
+    split = split_outcomes(empty, empty)
+    assert (split.fail_to_pass, split.pass_to_pass) == ([], [])
+    assert split.reason is not None
+    assert split.reason.startswith("no test ran, before or after the change")
+    assert "--env-spec" in split.reason
+
+
 def test_an_invalid_run_gives_no_fail_to_pass_and_says_why() -> None:
     split = split_outcomes([run({}, "pytest timed out")], [run({"t::a": "passed"})])
     assert split.fail_to_pass == []

@@ -90,6 +90,16 @@ def mine(
         int | None,
         typer.Option("--jobs", min=1, help="Commits mined at once (default: the cores)."),
     ] = None,
+    env_spec: Annotated[
+        Path | None,
+        typer.Option(
+            "--env-spec",
+            help="A TOML file with one \\[environment] table (task.toml's keys) that every task "
+            "gets instead of the inferred one; its paths are relative to the file, and the "
+            "environment/ folder beside it (requirements, wheels) is copied into every task "
+            "(docs/importing.md, 'Your own environment: --env-spec').",
+        ),
+    ] = None,
     sandbox: SandboxOption = "auto",
     env_cache: EnvCacheOption = None,
     register: Annotated[
@@ -99,10 +109,13 @@ def mine(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Turn a repository's own history into a validated benchmark, offline: each first-parent
-    commit that changes code and tests and has a stable fail-to-pass test becomes a task."""
+    commit that changes code and tests and has a stable fail-to-pass test becomes a task.
+    Each task's \\[environment] is inferred from the repository at the commit's base (mine.json
+    says how, per commit), unless --env-spec gives one: that table then replaces the inferred
+    one for every task, and the test runs that find FAIL_TO_PASS use it."""
     options = MineOptions(
         repo=repo, out=out, max_commits=max_commits, since=since, paths=paths,
-        jobs=jobs or min(os.cpu_count() or 1, 64),
+        jobs=jobs or min(os.cpu_count() or 1, 64), env_spec=env_spec,
     )  # fmt: skip
     rewrite, source = _rewriter(model, api_base)
     grader = PytestGrader(default_sandbox(sandbox))
@@ -156,6 +169,13 @@ def _print_mined(report: MineReport, bench: str, *, registered: RegisteredBenchm
         f"({len(candidates)} candidate(s)) in {report.total_s:.1f}s, "
         f"{per_task:.1f}s per candidate; instructions: {report.instruction_source}"
     )
+    if report.env_spec is not None:
+        console.print(
+            escape(
+                f"environment: the [environment] of {report.env_spec} for every task (the "
+                "inferred one, not used, is in mine.json)"
+            )
+        )
     if registered is not None:
         console.print(f"registered as {registered.name!r} ({registered.path}): bench list")
     if kept:

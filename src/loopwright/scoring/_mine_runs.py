@@ -12,13 +12,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopwright.sandbox import TaskEnvironment, create_workspace, remove_workspace
+from loopwright.sandbox import (
+    DockerSandbox,
+    TaskEnvironment,
+    attach_task_container,
+    create_workspace,
+    remove_workspace,
+)
 from loopwright.scoring._grader import PytestGrader
 from loopwright.scoring._junit import Outcome
 from loopwright.scoring._restore import TaskTests, restore_tests
 from loopwright.tasks import Task, apply_overlay
 
-__all__ = ["Split", "TestRun", "run_test_files", "split_outcomes"]
+__all__ = ["NO_TESTS_RAN", "Split", "TestRun", "run_test_files", "split_outcomes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +51,14 @@ def run_test_files(
 ) -> TestRun:
     """Run the files of `task`'s test ids on its repo with `overlay` applied (None: the repo as
     is) and the hidden tests restored, in a fresh workspace under `parent`, in `environment`
-    when given. Never raises: a run that could not be made is an invalid TestRun saying why."""
+    when given (under the container sandbox, in a container of the task's own image when its
+    `[environment]` names one, as grading does). Never raises: a run that could not be made is
+    an invalid TestRun saying why."""
     workspace = create_workspace(task.repo_dir, parent)
     try:
+        table = task.spec.environment
+        if table is not None and table.container and isinstance(grader.sandbox, DockerSandbox):
+            attach_task_container(grader.sandbox, task, workspace.path)
         placed = grader.within(environment, workspace.path) if environment else grader
         tests = TaskTests.capture(task)
         if overlay is not None:
@@ -66,6 +77,12 @@ def run_test_files(
     return TestRun({i: o for i, o in cases.items() if "::" in i})  # canaries have no "::"
 
 
+NO_TESTS_RAN = (
+    "no test ran, before or after the change: its test files collect no test (an import "
+    "error, such as a dependency the environment lacks: give one with --env-spec)"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Split:
     """FAIL_TO_PASS and PASS_TO_PASS from runs before and after a change; `unstable` are ids
@@ -81,7 +98,8 @@ class Split:
 def split_outcomes(before: Sequence[TestRun], after: Sequence[TestRun]) -> Split:
     """FAIL_TO_PASS: failing in every run before, passing in every run after; PASS_TO_PASS:
     passing in every run of both. An id that passes in some runs of one state and not in others
-    is unstable and in neither list. Deterministic; ids sorted."""
+    is unstable and in neither list. Runs that report no test at all give NO_TESTS_RAN as the
+    reason (not "every test already passes at base"). Deterministic; ids sorted."""
     for label, runs in (("at base", before), ("with the change", after)):
         bad = next((r.invalid for r in runs if r.invalid is not None), None)
         if bad is not None:
@@ -95,7 +113,9 @@ def split_outcomes(before: Sequence[TestRun], after: Sequence[TestRun]) -> Split
     if not f2p:
         failing = [i for i in ids if not before[0].passed(i)]
         flipped = [i for i in failing if after[0].passed(i)]
-        if not failing:
+        if not ids:
+            reason = NO_TESTS_RAN
+        elif not failing:
             reason = "every test already passes at base"
         elif not flipped:
             reason = "the tests failing at base fail with the change too: " + _few(failing)

@@ -24,11 +24,25 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from loopwright.errors import LoopwrightError, UsageError, UserError
-from loopwright.sandbox import EnvironmentCache, TaskEnvironment, task_environment
+from loopwright.sandbox import (
+    DockerSandbox,
+    EnvironmentCache,
+    ImageBuilder,
+    Sandbox,
+    TaskEnvironment,
+    task_environment,
+)
 from loopwright.scoring._grader import PytestGrader
 from loopwright.scoring._mine_runs import Split, TestRun, run_test_files, split_outcomes
 from loopwright.scoring._validate import grade_variant
-from loopwright.tasks import FailureKind, FlawedVariant, Task, TaskSpec, load_benchmark_dir
+from loopwright.tasks import (
+    Environment,
+    FailureKind,
+    FlawedVariant,
+    Task,
+    TaskSpec,
+    load_benchmark_dir,
+)
 from loopwright.tasks._mine import (
     Candidate,
     Skip,
@@ -41,6 +55,7 @@ from loopwright.tasks._mine import (
     write_task,
 )
 from loopwright.tasks._mine_git import GitRepo
+from loopwright.tasks._mine_spec import ENV_DIR, MineEnvSpec, load_mine_env_spec
 
 __all__ = [
     "MINE_REPORT_FILE",
@@ -68,7 +83,9 @@ class MineOptions(_Strict):
     """What to mine: `repo`'s first-parent history after `since`, the newest `max_commits`
     commits touching `paths` (a glob), into `out` (absent or empty). `runs`: how many runs of
     each state a FAIL_TO_PASS test must be stable over. `jobs`: commits mined at once (threads;
-    each waits on its test runs, so up to the cores helps); the result does not depend on it."""
+    each waits on its test runs, so up to the cores helps); the result does not depend on it.
+    `env_spec`: a TOML file whose `[environment]` table every task gets instead of the inferred
+    one (tasks/_mine_spec.py; docs/importing.md, "Your own environment: --env-spec")."""
 
     repo: Path
     out: Path
@@ -77,6 +94,7 @@ class MineOptions(_Strict):
     paths: str | None = None
     runs: int = Field(default=2, ge=1, le=5)
     jobs: int = Field(default=1, ge=1, le=64)
+    env_spec: Path | None = None
 
 
 class MinedCommit(_Strict):
@@ -88,7 +106,7 @@ class MinedCommit(_Strict):
     reason: str
     task_id: str | None = None
     level: int | None = None
-    environment: str | None = None  # how the [environment] was inferred
+    environment: str | None = None  # how the [environment] was chosen (inferred, or --env-spec)
     fail_to_pass: list[str] = Field(default_factory=list)
     pass_to_pass: int = 0
     unstable: list[str] = Field(default_factory=list)
@@ -108,6 +126,7 @@ class MineReport(_Strict):
     paths: str | None
     instruction_source: str
     commits: list[MinedCommit]
+    env_spec: str | None = None  # the --env-spec file every task's [environment] came from
     total_s: float
 
     @property
@@ -124,6 +143,7 @@ class _Context:
     cache: EnvironmentCache
     rewrite: Rewrite | None
     runs: int
+    env_spec: MineEnvSpec | None
     rewrite_lock: threading.Lock = field(default_factory=threading.Lock)  # one model call at a time
 
 
@@ -141,11 +161,16 @@ def mine_repository(
 
     Each kept commit is a task folder that `bench validate` accepts; `on_window` gets the
     number of commits to examine, `on_commit` each verdict as it is made (progress display).
-    Raises UsageError when `out` is a non-empty directory, ConfigError for a path that is not
-    a git repository or a `since` that names no commit. A commit that cannot be mined is a
-    dropped row, never an exception."""
+    Raises UsageError when `out` is a non-empty directory or the `env_spec` table names a
+    container image and the grader's sandbox is not the container one, ConfigError for a path
+    that is not a git repository, a `since` that names no commit or an `env_spec` file that is
+    not right (load_mine_env_spec). All are raised before anything is written. A commit that
+    cannot be mined is a dropped row, never an exception."""
     started = time.perf_counter()
     out = _check_out(options.out)
+    spec = load_mine_env_spec(options.env_spec) if options.env_spec is not None else None
+    if spec is not None:
+        _check_sandbox(spec, grader.sandbox)
     git = GitRepo(options.repo)
     shas = git.window(since=options.since, max_commits=options.max_commits, paths=options.paths)
     out.mkdir(parents=True, exist_ok=True)
@@ -153,7 +178,7 @@ def mine_repository(
         on_window(len(shas))
     work = Path(tempfile.mkdtemp(prefix=_WORK, dir=out))
     ctx = _Context(
-        git, out, work, grader, environments or EnvironmentCache(), rewrite, options.runs
+        git, out, work, grader, environments or EnvironmentCache(), rewrite, options.runs, spec
     )
     try:
         rows = _mine_window(ctx, shas, options.jobs, on_commit)
@@ -164,6 +189,7 @@ def mine_repository(
         max_commits=options.max_commits, paths=options.paths,
         instruction_source=instruction_source, commits=rows,
         total_s=round(time.perf_counter() - started, 3),
+        env_spec=str(spec.path) if spec is not None else None,
     )  # fmt: skip
     _write_index(out, report)
     return report
@@ -200,6 +226,19 @@ def _check_out(out: Path) -> Path:
             fix="give a new directory (mining never overwrites a benchmark)",
         )
     return out
+
+
+def _check_sandbox(spec: MineEnvSpec, sandbox: Sandbox) -> None:
+    """A container image (`image` / `dockerfile`) runs only in the container sandbox: elsewhere
+    the tests would run without it, and FAIL_TO_PASS would be measured in another environment."""
+    if spec.environment.container and not isinstance(sandbox, DockerSandbox):
+        raise UsageError(
+            f"--env-spec {spec.path} names a container image, which only the container "
+            "sandbox runs",
+            got=f"--sandbox {sandbox.name}",
+            fix="mine with --sandbox docker, or give a Python environment (requirements, "
+            "requirements_files, install) instead of image/dockerfile",
+        )
 
 
 def _write_index(out: Path, report: MineReport) -> None:
@@ -257,6 +296,8 @@ def _mine_candidate(ctx: _Context, cand: Candidate) -> MinedCommit:
     done = ctx.work / f"{task_id}.done"  # written whole, then moved into the benchmark
     write_task(done, spec, instruction, final.repo_dir, _patch(final), cand.gold,
                {v.name: files for v, files in kept})  # fmt: skip
+    if (final.root / ENV_DIR).is_dir():  # the --env-spec files the environment was built from
+        shutil.move(final.root / ENV_DIR, done / ENV_DIR)
     done.rename(ctx.out / task_id)
     return base.model_copy(
         update={
@@ -277,11 +318,18 @@ def _instruction(ctx: _Context, draft: str) -> str:
 
 def _stage(ctx: _Context, cand: Candidate, task_id: str) -> tuple[Task, str]:
     """The candidate's task folder in the work directory, its test ids not known yet: each test
-    file stands for all its tests (the grader runs whole files)."""
+    file stands for all its tests (the grader runs whole files). Its `[environment]` is the
+    `--env-spec` one (its environment/ directory copied in) when given, else the inferred one."""
     stage = ctx.work / task_id
     export = ctx.work / f"{task_id}.repo"
     ctx.git.export(cand.base, export)
     environment, note = infer_environment(export)
+    if ctx.env_spec is not None:
+        note = (
+            f"--env-spec {ctx.env_spec.path} (replaces the inferred [environment] "
+            f"{_inline(environment)}; inferred from: {note})"
+        )
+        environment = ctx.env_spec.environment
     spec = TaskSpec(
         id=task_id, level=cand.level, summary=cand.subject[:120], test_dir=cand.test_dir,
         hidden_tests_layout="patch", environment=environment,
@@ -289,7 +337,18 @@ def _stage(ctx: _Context, cand: Candidate, task_id: str) -> tuple[Task, str]:
     )  # fmt: skip
     instruction = instruction_draft(cand)
     write_task(stage, spec, instruction, export, cand.test_patch, cand.gold, {})
+    if ctx.env_spec is not None:
+        ctx.env_spec.copy_into(stage)
     return Task(spec=spec, root=stage, instruction=instruction), note
+
+
+def _inline(environment: Environment | None) -> str:
+    """An `[environment]` table on one line (its values as JSON), as the report shows the
+    inferred one; "none" for no table."""
+    if environment is None:
+        return "none"
+    fields = environment.model_dump(mode="json", exclude_defaults=True)
+    return "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in fields.items()) + " }"
 
 
 def _restage(task: Task, spec: TaskSpec) -> Task:
@@ -302,9 +361,17 @@ def _patch(task: Task) -> bytes:
 
 
 def _environment(ctx: _Context, task: Task) -> tuple[TaskEnvironment | None, str | None]:
-    if task.spec.environment is None:
+    """The task's built Python environment (None for none), or why it could not be built. A
+    container image (`--sandbox docker` only: `_check_sandbox`) is built here when it is a
+    `dockerfile`, and each test run's container starts from it (`run_test_files`)."""
+    table = task.spec.environment
+    if table is None:
         return None, None
     try:
+        if table.container:
+            if table.dockerfile is not None and isinstance(ctx.grader.sandbox, DockerSandbox):
+                ImageBuilder(ctx.grader.sandbox.engine).ensure(task)
+            return None, None
         return task_environment(task, ctx.grader.sandbox, ctx.cache), None
     except LoopwrightError as exc:
         what = exc.render() if isinstance(exc, UserError) else str(exc)
