@@ -98,9 +98,7 @@ def init(
     sandbox: Annotated[
         str, typer.Option("--sandbox", help="auto, bubblewrap, local, docker (docs/sandbox.md).")
     ] = "auto",
-    max_usd: Annotated[
-        float | None, typer.Option("--max-usd", min=0.0, min_open=True, help=_BUDGET_HELP)
-    ] = None,
+    max_usd: Annotated[float | None, typer.Option("--max-usd", help=_BUDGET_HELP)] = None,
 ) -> None:
     """Create a research working directory: goal, constraints, knowledge, workspace..."""
     opts = InitOptions(
@@ -151,8 +149,6 @@ def run(
         float | None,
         typer.Option(
             "--max-usd",
-            min=0.0,
-            min_open=True,
             help=_BUDGET_HELP + " Given here, it replaces the budget in DIR/config.yaml from "
             "this run on: raise it to continue a run the budget stopped. Default: the config's.",
         ),
@@ -203,7 +199,7 @@ def run(
         f"{outcome.status}: {escape(outcome.reason)}; committed {len(outcome.committed)} iteration(s) now"
     )
     if outcome.status == "budget" and outcome.max_usd is not None:
-        console.print(escape(budget_fix(dir, outcome.max_usd)))
+        console.print(escape(budget_fix(dir, outcome.max_usd, outcome.spent_usd or 0.0)))
     console.print(f"see: loopwright research status --dir {escape(str(dir))}")
     if not no_report:
         report_at_end(dir, console)
@@ -230,7 +226,7 @@ def _print_status(r: StatusReport) -> None:
         spend = Spend(paid_usd=r.spent_usd - r.offline_usd, offline_usd=r.offline_usd)
         console.print(f"dollar budget: {spend.line(r.max_usd)}")
         if r.status == "budget":
-            console.print(escape(budget_fix(Path(r.dir), r.max_usd)))
+            console.print(escape(budget_fix(Path(r.dir), r.max_usd, r.spent_usd)))
     console.print(
         f"{r.workflow} on {', '.join(r.tasks)}; meta model {r.meta_model}, agents on {r.eval_model}"
     )

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from loopwright.errors import ConfigError, UsageError
 from loopwright.models import ModelChoice, model_factory, require_prices
 from loopwright.research._axes import axis_names, library_axes
+from loopwright.research._budget import check_budget
 from loopwright.research._config import Caps, EvalConfig, ReflectSettings, ResearchConfig, WorkDir
 from loopwright.research._constraints import merge_constraints, parse_directives
 from loopwright.research._factory import meta_model, select_tasks
@@ -53,7 +54,7 @@ class InitOptions(BaseModel):
     caps: Caps = Field(default_factory=Caps)
     reflect: ReflectSettings = Field(default_factory=ReflectSettings)
     run_timeout_s: float | None = Field(default=None, gt=0)
-    max_usd: float | None = Field(default=None, gt=0)
+    max_usd: float | None = None  # checked by init_workdir (a ConfigError, not a traceback)
     git_commit: str | None = None  # the loopwright source commit (default: found at init)
 
 
@@ -104,6 +105,7 @@ def init_workdir(opts: InitOptions) -> WorkDir:
     tasks = select_tasks(bench, opts.tasks, opts.level, opts.max_tasks)
     meta_model(opts.model, opts.seed)
     model_factory(opts.eval_model, benchmark=bench)
+    check_budget(opts.max_usd)
     if opts.max_usd is not None:
         require_prices(ModelChoice(model=opts.eval_model), [opts.model], option="--max-usd")
     constraints = merge_constraints(workflow.name, opts.cons_file, opts.constraints)

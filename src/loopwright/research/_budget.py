@@ -8,14 +8,16 @@ once the ledger reaches the budget; the loop checks the whole spend before each 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from loopwright.errors import ConfigError
 from loopwright.models import LEDGER_FILE, CostLedger
 from loopwright.research._config import WorkDir
 from loopwright.research._record import load_iter_record
 
-__all__ = ["Spend", "budget_fix", "run_spend"]
+__all__ = ["Spend", "budget_fix", "check_budget", "run_spend"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,16 @@ class Spend:
         return f"${self.total_usd:.4f} spent{of}{sim}"
 
 
+def check_budget(max_usd: float | None) -> None:
+    """ConfigError unless `max_usd` is None (no budget) or a positive number of dollars."""
+    if max_usd is not None and not max_usd > 0:
+        raise ConfigError(
+            "a dollar budget must be positive",
+            got=f"--max-usd {max_usd:g}",
+            fix="pass --max-usd with a positive number of dollars, e.g. --max-usd 5",
+        )
+
+
 def run_spend(wd: WorkDir) -> Spend:
     """The spend of the run in `wd`, read from its ledger and committed records.
     Deterministic given those files."""
@@ -56,6 +68,8 @@ def run_spend(wd: WorkDir) -> Spend:
     return Spend(paid_usd=paid, offline_usd=offline)
 
 
-def budget_fix(root: Path, max_usd: float) -> str:
-    """How to continue a run the budget `max_usd` stopped: the command, with twice the budget."""
-    return f"raise the budget: loopwright research run --dir {root} --max-usd {max_usd * 2:g}"
+def budget_fix(root: Path, max_usd: float, spent_usd: float) -> str:
+    """How to continue a run the budget `max_usd` stopped after `spent_usd`: the command, with
+    twice the larger of the two (rounded up to the cent) as the new budget."""
+    more = math.ceil(max(max_usd, spent_usd) * 200) / 100
+    return f"raise the budget: loopwright research run --dir {root} --max-usd {more:g}"

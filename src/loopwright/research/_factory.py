@@ -27,6 +27,7 @@ from loopwright.models import (
     resolve_model,
     routed_factory,
 )
+from loopwright.research._budget import check_budget
 from loopwright.research._config import ResearchConfig, WorkDir
 from loopwright.research._loop import ResearchLoop
 from loopwright.research._scope import Listener
@@ -199,6 +200,7 @@ def open_loop(
     agents alike, is written to ROOT/ledger.jsonl; the gateway refuses calls once it reaches
     the dollar budget: `max_usd` (which replaces the config's when the loop runs), else the
     config's. ConfigError when a budget is set and a LiteLLM model in use has no price."""
+    check_budget(max_usd)
     config = WorkDir(root).load_config()
     chosen = models or RunModels()
     budget = max_usd if max_usd is not None else config.max_usd

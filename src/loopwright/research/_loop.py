@@ -19,7 +19,7 @@ from typing import Literal
 
 from loopwright.errors import ConfigError
 from loopwright.models import ChatModel
-from loopwright.research._budget import run_spend
+from loopwright.research._budget import check_budget, run_spend
 from loopwright.research._config import WorkDir
 from loopwright.research._constraints import parse_directives
 from loopwright.research._context import Rules
@@ -99,10 +99,7 @@ class ResearchLoop:
         *,
         max_usd: float | None = None,
     ) -> None:
-        if max_usd is not None and not max_usd > 0:
-            raise ConfigError(
-                "a dollar budget must be positive", got=f"{max_usd:g}", fix="pass --max-usd > 0"
-            )
+        check_budget(max_usd)
         self.wd = WorkDir(root)
         self.config = self.wd.load_config()
         self.meta = meta
@@ -158,7 +155,7 @@ class ResearchLoop:
         """Stop before an iteration starts when the run's whole spend has reached the budget."""
         spend = run_spend(self.wd)
         if spend.reached(self.config.max_usd):
-            raise _Stop("budget", f"dollar budget spent: {spend.line(self.config.max_usd)}")
+            raise _Stop("budget", f"dollar budget reached: {spend.line(self.config.max_usd)}")
 
     def _refused(self, n: int, attempt: int) -> _Stop | None:
         """When the ledger reached the budget during iteration `n` (so the gateway may have
@@ -168,7 +165,7 @@ class ResearchLoop:
             return None
         discard_attempt(self.wd, n, attempt)
         reason = (
-            f"dollar budget spent during iteration {n}: {spend.line(self.config.max_usd)}; "
+            f"dollar budget reached during iteration {n}: {spend.line(self.config.max_usd)}; "
             f"attempt {attempt} was discarded, not committed"
         )
         return _Stop("budget", reason, next_attempt=attempt + 1)
