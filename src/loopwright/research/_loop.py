@@ -153,6 +153,8 @@ class ResearchLoop:
 
     def _check_budget(self) -> None:
         """Stop before an iteration starts when the run's whole spend has reached the budget."""
+        if self.config.max_usd is None:
+            return
         spend = run_spend(self.wd)
         if spend.reached(self.config.max_usd):
             raise _Stop("budget", f"dollar budget reached: {spend.line(self.config.max_usd)}")
@@ -160,6 +162,8 @@ class ResearchLoop:
     def _refused(self, n: int, attempt: int) -> _Stop | None:
         """When the ledger reached the budget during iteration `n` (so the gateway may have
         refused some of its calls), discard the attempt and return the budget stop; else None."""
+        if self.config.max_usd is None:
+            return None
         spend = run_spend(self.wd)
         if not spend.refusing(self.config.max_usd):
             return None
