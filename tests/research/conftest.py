@@ -99,7 +99,11 @@ def make_loop(
 ) -> ResearchLoop:
     sink = events if events is not None else []
     return ResearchLoop(
-        wd.root, meta.model, build_bench(wd.load_config(), "test"), kw.get("listener", sink.append)
+        wd.root,
+        meta.model,
+        build_bench(wd.load_config(), "test"),
+        kw.get("listener", sink.append),
+        max_usd=kw.get("max_usd"),
     )
 
 

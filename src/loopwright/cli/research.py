@@ -21,7 +21,9 @@ from loopwright.research import (
     InitOptions,
     LoopEvent,
     ReflectSettings,
+    Spend,
     StatusReport,
+    budget_fix,
     init_workdir,
     open_loop,
     research_status,
@@ -47,6 +49,11 @@ _SIM = (
 )
 
 Dir = Annotated[Path, typer.Option("--dir", help="The working directory (conventionally vN/).")]
+_BUDGET_HELP = (
+    "The run's dollar budget: every priced model call (ledger.jsonl) plus sim runs at their "
+    "simulated price; the run stops with status budget once it is spent. Refused when a "
+    "LiteLLM model in use has no price (docs/research.md, 'Dollar budget')."
+)
 
 
 @research.command("init")
@@ -91,6 +98,7 @@ def init(
     sandbox: Annotated[
         str, typer.Option("--sandbox", help="auto, bubblewrap, local, docker (docs/sandbox.md).")
     ] = "auto",
+    max_usd: Annotated[float | None, typer.Option("--max-usd", help=_BUDGET_HELP)] = None,
 ) -> None:
     """Create a research working directory: goal, constraints, knowledge, workspace..."""
     opts = InitOptions(
@@ -100,6 +108,7 @@ def init(
         seed=seed, cons_file=cons_file, constraints=constraints,
         caps=Caps(workers=workers, max_specs_per_iter=max_specs, submission_workers=workers),
         reflect=ReflectSettings(heartbeat_every=heartbeat, axis_window=axis_window),
+        max_usd=max_usd,
     )  # fmt: skip
     wd = init_workdir(opts)
     config = wd.load_config()
@@ -112,6 +121,8 @@ def init(
     console.print(
         f"  meta model {config.meta_model}, agents on {config.eval.model}, seed {config.seed}"
     )
+    if config.max_usd is not None:
+        console.print(f"  dollar budget ${config.max_usd:g}")
     console.print(f"next: loopwright research run --dir {escape(str(wd.root))}")
 
 
@@ -133,6 +144,14 @@ def run(
     api_base: ApiBase = None,
     iterations: Annotated[
         int | None, typer.Option("--iterations", min=1, help="Iterations to run now.")
+    ] = None,
+    max_usd: Annotated[
+        float | None,
+        typer.Option(
+            "--max-usd",
+            help=_BUDGET_HELP + " Given here, it replaces the budget in DIR/config.yaml from "
+            "this run on: raise it to continue a run the budget stopped. Default: the config's.",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
     no_report: Annotated[
@@ -160,16 +179,18 @@ def run(
 
         config = load_models_config(models_file, tier or [])
         chosen = run_models(model, meta_model, config, api_base)
-        loop = open_loop(dir, models=chosen, listener=on_event)
+        loop = open_loop(dir, models=chosen, listener=on_event, max_usd=max_usd)
         if loop.meta.simulated and not as_json:
             err_console.print(_SIM)
         outcome = loop.run(iterations)
     if as_json:
-        data = {
+        data: dict[str, object] = {
             "status": outcome.status,
             "reason": outcome.reason,
             "committed": list(outcome.committed),
         }
+        if outcome.max_usd is not None:
+            data |= {"max_usd": outcome.max_usd, "spent_usd": outcome.spent_usd}
         console.print_json(json.dumps({**data, "simulated": loop.meta.simulated}))
         if not no_report:
             report_at_end(dir, err_console)  # stdout stays pure JSON
@@ -177,6 +198,8 @@ def run(
     console.print(
         f"{outcome.status}: {escape(outcome.reason)}; committed {len(outcome.committed)} iteration(s) now"
     )
+    if outcome.status == "budget" and outcome.max_usd is not None:
+        console.print(escape(budget_fix(dir, outcome.max_usd, outcome.spent_usd or 0.0)))
     console.print(f"see: loopwright research status --dir {escape(str(dir))}")
     if not no_report:
         report_at_end(dir, console)
@@ -199,6 +222,11 @@ def _print_status(r: StatusReport) -> None:
     sim = " [bold yellow][SIMULATED][/]" if r.simulated else ""
     console.print(f"[bold]{escape(r.dir)}[/]{sim}: {escape(r.goal)}")
     console.print(f"status {r.status}{f' ({escape(r.reason)})' if r.reason else ''}")
+    if r.max_usd is not None:
+        spend = Spend(paid_usd=r.spent_usd - r.offline_usd, offline_usd=r.offline_usd)
+        console.print(f"dollar budget: {spend.line(r.max_usd)}")
+        if r.status == "budget":
+            console.print(escape(budget_fix(Path(r.dir), r.max_usd, r.spent_usd)))
     console.print(
         f"{r.workflow} on {', '.join(r.tasks)}; meta model {r.meta_model}, agents on {r.eval_model}"
     )

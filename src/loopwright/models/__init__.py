@@ -12,6 +12,7 @@ from loopwright.models._choice import (
     is_offline_spec,
     meta_chat_model,
     model_choice,
+    require_prices,
 )
 from loopwright.models._errors import ModelError, ScriptExhaustedError
 from loopwright.models._gateway import (
@@ -143,6 +144,7 @@ __all__ = [
     "provider_of",
     "read_ledger",
     "redact",
+    "require_prices",
     "resolve_model",
     "response_usage",
     "role_kind",

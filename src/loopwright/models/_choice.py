@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loopwright.errors import ConfigError
 from loopwright.models._gateway import import_litellm
 from loopwright.models._ledger import CostLedger
 from loopwright.models._pricing import DEFAULT_PRICES, PriceTable
@@ -31,6 +32,7 @@ __all__ = [
     "is_offline_spec",
     "meta_chat_model",
     "model_choice",
+    "require_prices",
 ]
 
 OFFLINE_RULES = "offline rules"
@@ -111,6 +113,21 @@ def model_choice(
     config = load_models_config(config_file, overrides)
     chosen = model or resolve_model("agent", config, default=default)
     return ModelChoice(model=chosen, config=config, api_base=api_base)
+
+
+def require_prices(choice: ModelChoice, extra: Sequence[str] = (), *, option: str) -> None:
+    """ConfigError when a dollar budget (`option`, e.g. `--max-usd`) is asked for and a LiteLLM
+    model `choice` calls (or an `extra` spec, such as the meta model) has no price: an unpriced
+    call's cost is unknown and would never count against the budget. Shared by `evolve` and
+    `research`; deterministic."""
+    unpriced = choice.unpriced(extra)
+    if unpriced:
+        raise ConfigError(
+            f"{option} cannot bound models without a price",
+            got=f"no price for {', '.join(unpriced)}",
+            fix="add them under `prices:` in the models config (--config; docs/models.md), "
+            "e.g. `prices: {" + unpriced[0] + ": {input_per_mtok: 3, output_per_mtok: 15}}`",
+        )
 
 
 def is_gateway_spec(spec: str) -> bool:

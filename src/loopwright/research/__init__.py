@@ -15,6 +15,7 @@ from loopwright.research._allocate import Allocation, WaveSubmission, allocate_w
 from loopwright.research._api import research
 from loopwright.research._axes import AXES, Axis
 from loopwright.research._bootstrap import InitOptions, init_workdir
+from loopwright.research._budget import Spend, budget_fix, run_spend
 from loopwright.research._config import (
     MANIFEST,
     Caps,
@@ -85,6 +86,7 @@ __all__ = [
     "RunState",
     "SimResearcher",
     "Spec",
+    "Spend",
     "StatusReport",
     "ThreadWave",
     "WaveExecutor",
@@ -94,6 +96,7 @@ __all__ = [
     "WorkDir",
     "allocate_workers",
     "bootstrap_goal",
+    "budget_fix",
     "build_bench",
     "check_contracts",
     "init_workdir",
@@ -107,6 +110,7 @@ __all__ = [
     "research",
     "research_status",
     "run_models",
+    "run_spend",
 ]
 
 

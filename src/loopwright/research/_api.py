@@ -21,13 +21,16 @@ def research(
     model: str | None = None,
     iterations: int | None = None,
     on_event: Listener | None = None,
+    max_usd: float | None = None,
 ) -> RunOutcome:
     """Run (or resume) the research loop in `dir` for up to `iterations` iterations (None:
     until goal.md stops it) and return the outcome.
 
     With `init`, the working directory is created first from those options (`init.dir` must
     be `dir`). `model` overrides the config's meta model for this
-    call; `on_event` sees each LoopEvent (phases, commits, REFLECT, stops) as it happens."""
+    call; `on_event` sees each LoopEvent (phases, commits, REFLECT, stops) as it happens.
+    `max_usd` sets the run's dollar budget from now on (config.yaml keeps it; the outcome is
+    `budget` once it is spent, docs/research.md)."""
     if init is not None:
         if init.dir != dir:
             raise UsageError(
@@ -36,4 +39,4 @@ def research(
                 fix="pass the same directory in both",
             )
         init_workdir(init)
-    return open_loop(dir, model=model, listener=on_event).run(iterations)
+    return open_loop(dir, model=model, listener=on_event, max_usd=max_usd).run(iterations)

@@ -11,8 +11,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from loopwright.errors import ConfigError, UsageError
-from loopwright.models import model_factory
+from loopwright.models import ModelChoice, model_factory, require_prices
 from loopwright.research._axes import axis_names, library_axes
+from loopwright.research._budget import check_budget
 from loopwright.research._config import Caps, EvalConfig, ReflectSettings, ResearchConfig, WorkDir
 from loopwright.research._constraints import merge_constraints, parse_directives
 from loopwright.research._factory import meta_model, select_tasks
@@ -53,6 +54,7 @@ class InitOptions(BaseModel):
     caps: Caps = Field(default_factory=Caps)
     reflect: ReflectSettings = Field(default_factory=ReflectSettings)
     run_timeout_s: float | None = Field(default=None, gt=0)
+    max_usd: float | None = None  # checked by init_workdir (a ConfigError, not a traceback)
     git_commit: str | None = None  # the loopwright source commit (default: found at init)
 
 
@@ -103,6 +105,9 @@ def init_workdir(opts: InitOptions) -> WorkDir:
     tasks = select_tasks(bench, opts.tasks, opts.level, opts.max_tasks)
     meta_model(opts.model, opts.seed)
     model_factory(opts.eval_model, benchmark=bench)
+    check_budget(opts.max_usd)
+    if opts.max_usd is not None:
+        require_prices(ModelChoice(model=opts.eval_model), [opts.model], option="--max-usd")
     constraints = merge_constraints(workflow.name, opts.cons_file, opts.constraints)
     axes = axis_names(library_axes())
     unknown = [a for a in parse_directives(constraints).forbid_axes if a not in axes]
@@ -128,7 +133,7 @@ def init_workdir(opts: InitOptions) -> WorkDir:
         eval=EvalConfig(bench=opts.bench, tasks=tasks, smoke_task=tasks[0], model=opts.eval_model,
                         sandbox=opts.sandbox, seed=opts.seed, run_timeout_s=opts.run_timeout_s,
                         engine=load_engine_settings()),
-        caps=opts.caps, reflect=opts.reflect, git_commit=opts.git_commit or source_commit(),
+        caps=opts.caps, reflect=opts.reflect, max_usd=opts.max_usd, git_commit=opts.git_commit or source_commit(),
         benchmark_digest=bench.digest,
     )  # fmt: skip
     wd = WorkDir(opts.dir)

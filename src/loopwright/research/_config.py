@@ -49,8 +49,9 @@ class ManifestEntry(_Frozen):
 
 
 MANIFEST: tuple[ManifestEntry, ...] = (
-    ManifestEntry(path="config.yaml", type="yaml", access="read-only", written_by=("init",),
-                  purpose="settings, caps and this manifest"),
+    ManifestEntry(path="config.yaml", type="yaml", access="read-only",
+                  written_by=("init", "run --max-usd"),
+                  purpose="settings, caps, the dollar budget and this manifest"),
     ManifestEntry(path="goal.md", type="markdown", access="read-only", written_by=("init", "user"),
                   purpose="Ultimate / Escalation / Termination; polled every iteration"),
     ManifestEntry(path="constraints.md", type="markdown", access="read-only",
@@ -78,7 +79,7 @@ MANIFEST: tuple[ManifestEntry, ...] = (
                   written_by=("commit",),
                   purpose="IterRecord: per-spec blocks, summary, reflect block; plus artifacts"),
     ManifestEntry(path="run_state.json", type="json", access="rewrite", written_by=("loop",),
-                  purpose="running / paused / terminated / saturated / stalled, and why"),
+                  purpose="running / paused / terminated / saturated / stalled / budget, and why"),
     ManifestEntry(path=".staging/iter_N/", type="directory", access="rewrite",
                   written_by=("think", "critic", "experiment", "distill"),
                   purpose="the iteration in progress; moved to iteration/iter_N at commit"),
@@ -127,7 +128,9 @@ class ResearchConfig(_Frozen):
     """config.yaml. `meta_model` answers THINK, CRITIC, DISTILL and REFLECT (`sim` = the
     documented offline rules); `workflow` is where the seed workflow came from. `git_commit`
     (the loopwright source, None outside a checkout) and `benchmark_digest` are stamped at
-    init (absent from directories made before 2026-12-01: None)."""
+    init (absent from directories made before 2026-12-01: None). `max_usd` is the run's dollar
+    budget (None: none), set by `research init --max-usd` and changed by `research run
+    --max-usd` (absent from directories made before it existed: None)."""
 
     schema_version: int = CONFIG_SCHEMA_VERSION
     kind: Literal["research"] = "research"
@@ -140,6 +143,7 @@ class ResearchConfig(_Frozen):
     eval: EvalConfig
     caps: Caps = Field(default_factory=Caps)
     reflect: ReflectSettings = Field(default_factory=ReflectSettings)
+    max_usd: float | None = Field(default=None, gt=0)
     manifest: tuple[ManifestEntry, ...] = MANIFEST
 
 

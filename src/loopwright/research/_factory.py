@@ -23,9 +23,11 @@ from loopwright.models import (
     is_gateway_spec,
     load_script_file,
     meta_chat_model,
+    require_prices,
     resolve_model,
     routed_factory,
 )
+from loopwright.research._budget import check_budget
 from loopwright.research._config import ResearchConfig, WorkDir
 from loopwright.research._loop import ResearchLoop
 from loopwright.research._scope import Listener
@@ -190,16 +192,23 @@ def open_loop(
     models: RunModels | None = None,
     listener: Listener | None = None,
     executor: WaveExecutor | None = None,
+    max_usd: float | None = None,
 ) -> ResearchLoop:
     """A ResearchLoop on an initialised working directory. `model` overrides the config's
     meta model for this invocation; `models` the meta model, the agents' model, tiers and
     api_base (see `run_models`). Every gateway call, meta phases (role `meta:PHASE`) and
-    agents alike, is written to ROOT/ledger.jsonl."""
+    agents alike, is written to ROOT/ledger.jsonl; the gateway refuses calls once it reaches
+    the dollar budget: `max_usd` (which replaces the config's when the loop runs), else the
+    config's. ConfigError when a budget is set and a LiteLLM model in use has no price."""
+    check_budget(max_usd)
     config = WorkDir(root).load_config()
     chosen = models or RunModels()
-    ledger = CostLedger(root / LEDGER_FILE)
+    budget = max_usd if max_usd is not None else config.max_usd
+    ledger = CostLedger(root / LEDGER_FILE, max_usd=budget)
     spec = model or chosen.meta or config.meta_model
     agents = ModelChoice(model=chosen.agents or config.eval.model, config=chosen.models)
+    if budget is not None:
+        require_prices(agents, [spec], option="--max-usd")
     if chosen.api_base is not None and not any(is_gateway_spec(s) for s in (spec, *agents.specs())):
         raise ConfigError(
             "--api-base only applies to a LiteLLM model",
@@ -209,4 +218,4 @@ def open_loop(
     prices = chosen.models.price_table()
     meta = meta_model(spec, config.seed, api_base=chosen.api_base, ledger=ledger, prices=prices)
     bench = build_bench(config, root.name, executor, models=chosen, ledger=ledger)
-    return ResearchLoop(root, meta, bench, listener)
+    return ResearchLoop(root, meta, bench, listener, max_usd=max_usd)

@@ -1,9 +1,12 @@
 """The research loop: termination poll, REFLECT, THINK, CRITIC, EXPERIMENT, DISTILL, commit.
 
 `ResearchLoop.run` drives iterations until the goal's Termination holds, REFLECT declares the
-space exhausted (SATURATED), THINK stays empty (stalled), or the invocation's iteration budget
-is spent (paused). Each iteration reads as its steps in `_iteration`. Nothing under iteration/
-or workspace/ changes before the commit's single rename; workspace/ is then reconciled.
+space exhausted (SATURATED), THINK stays empty (stalled), the dollar budget is spent (budget),
+or the invocation's iteration budget is spent (paused). Each iteration reads as its steps in
+`_iteration`. Nothing under iteration/ or workspace/ changes before the commit's single rename;
+workspace/ is then reconciled. The dollar budget is checked before each iteration; an
+iteration during which the gateway began refusing calls (the ledger reached the budget) is
+discarded, not committed, and runs again as its next attempt when the budget is raised.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Literal
 
 from loopwright.errors import ConfigError
 from loopwright.models import ChatModel
+from loopwright.research._budget import check_budget, run_spend
 from loopwright.research._config import WorkDir
 from loopwright.research._constraints import parse_directives
 from loopwright.research._context import Rules
@@ -35,6 +39,7 @@ from loopwright.research._scope import Listener, LoopEvent, Scope
 from loopwright.research._state import (
     RunLock,
     RunState,
+    discard_attempt,
     read_run_state,
     reconcile,
     recover,
@@ -50,46 +55,65 @@ from loopwright.workflow import workflow_hash
 
 __all__ = ["ResearchLoop", "RunOutcome"]
 
-StopStatus = Literal["paused", "terminated", "saturated", "stalled"]
+StopStatus = Literal["paused", "terminated", "saturated", "stalled", "budget"]
 
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """How an invocation of `run` ended, and the iterations it committed."""
+    """How an invocation of `run` ended, and the iterations it committed; with a dollar
+    budget, the budget (`max_usd`) and the run's whole spend when it ended (`spent_usd`)."""
 
     status: StopStatus
     reason: str
     committed: tuple[int, ...]
+    max_usd: float | None = None
+    spent_usd: float | None = None
 
 
 class _Stop(Exception):
     def __init__(
-        self, status: StopStatus, reason: str, reflect: ReflectBlock | None = None
+        self,
+        status: StopStatus,
+        reason: str,
+        reflect: ReflectBlock | None = None,
+        next_attempt: int | None = None,
     ) -> None:
         super().__init__(reason)
         self.status: StopStatus = status
         self.reason = reason
         self.reflect = reflect
+        self.next_attempt = next_attempt
 
 
 class ResearchLoop:
-    """One working directory's loop. `meta` answers the meta phases; `bench` measures."""
+    """One working directory's loop. `meta` answers the meta phases; `bench` measures.
+    `max_usd` replaces the config's dollar budget from this run on (written to config.yaml
+    when `run` starts; None keeps the config's). ConfigError when it is not positive."""
 
     def __init__(
-        self, root: Path, meta: ChatModel, bench: EvalBench, listener: Listener | None = None
+        self,
+        root: Path,
+        meta: ChatModel,
+        bench: EvalBench,
+        listener: Listener | None = None,
+        *,
+        max_usd: float | None = None,
     ) -> None:
+        check_budget(max_usd)
         self.wd = WorkDir(root)
         self.config = self.wd.load_config()
         self.meta = meta
         self.bench = bench
         self.emit: Listener = listener or (lambda event: None)
+        self.max_usd = max_usd
 
     def run(self, max_iterations: int | None = None) -> RunOutcome:
         """Run up to `max_iterations` iterations (None: until the goal stops the run)."""
         with RunLock(self.wd.lock):
+            self._set_budget()
             state = read_run_state(self.wd)
             if state.status == "saturated":
-                return RunOutcome("saturated", state.reason, ())
+                return self._outcome("saturated", state.reason, [])
             done: list[int] = []
             while max_iterations is None or len(done) < max_iterations:
                 n, attempt, note = recover(self.wd)
@@ -98,19 +122,57 @@ class ResearchLoop:
                 try:
                     self._iteration(n, attempt)
                 except _Stop as stop:
+                    if stop.status in ("saturated", "stalled"):  # refused calls, if any, say why
+                        stop = self._refused(n, attempt) or stop
                     write_run_state(
                         self.wd,
                         RunState(status=stop.status, reason=stop.reason, iteration=n,
-                                 attempt=attempt, saturated_by=stop.reflect),
+                                 attempt=stop.next_attempt or attempt, saturated_by=stop.reflect),
                     )  # fmt: skip
                     self.emit(LoopEvent("stopped", n, f"{stop.status}: {stop.reason}"))
-                    return RunOutcome(stop.status, stop.reason, tuple(done))
+                    return self._outcome(stop.status, stop.reason, done)
                 done.append(n)
             n = len(self.wd.committed()) + 1
             write_run_state(
                 self.wd, RunState(status="paused", reason="iteration budget spent", iteration=n)
             )
-            return RunOutcome("paused", f"ran {len(done)} iteration(s) as asked", tuple(done))
+            return self._outcome("paused", f"ran {len(done)} iteration(s) as asked", done)
+
+    def _set_budget(self) -> None:
+        """Write a new dollar budget to config.yaml (under the run lock)."""
+        if self.max_usd is not None and self.max_usd != self.config.max_usd:
+            self.config = self.config.model_copy(update={"max_usd": self.max_usd})
+            self.wd.write_config(self.config)
+
+    def _outcome(self, status: StopStatus, reason: str, done: list[int]) -> RunOutcome:
+        budget = self.config.max_usd
+        spent = run_spend(self.wd).total_usd if budget is not None else None
+        return RunOutcome(status, reason, tuple(done), max_usd=budget, spent_usd=spent)
+
+    # -- the dollar budget ----------------------------------------------------------------------
+
+    def _check_budget(self) -> None:
+        """Stop before an iteration starts when the run's whole spend has reached the budget."""
+        if self.config.max_usd is None:
+            return
+        spend = run_spend(self.wd)
+        if spend.reached(self.config.max_usd):
+            raise _Stop("budget", f"dollar budget reached: {spend.line(self.config.max_usd)}")
+
+    def _refused(self, n: int, attempt: int) -> _Stop | None:
+        """When the ledger reached the budget during iteration `n` (so the gateway may have
+        refused some of its calls), discard the attempt and return the budget stop; else None."""
+        if self.config.max_usd is None:
+            return None
+        spend = run_spend(self.wd)
+        if not spend.refusing(self.config.max_usd):
+            return None
+        discard_attempt(self.wd, n, attempt)
+        reason = (
+            f"dollar budget reached during iteration {n}: {spend.line(self.config.max_usd)}; "
+            f"attempt {attempt} was discarded, not committed"
+        )
+        return _Stop("budget", reason, next_attempt=attempt + 1)
 
     # -- one iteration, step by step ----------------------------------------------------------
 
@@ -118,6 +180,7 @@ class ResearchLoop:
         started, clock = datetime.now(UTC), time.monotonic()
         scope = self._scope(n, attempt)
         self._poll_termination(scope)
+        self._check_budget()
         write_run_state(self.wd, RunState(status="running", iteration=n, attempt=attempt))
         self.emit(LoopEvent("iteration_started", n, f"iteration {n} (attempt {attempt})"))
         scope.staging.mkdir(parents=True, exist_ok=True)
@@ -140,6 +203,9 @@ class ResearchLoop:
             scope, think, vetted, experiment, distill, started, clock, digest_start
         )
         self._flush_log(scope)
+        refused = self._refused(n, attempt)
+        if refused is not None:
+            raise refused
         self.emit(LoopEvent("commit_ready", n, "committing"))
         commit(scope.staging, self.wd.iter_dir(n), record)
         self.emit(LoopEvent("committed", n, _summary_line(record)))
@@ -213,6 +279,7 @@ class ResearchLoop:
             iter=scope.n, attempt=scope.attempt, started_at=started.isoformat(timespec="seconds"),
             committed_at=datetime.now(UTC).isoformat(timespec="seconds"),
             wall_s=time.monotonic() - clock, cost_usd=exp.cost_usd,
+            offline_cost_usd=exp.offline_cost_usd,
             simulated=self.meta.simulated or any(
                 r.simulated for rs in exp.records.values() for r in rs
             ),

@@ -191,7 +191,9 @@ class IterSummary(_R):
 
 
 class IterRecord(_R):
-    """record.json of one committed iteration."""
+    """record.json of one committed iteration. `cost_usd` is every agent run's cost;
+    `offline_cost_usd` the part of it run on offline models (sim's made-up price, which the
+    cost ledger does not hold; 0.0 in records made before it existed)."""
 
     schema_version: int = RECORD_SCHEMA_VERSION
     iter: int
@@ -200,6 +202,7 @@ class IterRecord(_R):
     committed_at: str
     wall_s: float
     cost_usd: float
+    offline_cost_usd: float = 0.0
     simulated: bool
     meta_model: str
     eval_model: str

@@ -1,10 +1,12 @@
 """run_state.json, the run lock, resuming an interrupted iteration, and reconciling workspace/.
 
 Resume: when `run` finds an iteration that started and never committed (run_state says it was
-running, or its `.staging/iter_N` exists), the staging directory is removed, the journal lines
-that iteration wrote are dropped, and, since knowledge.md is append-only, one bullet is
-appended superseding the bullets that attempt wrote. The iteration then runs again as attempt
-k+1. Reconcile: after a commit (and on every start), workspace/ is brought up to the last
+running, or its `.staging/iter_N` exists), the attempt is discarded (`discard_attempt`): the
+staging directory is removed, the journal lines that iteration wrote are dropped, and, since
+knowledge.md is append-only, one bullet is appended superseding the bullets that attempt wrote.
+The iteration then runs again as attempt k+1. A run the dollar budget stopped has discarded
+its unfinished attempt already; run_state (status `budget`) names the attempt to run next.
+Reconcile: after a commit (and on every start), workspace/ is brought up to the last
 committed record; it is idempotent.
 """
 
@@ -26,9 +28,17 @@ from loopwright.research._workspace import Workspace
 from loopwright.store import DirLock
 from loopwright.workflow import load_workflow
 
-__all__ = ["RunLock", "RunState", "read_run_state", "reconcile", "recover", "write_run_state"]
+__all__ = [
+    "RunLock",
+    "RunState",
+    "discard_attempt",
+    "read_run_state",
+    "reconcile",
+    "recover",
+    "write_run_state",
+]
 
-Status = Literal["initialized", "running", "paused", "terminated", "saturated", "stalled"]
+Status = Literal["initialized", "running", "paused", "terminated", "saturated", "stalled", "budget"]
 
 
 class RunState(BaseModel):
@@ -83,11 +93,20 @@ def recover(wd: WorkDir) -> tuple[int, int, str | None]:
     stale = sorted(wd.staging_root.glob("iter_*")) if wd.staging_root.is_dir() else []
     interrupted = state.status == "running" and state.iteration == pending
     if not stale and not interrupted:
-        return pending, 1, None
+        resumed = state.status == "budget" and state.iteration == pending
+        return pending, state.attempt if resumed else 1, None
+    attempt = state.attempt + 1 if state.iteration == pending else 1
+    return pending, attempt, discard_attempt(wd, pending, attempt - 1)
+
+
+def discard_attempt(wd: WorkDir, pending: int, attempt: int) -> str:
+    """Undo what attempt `attempt` of the uncommitted iteration `pending` wrote: remove every
+    staging directory, drop the journal lines of `pending` and later, and append one knowledge
+    bullet superseding the bullets it wrote. Returns what was done, as one sentence."""
+    stale = sorted(wd.staging_root.glob("iter_*")) if wd.staging_root.is_dir() else []
     for path in stale:
         shutil.rmtree(path)
     dropped = drop_iterations_from([wd.experience, wd.hypotheses], pending)
-    attempt = state.attempt + 1 if state.iteration == pending else 1
     book = Knowledge(wd.knowledge)
     current = {b.id for b in book.current()}
     orphans = tuple(
@@ -97,16 +116,15 @@ def recover(wd: WorkDir) -> tuple[int, int, str | None]:
     )  # fmt: skip
     if orphans:
         book.append(
-            f"Attempt {attempt - 1} of iteration {pending} stopped before its commit; the "
+            f"Attempt {attempt} of iteration {pending} stopped before its commit; the "
             f"bullets it wrote ({', '.join(orphans)}) are backed by no committed experiment.",
             origin=f"iter {pending}, resume",
             supersedes=orphans,
         )
-    note = (
-        f"iteration {pending} attempt {attempt - 1} never committed: removed its staging, "
+    return (
+        f"iteration {pending} attempt {attempt} never committed: removed its staging, "
         f"dropped {dropped} journal line(s), superseded {len(orphans)} knowledge bullet(s)"
     )
-    return pending, attempt, note
 
 
 class RunLock(DirLock):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from loopwright.research._budget import run_spend
 from loopwright.research._config import WorkDir
 from loopwright.research._constraints import parse_directives
 from loopwright.research._context import Rules
@@ -55,7 +56,9 @@ class ContractRow(_S):
 
 
 class StatusReport(_S):
-    """What `research status --json` prints."""
+    """What `research status --json` prints. `max_usd` is the run's dollar budget (None:
+    none); `spent_usd` the run's spend (docs/research.md, "Dollar budget"), `offline_usd` the
+    part of it at simulated prices."""
 
     schema_version: int = 1
     dir: str
@@ -76,6 +79,9 @@ class StatusReport(_S):
     axes: tuple[str, ...]
     frontier: tuple[str, ...]
     contracts: tuple[ContractRow, ...]
+    max_usd: float | None = None
+    spent_usd: float = 0.0
+    offline_usd: float = 0.0
 
 
 def research_status(root: Path) -> StatusReport:
@@ -84,6 +90,7 @@ def research_status(root: Path) -> StatusReport:
     config = wd.load_config()
     memory = Memory.load(wd)
     state = read_run_state(wd)
+    spend = run_spend(wd)
     ws = Workspace(wd.workspace).state()
     d = parse_directives(wd.constraints.read_text(encoding="utf-8"))
     rules = Rules(forbid_axes=d.forbid_axes, forbid_operators=d.forbid_operators)
@@ -121,6 +128,7 @@ def research_status(root: Path) -> StatusReport:
             ContractRow(number=c.number, name=c.name, ok=c.ok, detail=c.detail)
             for c in check_contracts(wd)
         ),
+        max_usd=config.max_usd, spent_usd=spend.total_usd, offline_usd=spend.offline_usd,
     )  # fmt: skip
 
 

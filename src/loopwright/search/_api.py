@@ -18,7 +18,7 @@ from loopwright.evaluation import (
     ExecutorSettings,
     make_executor,
 )
-from loopwright.models import LEDGER_FILE, CostLedger, routed_factory
+from loopwright.models import LEDGER_FILE, CostLedger, require_prices, routed_factory
 from loopwright.records import CycleRecord
 from loopwright.runtime import EngineSettings, load_engine_settings
 from loopwright.sandbox import default_sandbox
@@ -344,17 +344,11 @@ def _evaluator(
 
 
 def _check_priced(config: EvolveConfig) -> None:
-    """A dollar budget needs a price for every LiteLLM model the run calls: an unpriced call's
-    cost is unknown and would never count against it."""
-    meta = config.reflection.meta_model
-    unpriced = config.choice.unpriced([meta] if meta else [])
-    if config.budgets.max_usd is not None and unpriced:
-        raise ConfigError(
-            "--max-usd cannot bound models without a price",
-            got=f"no price for {', '.join(unpriced)}",
-            fix="add them under `prices:` in the models config (--config; docs/models.md), "
-            "e.g. `prices: {" + unpriced[0] + ": {input_per_mtok: 3, output_per_mtok: 15}}`",
-        )
+    """A dollar budget needs a price for every LiteLLM model the run calls (the reflection's
+    meta model included); see `models.require_prices`."""
+    if config.budgets.max_usd is not None:
+        meta = config.reflection.meta_model
+        require_prices(config.choice, [meta] if meta else [], option="--max-usd")
 
 
 def _check_ids(benchmark: Benchmark, config: EvolveConfig) -> None:

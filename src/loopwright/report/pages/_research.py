@@ -31,6 +31,7 @@ from loopwright.report.pages._research_charts import (
 )
 from loopwright.report.pages._research_data import FINISHED, KnowledgeLine, ResearchData
 from loopwright.report.pages._research_iter import iteration_block, verdict_pill
+from loopwright.research import StatusReport
 from loopwright.workflow import load_workflow
 
 __all__ = ["research_page", "research_stamp", "sim_research_text"]
@@ -143,6 +144,7 @@ def overview_section(data: ResearchData) -> Section:
         ("adopted", ", ".join(adopted) or "none"),
         ("specs", f"{len(specs)} ({measured} measured, {len(specs) - measured} not run)"),
         ("eval cost", fmt_usd(sum(r.cost_usd for r in records))),
+        *_budget_card(st),
         ("wall time", f"{sum(r.wall_s for r in records):.0f} s"),
     ]
     note = (
@@ -152,6 +154,14 @@ def overview_section(data: ResearchData) -> Section:
         "iteration 1.</p>"
     )
     return Section("overview", "Overview", _cards(items) + note)
+
+
+def _budget_card(st: StatusReport) -> list[tuple[str, str]]:
+    """The dollar budget card (none without a budget): spent of budget, and the simulated part."""
+    if st.max_usd is None:
+        return []
+    sim = f" ({fmt_usd(st.offline_usd)} simulated)" if st.offline_usd else ""
+    return [("dollar budget", f"{fmt_usd(st.spent_usd)} of {fmt_usd(st.max_usd)}{sim}")]
 
 
 def goal_section(data: ResearchData) -> Section:

@@ -144,6 +144,11 @@ class ResearchData:
                 "was running when this page was made: it still is, or it was interrupted "
                 "(the next `loopwright research run` resumes it)"
             )
+        elif status == "budget":
+            reasons.append(
+                f"stopped by its dollar budget ({self.status.reason or 'no reason recorded'}); "
+                "`loopwright research run --max-usd X` with a larger X continues it"
+            )
         elif status == "stalled":
             reasons.append(
                 f"stalled: {self.status.reason or 'THINK found nothing'}; resumable, not a "

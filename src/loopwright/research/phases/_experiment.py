@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,7 +81,8 @@ class _Ready:
 @dataclass
 class ExperimentOutcome:
     """Per spec its experiment block, pairs and records; the workspace's new baseline pairs;
-    the wave; the cost of every run made (smoke included, unknown costs as 0)."""
+    the wave; the cost of every run made (smoke included, unknown costs as 0), and the part of
+    it made on offline models (sim's made-up price; the cost ledger holds no such call)."""
 
     blocks: dict[str, ExperimentBlock] = field(default_factory=dict)
     pairs: dict[str, tuple[PairScore, ...]] = field(default_factory=dict)
@@ -90,6 +92,12 @@ class ExperimentOutcome:
     baseline_records: tuple[CycleRecord, ...] = ()
     wave: WaveBlock | None = None
     cost_usd: float = 0.0
+    offline_cost_usd: float = 0.0
+
+    def add_costs(self, records: Sequence[CycleRecord]) -> None:
+        """Count the cost of `records` (unknown costs as 0); a simulated run's is offline."""
+        self.cost_usd += sum(r.total_cost_usd or 0.0 for r in records)
+        self.offline_cost_usd += sum(r.total_cost_usd or 0.0 for r in records if r.simulated)
 
 
 def run_experiment(scope: Scope, bench: EvalBench, vetted: list[Vetted]) -> ExperimentOutcome:
@@ -204,7 +212,7 @@ def _apply_rounds(
             runs.append((t, realised.child, t.overlay / "smoke" / f"attempt_{k}"))
         records = _smoke_runs(scope, bench, runs)
         for (t, child, root), record in zip(runs, records, strict=True):
-            out.cost_usd += record.total_cost_usd or 0.0
+            out.add_costs([record])
             passed = _smoke_ok(record)
             t.error = "" if passed else f"smoke run {record.run_status}, {record.failure_category}"
             run_dir = str((root / bench.smoke_task.id / "rep_0").relative_to(scope.staging))
@@ -368,7 +376,7 @@ def _wave(
         episodes={j.key: len(j.tasks) for j in jobs}, wall_s=wall,
     )  # fmt: skip
     for result in results:
-        out.cost_usd += sum(r.total_cost_usd or 0.0 for r in result.records)
+        out.add_costs(result.records)
     base_records = tuple(r for res in results if res.job.owner == BASELINE for r in res.records)
     out.baseline_records = base_records
     out.baseline_pairs = tuple(pair_of(r) for r in base_records)
