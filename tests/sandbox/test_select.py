@@ -55,6 +55,7 @@ def test_the_public_names_are_pinned() -> None:
         "LocalSandbox",
         "NO_DIFF",
         "Prepared",
+        "RunRequest",
         "Sandbox",
         "TaskContainers",
         "TaskEnvironment",

@@ -12,7 +12,7 @@ sandbox in a derived image built by `EnvImageBuilder` (`task_environment` picks)
 
 from __future__ import annotations
 
-from loopwright.sandbox._base import DEFAULT_OUTPUT_CAP, CommandResult, Sandbox
+from loopwright.sandbox._base import DEFAULT_OUTPUT_CAP, CommandResult, RunRequest, Sandbox
 from loopwright.sandbox._bwrap import BubblewrapSandbox, bubblewrap_available, bubblewrap_problem
 from loopwright.sandbox._docker import DockerSandbox
 from loopwright.sandbox._engine import ContainerSettings, Engine
@@ -82,6 +82,7 @@ __all__ = [
     "ImageBuilder",
     "LocalSandbox",
     "Prepared",
+    "RunRequest",
     "Sandbox",
     "TaskContainers",
     "TaskEnvironment",

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, final
 
 from loopwright.errors import SandboxError, UsageError
 
@@ -21,9 +21,10 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_OUTPUT_CAP",
     "CommandResult",
+    "RunRequest",
     "Sandbox",
     "build_env",
-    "check_command",
+    "check_binary",
     "check_request",
     "resolve_dir",
     "resolve_existing",
@@ -60,6 +61,28 @@ class CommandResult:
     def ok(self) -> bool:
         """True when the command finished in time with exit code 0."""
         return self.exit_code == 0 and not self.timed_out
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """A `Sandbox.run` call after its checks: `argv` non-empty, `timeout_s` and `output_cap`
+    positive, `cwd` an existing directory and every `writable` and `readonly` path existing,
+    all resolved (symlinks followed). The other fields are the caller's, as given."""
+
+    argv: tuple[str, ...]
+    cwd: Path
+    timeout_s: float
+    writable: tuple[Path, ...]
+    readonly: tuple[Path, ...]
+    env: Mapping[str, str] | None
+    output_cap: int
+    network: bool
+    stdin: str | None
+
+    @property
+    def stdin_bytes(self) -> bytes | None:
+        """`stdin` encoded as UTF-8, None when there is none."""
+        return self.stdin.encode() if self.stdin is not None else None
 
 
 class Sandbox(ABC):
@@ -104,7 +127,7 @@ class Sandbox(ABC):
             return self.environment.python
         return self.python or sys.executable
 
-    @abstractmethod
+    @final
     def run(
         self,
         argv: Sequence[str],
@@ -132,7 +155,25 @@ class Sandbox(ABC):
 
         Raises SandboxError when the command cannot be started at all (binary not found,
         `cwd` missing); UsageError for an empty argv or a non-positive timeout or cap.
+        These checks are made here, once, for every sandbox (argv, timeout and cap first, then
+        `cwd`, `writable`, `readonly`); the sandbox's `_execute` runs the checked `RunRequest`.
         """
+        request = RunRequest(
+            argv=check_request(argv, timeout_s=timeout_s, output_cap=output_cap),
+            cwd=resolve_dir(cwd, "cwd"),
+            timeout_s=timeout_s,
+            writable=tuple(resolve_existing(p, "writable path") for p in writable),
+            readonly=tuple(resolve_existing(p, "read-only path") for p in readonly),
+            env=env,
+            output_cap=output_cap,
+            network=network,
+            stdin=stdin,
+        )
+        return self._execute(request)
+
+    @abstractmethod
+    def _execute(self, request: RunRequest) -> CommandResult:
+        """Run a request `run` has checked, as `run` describes; the per-sandbox part."""
 
     def release(self, workspace: Path) -> None:  # noqa: B027 - as close(): most hold nothing
         """Release what the sandbox holds for `workspace` (a container): its commands are done.
@@ -187,16 +228,10 @@ def _with_interpreter(path: str) -> str:
     return bindir + os.pathsep + path
 
 
-def check_command(
-    argv: Sequence[str], *, cwd: Path, path: str, timeout_s: float, output_cap: int
-) -> tuple[str, ...]:
-    """Validate a run request; return argv as a tuple.
-
-    The binary `argv[0]` must be found on `path` (or, when it contains a slash, exist relative to
-    `cwd`) and be executable, else SandboxError naming it. Sandboxes check this before starting,
-    so a missing binary is an error even where the wrapper (bwrap) would report it as an exit.
-    """
-    args = check_request(argv, timeout_s=timeout_s, output_cap=output_cap)
+def check_binary(args: tuple[str, ...], *, cwd: Path, path: str) -> None:
+    """SandboxError naming `args[0]` unless it is found on `path` (or, when it contains a slash,
+    exists relative to `cwd`) and is executable. Sandboxes that start the command through a
+    wrapper (bwrap) check this before starting, so a missing binary is an error, not an exit."""
     binary = args[0]
     if "/" in binary:
         found = cwd / binary  # an absolute `binary` replaces cwd
@@ -204,7 +239,6 @@ def check_command(
             raise SandboxError(f"cannot start {binary!r}: no such executable file")
     elif shutil.which(binary, path=path) is None:
         raise SandboxError(f"cannot start {binary!r}: not found on PATH ({path})")
-    return args
 
 
 def check_request(argv: Sequence[str], *, timeout_s: float, output_cap: int) -> tuple[str, ...]:

@@ -12,11 +12,11 @@ the fixed path `WORKDIR` (see `BubblewrapSandbox.within`).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from loopwright.sandbox._base import DEFAULT_OUTPUT_CAP, CommandResult, Sandbox
+from loopwright.sandbox._base import CommandResult, RunRequest, Sandbox
 
 __all__ = ["WORKDIR", "EnvironmentSandbox", "TaskEnvironment", "environment_variables"]
 
@@ -113,33 +113,21 @@ class EnvironmentSandbox(Sandbox):
         self.name = inner.name
         self.isolated = inner.isolated
 
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: Path,
-        timeout_s: float,
-        writable: Sequence[Path] = (),
-        readonly: Sequence[Path] = (),
-        env: Mapping[str, str] | None = None,
-        output_cap: int = DEFAULT_OUTPUT_CAP,
-        network: bool = False,
-        stdin: str | None = None,
-    ) -> CommandResult:
-        """See `Sandbox.run`; the command runs in the environment."""
+    def _execute(self, request: RunRequest) -> CommandResult:
+        """The command runs in the environment, through `inner.run` (which checks it again)."""
         variables = environment_variables(
-            self._placed, env, workspace=str(self.workspace), home=None
+            self._placed, request.env, workspace=str(self.workspace), home=None
         )
         return self.inner.run(
-            argv,
-            cwd=cwd,
-            timeout_s=timeout_s,
-            writable=writable,
-            readonly=[*readonly, *self._placed.shown],
+            request.argv,
+            cwd=request.cwd,
+            timeout_s=request.timeout_s,
+            writable=request.writable,
+            readonly=[*request.readonly, *self._placed.shown],
             env=variables,
-            output_cap=output_cap,
-            network=network,
-            stdin=stdin,
+            output_cap=request.output_cap,
+            network=request.network,
+            stdin=request.stdin,
         )
 
     def close(self) -> None:
