@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, final
 
 from loopwright.errors import SandboxError, UsageError
@@ -19,21 +19,31 @@ if TYPE_CHECKING:
     from loopwright.sandbox._environment import TaskEnvironment
 
 __all__ = [
+    "CLEAN_VARIABLES",
     "DEFAULT_OUTPUT_CAP",
+    "FALLBACK_PATH",
     "CommandResult",
     "RunRequest",
     "Sandbox",
     "build_env",
     "check_binary",
     "check_request",
+    "host_path",
     "resolve_dir",
     "resolve_existing",
+    "with_defaults",
 ]
 
 DEFAULT_OUTPUT_CAP = 1_000_000
 """Bytes of stdout (and, separately, of stderr) kept by default."""
 
-_FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
+CLEAN_VARIABLES: Mapping[str, str] = MappingProxyType(
+    {"LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+)
+"""The variables every command gets when the caller gives no environment (with PATH and HOME)."""
+
+FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
+"""The PATH a command gets where this process has none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,19 +216,21 @@ def build_env(env: Mapping[str, str] | None, *, home: str) -> dict[str, str]:
     (API keys, tokens) never reach the command. A mapping: exactly its items, plus PATH and
     HOME=`home` when it has none.
     """
-    path = _with_interpreter(os.environ.get("PATH") or _FALLBACK_PATH)
-    if env is None:
-        return {
-            "PATH": path,
-            "HOME": home,
-            "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONHASHSEED": "0",
-        }
-    built = dict(env)
-    built.setdefault("PATH", path)
-    built.setdefault("HOME", home)
+    return with_defaults(env, {"PATH": _with_interpreter(host_path()), "HOME": home})
+
+
+def with_defaults(env: Mapping[str, str] | None, required: Mapping[str, str]) -> dict[str, str]:
+    """`env` None: `required` and `CLEAN_VARIABLES`, nothing else; a mapping: exactly its items,
+    plus each of `required` it lacks. What every sandbox starts a command's variables from."""
+    built = {**required, **CLEAN_VARIABLES} if env is None else dict(env)
+    for name, value in required.items():
+        built.setdefault(name, value)
     return built
+
+
+def host_path() -> str:
+    """This process's PATH, else a standard one."""
+    return os.environ.get("PATH") or FALLBACK_PATH
 
 
 def _with_interpreter(path: str) -> str:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from loopwright.errors import ConfigError, SandboxError
-from loopwright.sandbox._base import CommandResult, RunRequest, Sandbox, resolve_dir
+from loopwright.sandbox._base import CommandResult, RunRequest, Sandbox, resolve_dir, with_defaults
 from loopwright.sandbox._engine import ENV_PREFIX, ContainerSettings, Engine, labels
 from loopwright.sandbox._environment import EnvironmentSandbox, TaskEnvironment
 from loopwright.sandbox._process import run_process, to_result
@@ -200,7 +200,7 @@ class DockerSandbox(Sandbox):
             )
             command = self.engine.argv(
                 "exec", *(["-i"] if stdin is not None else []), "-w", paths.inside(str(workdir)),
-                *_env_flags(_command_env(request.env), paths), container.id,
+                *_env_flags(with_defaults(request.env, {"HOME": _HOME}), paths), container.id,
                 "sh", "-c", _WRAPPER, "sh", *(paths.inside(a) for a in args),
             )  # fmt: skip
             outcome = run_process(
@@ -353,19 +353,6 @@ def _copy(source: Path, dest: Path) -> None:
         shutil.copytree(source, dest, symlinks=True, dirs_exist_ok=True)
     elif source.exists() or source.is_symlink():
         shutil.copy2(source, dest, follow_symlinks=False)
-
-
-def _command_env(env: Mapping[str, str] | None) -> dict[str, str]:
-    if env is None:
-        return {
-            "HOME": _HOME,
-            "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONHASHSEED": "0",
-        }
-    built = dict(env)
-    built.setdefault("HOME", _HOME)
-    return built
 
 
 def _env_flags(env: Mapping[str, str], paths: _PathMap) -> list[str]:

@@ -16,16 +16,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from loopwright.sandbox._base import CommandResult, RunRequest, Sandbox
+from loopwright.sandbox._base import (
+    FALLBACK_PATH,
+    CommandResult,
+    RunRequest,
+    Sandbox,
+    host_path,
+    with_defaults,
+)
 
 __all__ = ["WORKDIR", "EnvironmentSandbox", "TaskEnvironment", "environment_variables"]
 
 WORKDIR = PurePosixPath("/testbed")
 """Where the workspace appears to commands that run in a task environment under bubblewrap, in
 every run (as SWE-bench's `/testbed`); the environment's editable installs were made there."""
-
-_FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
-_DEFAULTS = {"LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,11 +89,11 @@ def environment_variables(
     loopwright's own interpreter; in an image, the caller's or a standard one), PYTHONPATH with the editable roots under `workspace` (unless
     the caller set one; the grader runs `python -I`, which ignores it), and HOME=`home` when given
     and the caller named none (None leaves it to the sandbox)."""
-    built = dict(_DEFAULTS) if env is None else dict(env)
+    built = with_defaults(env, {})
     for name, value in environment.variables:
         built.setdefault(name, value)
-    host = os.environ.get("PATH") if environment.image is None else None  # not the image's
-    rest = built.get("PATH") or host or _FALLBACK_PATH
+    host = host_path() if environment.image is None else FALLBACK_PATH  # not the image's
+    rest = built.get("PATH") or host
     built["PATH"] = os.pathsep.join([str(environment.prefix / "bin"), rest])
     built["VIRTUAL_ENV"] = str(environment.prefix)
     roots = environment.import_paths(workspace)[1:]
