@@ -75,6 +75,7 @@ def test_the_public_names_are_pinned() -> None:
         "prepare_env_images",
         "prepare_environments",
         "prepare_images",
+        "process_descendants",
         "remove_workspace",
         "sandbox_kinds",
         "task_environment",

@@ -46,6 +46,7 @@ from loopwright.sandbox._images import (
     prepare_images,
 )
 from loopwright.sandbox._local import LocalSandbox
+from loopwright.sandbox._reaper import descendants as process_descendants
 from loopwright.sandbox._select import default_sandbox, sandbox_kinds
 from loopwright.sandbox._taskcontainers import TaskContainers
 from loopwright.sandbox._workspace import (
@@ -101,6 +102,7 @@ __all__ = [
     "prepare_env_images",
     "prepare_environments",
     "prepare_images",
+    "process_descendants",
     "remove_workspace",
     "sandbox_kinds",
     "task_environment",
