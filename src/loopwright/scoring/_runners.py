@@ -2,8 +2,9 @@
 verbose output parsed) and `command` (any language: a junit file, a reward file, or the exit
 code), and `grader_for`, which picks a task's kind.
 
-Both restore the hidden tests and neutralise hooks exactly as the pytest grader does
-(`restore_tests`), run in the grader's sandbox with the grade timeout, and never raise. What
+Both run in the pytest grader's frame (scoring/_frame.py): the hidden tests restored and hooks
+neutralised (`restore_tests`), one run in the grader's sandbox with the grade timeout, never
+raising; each gives only its command and how to read it. What
 they cannot do is what the pytest grader's guard plugin and canaries do: watch the test process
 from inside. docs/task-format.md ("[grading]") says what holds against a hostile agent.
 """
