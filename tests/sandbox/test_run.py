@@ -176,6 +176,11 @@ def test_a_missing_writable_path_is_a_sandbox_error(sandbox: Sandbox, work: Path
         sandbox.run(["true"], cwd=work, timeout_s=30, writable=[work / "nope"])
 
 
+def test_a_missing_read_only_path_is_a_sandbox_error(sandbox: Sandbox, work: Path) -> None:
+    with pytest.raises(SandboxError, match="read-only path"):
+        sandbox.run(["true"], cwd=work, timeout_s=30, readonly=[work / "nope"])
+
+
 @pytest.mark.parametrize(
     ("argv", "timeout_s", "cap"), [([], 1.0, 10), (["true"], 0.0, 10), (["true"], 1.0, 0)]
 )

@@ -10,7 +10,7 @@ import pytest
 
 from loopwright.sandbox import CommandResult
 from loopwright.scoring import GradeResult
-from loopwright.scoring._grader import score_cases
+from loopwright.scoring._frame import score_cases
 from loopwright.scoring._junit import JunitCase, JunitReport, Outcome
 from loopwright.tasks import GradingTable, Task
 from tests.taskfactory import make_calc_task

@@ -42,6 +42,7 @@ from loopwright.evaluation._executor import (
     schedule,
 )
 from loopwright.records import CycleRecord
+from loopwright.sandbox import process_descendants
 
 if TYPE_CHECKING:
     from loopwright.evaluation._evaluator import Evaluator
@@ -358,31 +359,7 @@ def _kill_tree(worker: _Running) -> None:
         return
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGSTOP)  # no new children while the tree is read
-    for victim in [pid, *_descendants(pid)]:
+    for victim in [pid, *process_descendants(pid)]:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(victim, signal.SIGKILL)
     worker.process.join(timeout=10)
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every process under `pid`, read from /proc (empty where there is no /proc)."""
-    children: dict[int, list[int]] = defaultdict(list)
-    try:
-        entries = [p for p in Path("/proc").iterdir() if p.name.isdigit()]
-    except OSError:
-        return []
-    for entry in entries:
-        try:
-            stat = (entry / "stat").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) > 1:
-            children[int(fields[1])].append(int(entry.name))
-    found: list[int] = []
-    queue = list(children.get(pid, ()))
-    while queue:
-        child = queue.pop()
-        found.append(child)
-        queue.extend(children.get(child, ()))
-    return found

@@ -12,7 +12,7 @@ sandbox in a derived image built by `EnvImageBuilder` (`task_environment` picks)
 
 from __future__ import annotations
 
-from loopwright.sandbox._base import DEFAULT_OUTPUT_CAP, CommandResult, Sandbox
+from loopwright.sandbox._base import DEFAULT_OUTPUT_CAP, CommandResult, RunRequest, Sandbox
 from loopwright.sandbox._bwrap import BubblewrapSandbox, bubblewrap_available, bubblewrap_problem
 from loopwright.sandbox._docker import DockerSandbox
 from loopwright.sandbox._engine import ContainerSettings, Engine
@@ -46,6 +46,7 @@ from loopwright.sandbox._images import (
     prepare_images,
 )
 from loopwright.sandbox._local import LocalSandbox
+from loopwright.sandbox._reaper import descendants as process_descendants
 from loopwright.sandbox._select import default_sandbox, sandbox_kinds
 from loopwright.sandbox._taskcontainers import TaskContainers
 from loopwright.sandbox._workspace import (
@@ -82,6 +83,7 @@ __all__ = [
     "ImageBuilder",
     "LocalSandbox",
     "Prepared",
+    "RunRequest",
     "Sandbox",
     "TaskContainers",
     "TaskEnvironment",
@@ -100,6 +102,7 @@ __all__ = [
     "prepare_env_images",
     "prepare_environments",
     "prepare_images",
+    "process_descendants",
     "remove_workspace",
     "sandbox_kinds",
     "task_environment",

@@ -10,8 +10,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import TYPE_CHECKING
+from types import MappingProxyType, TracebackType
+from typing import TYPE_CHECKING, final
 
 from loopwright.errors import SandboxError, UsageError
 
@@ -19,20 +19,31 @@ if TYPE_CHECKING:
     from loopwright.sandbox._environment import TaskEnvironment
 
 __all__ = [
+    "CLEAN_VARIABLES",
     "DEFAULT_OUTPUT_CAP",
+    "FALLBACK_PATH",
     "CommandResult",
+    "RunRequest",
     "Sandbox",
     "build_env",
-    "check_command",
+    "check_binary",
     "check_request",
+    "host_path",
     "resolve_dir",
     "resolve_existing",
+    "with_defaults",
 ]
 
 DEFAULT_OUTPUT_CAP = 1_000_000
 """Bytes of stdout (and, separately, of stderr) kept by default."""
 
-_FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
+CLEAN_VARIABLES: Mapping[str, str] = MappingProxyType(
+    {"LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+)
+"""The variables every command gets when the caller gives no environment (with PATH and HOME)."""
+
+FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
+"""The PATH a command gets where this process has none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +71,28 @@ class CommandResult:
     def ok(self) -> bool:
         """True when the command finished in time with exit code 0."""
         return self.exit_code == 0 and not self.timed_out
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """A `Sandbox.run` call after its checks: `argv` non-empty, `timeout_s` and `output_cap`
+    positive, `cwd` an existing directory and every `writable` and `readonly` path existing,
+    all resolved (symlinks followed). The other fields are the caller's, as given."""
+
+    argv: tuple[str, ...]
+    cwd: Path
+    timeout_s: float
+    writable: tuple[Path, ...]
+    readonly: tuple[Path, ...]
+    env: Mapping[str, str] | None
+    output_cap: int
+    network: bool
+    stdin: str | None
+
+    @property
+    def stdin_bytes(self) -> bytes | None:
+        """`stdin` encoded as UTF-8, None when there is none."""
+        return self.stdin.encode() if self.stdin is not None else None
 
 
 class Sandbox(ABC):
@@ -104,7 +137,7 @@ class Sandbox(ABC):
             return self.environment.python
         return self.python or sys.executable
 
-    @abstractmethod
+    @final
     def run(
         self,
         argv: Sequence[str],
@@ -132,7 +165,25 @@ class Sandbox(ABC):
 
         Raises SandboxError when the command cannot be started at all (binary not found,
         `cwd` missing); UsageError for an empty argv or a non-positive timeout or cap.
+        These checks are made here, once, for every sandbox (argv, timeout and cap first, then
+        `cwd`, `writable`, `readonly`); the sandbox's `_execute` runs the checked `RunRequest`.
         """
+        request = RunRequest(
+            argv=check_request(argv, timeout_s=timeout_s, output_cap=output_cap),
+            cwd=resolve_dir(cwd, "cwd"),
+            timeout_s=timeout_s,
+            writable=tuple(resolve_existing(p, "writable path") for p in writable),
+            readonly=tuple(resolve_existing(p, "read-only path") for p in readonly),
+            env=env,
+            output_cap=output_cap,
+            network=network,
+            stdin=stdin,
+        )
+        return self._execute(request)
+
+    @abstractmethod
+    def _execute(self, request: RunRequest) -> CommandResult:
+        """Run a request `run` has checked, as `run` describes; the per-sandbox part."""
 
     def release(self, workspace: Path) -> None:  # noqa: B027 - as close(): most hold nothing
         """Release what the sandbox holds for `workspace` (a container): its commands are done.
@@ -165,19 +216,21 @@ def build_env(env: Mapping[str, str] | None, *, home: str) -> dict[str, str]:
     (API keys, tokens) never reach the command. A mapping: exactly its items, plus PATH and
     HOME=`home` when it has none.
     """
-    path = _with_interpreter(os.environ.get("PATH") or _FALLBACK_PATH)
-    if env is None:
-        return {
-            "PATH": path,
-            "HOME": home,
-            "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONHASHSEED": "0",
-        }
-    built = dict(env)
-    built.setdefault("PATH", path)
-    built.setdefault("HOME", home)
+    return with_defaults(env, {"PATH": _with_interpreter(host_path()), "HOME": home})
+
+
+def with_defaults(env: Mapping[str, str] | None, required: Mapping[str, str]) -> dict[str, str]:
+    """`env` None: `required` and `CLEAN_VARIABLES`, nothing else; a mapping: exactly its items,
+    plus each of `required` it lacks. What every sandbox starts a command's variables from."""
+    built = {**required, **CLEAN_VARIABLES} if env is None else dict(env)
+    for name, value in required.items():
+        built.setdefault(name, value)
     return built
+
+
+def host_path() -> str:
+    """This process's PATH, else a standard one."""
+    return os.environ.get("PATH") or FALLBACK_PATH
 
 
 def _with_interpreter(path: str) -> str:
@@ -187,16 +240,10 @@ def _with_interpreter(path: str) -> str:
     return bindir + os.pathsep + path
 
 
-def check_command(
-    argv: Sequence[str], *, cwd: Path, path: str, timeout_s: float, output_cap: int
-) -> tuple[str, ...]:
-    """Validate a run request; return argv as a tuple.
-
-    The binary `argv[0]` must be found on `path` (or, when it contains a slash, exist relative to
-    `cwd`) and be executable, else SandboxError naming it. Sandboxes check this before starting,
-    so a missing binary is an error even where the wrapper (bwrap) would report it as an exit.
-    """
-    args = check_request(argv, timeout_s=timeout_s, output_cap=output_cap)
+def check_binary(args: tuple[str, ...], *, cwd: Path, path: str) -> None:
+    """SandboxError naming `args[0]` unless it is found on `path` (or, when it contains a slash,
+    exists relative to `cwd`) and is executable. Sandboxes that start the command through a
+    wrapper (bwrap) check this before starting, so a missing binary is an error, not an exit."""
     binary = args[0]
     if "/" in binary:
         found = cwd / binary  # an absolute `binary` replaces cwd
@@ -204,7 +251,6 @@ def check_command(
             raise SandboxError(f"cannot start {binary!r}: no such executable file")
     elif shutil.which(binary, path=path) is None:
         raise SandboxError(f"cannot start {binary!r}: not found on PATH ({path})")
-    return args
 
 
 def check_request(argv: Sequence[str], *, timeout_s: float, output_cap: int) -> tuple[str, ...]:

@@ -18,12 +18,11 @@ from pathlib import Path, PurePosixPath
 
 from loopwright.errors import MissingDependencyError
 from loopwright.sandbox._base import (
-    DEFAULT_OUTPUT_CAP,
     CommandResult,
+    RunRequest,
     Sandbox,
     build_env,
-    check_command,
-    resolve_dir,
+    check_binary,
     resolve_existing,
 )
 from loopwright.sandbox._environment import WORKDIR, TaskEnvironment, environment_variables
@@ -93,49 +92,32 @@ class BubblewrapSandbox(Sandbox):
             return str(WORKDIR.joinpath(path.relative_to(self._workspace)))
         return str(path)
 
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: Path,
-        timeout_s: float,
-        writable: Sequence[Path] = (),
-        readonly: Sequence[Path] = (),
-        env: Mapping[str, str] | None = None,
-        output_cap: int = DEFAULT_OUTPUT_CAP,
-        network: bool = False,
-        stdin: str | None = None,
-    ) -> CommandResult:
-        """See `Sandbox.run`. `cwd` and `writable` are resolved and bound read-write at their
-        resolved paths, `readonly` read-only; the command runs in the resolved `cwd`. HOME
-        defaults to /tmp."""
-        workdir = resolve_dir(cwd, "cwd")
-        binds = [resolve_existing(p, "writable path") for p in writable]
-        full_env, python = self._variables(env)
-        args = check_command(
-            argv, cwd=workdir, path=full_env["PATH"], timeout_s=timeout_s, output_cap=output_cap
-        )
-        shown = [(p, p) for p in (resolve_existing(p, "read-only path") for p in readonly)]
-        shown += [*python, *_hidden_binary(args[0], workdir, full_env["PATH"])]
+    def _execute(self, request: RunRequest) -> CommandResult:
+        """`cwd` and `writable` are bound read-write at their resolved paths, `readonly`
+        read-only; the command runs in the resolved `cwd`. HOME defaults to /tmp."""
+        full_env, python = self._variables(request.env)
+        check_binary(request.argv, cwd=request.cwd, path=full_env["PATH"])
+        shown = [(p, p) for p in request.readonly]
+        shown += [*python, *_hidden_binary(request.argv[0], request.cwd, full_env["PATH"])]
         wrapped = bwrap_argv(
             self.bwrap,
-            args,
-            cwd=workdir,
-            writable=binds,
-            network=network,
+            request.argv,
+            cwd=request.cwd,
+            writable=request.writable,
+            network=request.network,
             readonly=shown,
             masked=_MASKED,
             relocated=None if self._workspace is None else (self._workspace, WORKDIR),
         )
         outcome = run_process(
             wrapped,
-            cwd=workdir,
+            cwd=request.cwd,
             env=full_env,
-            timeout_s=timeout_s,
-            output_cap=output_cap,
-            stdin=stdin.encode() if stdin is not None else None,
+            timeout_s=request.timeout_s,
+            output_cap=request.output_cap,
+            stdin=request.stdin_bytes,
         )
-        return to_result(args, outcome, self.name)
+        return to_result(request.argv, outcome, self.name)
 
     def _variables(self, env: Mapping[str, str] | None) -> tuple[dict[str, str], list[_Pair]]:
         """The command's variables and the Python installation to show read-only: loopwright's

@@ -25,14 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from loopwright.errors import ConfigError, SandboxError
-from loopwright.sandbox._base import (
-    DEFAULT_OUTPUT_CAP,
-    CommandResult,
-    Sandbox,
-    check_request,
-    resolve_dir,
-    resolve_existing,
-)
+from loopwright.sandbox._base import CommandResult, RunRequest, Sandbox, resolve_dir, with_defaults
 from loopwright.sandbox._engine import ENV_PREFIX, ContainerSettings, Engine, labels
 from loopwright.sandbox._environment import EnvironmentSandbox, TaskEnvironment
 from loopwright.sandbox._process import run_process, to_result
@@ -194,44 +187,29 @@ class DockerSandbox(Sandbox):
         with contextlib.suppress(SandboxError):
             self.engine.remove_stale()
 
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: Path,
-        timeout_s: float,
-        writable: Sequence[Path] = (),
-        readonly: Sequence[Path] = (),
-        env: Mapping[str, str] | None = None,
-        output_cap: int = DEFAULT_OUTPUT_CAP,
-        network: bool = False,
-        stdin: str | None = None,
-    ) -> CommandResult:
-        """See `Sandbox.run`. `cwd` lies in a workspace (a directory with a container, else
-        it becomes one); the command runs at its place under `workdir`. `env` None: the image's
-        environment plus HOME=/tmp, LANG, PYTHONDONTWRITEBYTECODE, PYTHONHASHSEED; a mapping:
-        the image's environment overridden by it (HOME=/tmp unless it names one)."""
-        args = check_request(argv, timeout_s=timeout_s, output_cap=output_cap)
-        workdir = resolve_dir(cwd, "cwd")
-        extra_rw = [resolve_existing(p, "writable path") for p in writable]
-        extra_ro = [resolve_existing(p, "read-only path") for p in readonly]
-        container = self._container_for(workdir, network)
-        with _staged(container, extra_rw, extra_ro) as staged:
+    def _execute(self, request: RunRequest) -> CommandResult:
+        """`cwd` lies in a workspace (a directory with a container, else it becomes one); the
+        command runs at its place under `workdir`. `env` None: the image's environment plus
+        HOME=/tmp, LANG, PYTHONDONTWRITEBYTECODE, PYTHONHASHSEED; a mapping: the image's
+        environment overridden by it (HOME=/tmp unless it names one)."""
+        args, workdir, stdin = request.argv, request.cwd, request.stdin
+        container = self._container_for(workdir, request.network)
+        with _staged(container, list(request.writable), list(request.readonly)) as staged:
             paths = _PathMap(
                 [(container.root, container.shape.workdir)] + [(s.host, s.inside) for s in staged]
             )
             command = self.engine.argv(
                 "exec", *(["-i"] if stdin is not None else []), "-w", paths.inside(str(workdir)),
-                *_env_flags(_command_env(env), paths), container.id,
+                *_env_flags(with_defaults(request.env, {"HOME": _HOME}), paths), container.id,
                 "sh", "-c", _WRAPPER, "sh", *(paths.inside(a) for a in args),
             )  # fmt: skip
             outcome = run_process(
                 command,
                 cwd=workdir,
                 env=dict(os.environ),  # the CLI's own (rootless podman needs XDG_RUNTIME_DIR)
-                timeout_s=timeout_s,
-                output_cap=output_cap,
-                stdin=stdin.encode() if stdin is not None else None,
+                timeout_s=request.timeout_s,
+                output_cap=request.output_cap,
+                stdin=request.stdin_bytes,
             )
             alive = self._kill_all(container)
         result = to_result(args, outcome, self.name)
@@ -375,19 +353,6 @@ def _copy(source: Path, dest: Path) -> None:
         shutil.copytree(source, dest, symlinks=True, dirs_exist_ok=True)
     elif source.exists() or source.is_symlink():
         shutil.copy2(source, dest, follow_symlinks=False)
-
-
-def _command_env(env: Mapping[str, str] | None) -> dict[str, str]:
-    if env is None:
-        return {
-            "HOME": _HOME,
-            "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONHASHSEED": "0",
-        }
-    built = dict(env)
-    built.setdefault("HOME", _HOME)
-    return built
 
 
 def _env_flags(env: Mapping[str, str], paths: _PathMap) -> list[str]:

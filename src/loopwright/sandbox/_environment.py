@@ -12,20 +12,24 @@ the fixed path `WORKDIR` (see `BubblewrapSandbox.within`).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from loopwright.sandbox._base import DEFAULT_OUTPUT_CAP, CommandResult, Sandbox
+from loopwright.sandbox._base import (
+    FALLBACK_PATH,
+    CommandResult,
+    RunRequest,
+    Sandbox,
+    host_path,
+    with_defaults,
+)
 
 __all__ = ["WORKDIR", "EnvironmentSandbox", "TaskEnvironment", "environment_variables"]
 
 WORKDIR = PurePosixPath("/testbed")
 """Where the workspace appears to commands that run in a task environment under bubblewrap, in
 every run (as SWE-bench's `/testbed`); the environment's editable installs were made there."""
-
-_FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
-_DEFAULTS = {"LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,11 +89,11 @@ def environment_variables(
     loopwright's own interpreter; in an image, the caller's or a standard one), PYTHONPATH with the editable roots under `workspace` (unless
     the caller set one; the grader runs `python -I`, which ignores it), and HOME=`home` when given
     and the caller named none (None leaves it to the sandbox)."""
-    built = dict(_DEFAULTS) if env is None else dict(env)
+    built = with_defaults(env, {})
     for name, value in environment.variables:
         built.setdefault(name, value)
-    host = os.environ.get("PATH") if environment.image is None else None  # not the image's
-    rest = built.get("PATH") or host or _FALLBACK_PATH
+    host = host_path() if environment.image is None else FALLBACK_PATH  # not the image's
+    rest = built.get("PATH") or host
     built["PATH"] = os.pathsep.join([str(environment.prefix / "bin"), rest])
     built["VIRTUAL_ENV"] = str(environment.prefix)
     roots = environment.import_paths(workspace)[1:]
@@ -113,33 +117,21 @@ class EnvironmentSandbox(Sandbox):
         self.name = inner.name
         self.isolated = inner.isolated
 
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: Path,
-        timeout_s: float,
-        writable: Sequence[Path] = (),
-        readonly: Sequence[Path] = (),
-        env: Mapping[str, str] | None = None,
-        output_cap: int = DEFAULT_OUTPUT_CAP,
-        network: bool = False,
-        stdin: str | None = None,
-    ) -> CommandResult:
-        """See `Sandbox.run`; the command runs in the environment."""
+    def _execute(self, request: RunRequest) -> CommandResult:
+        """The command runs in the environment, through `inner.run` (which checks it again)."""
         variables = environment_variables(
-            self._placed, env, workspace=str(self.workspace), home=None
+            self._placed, request.env, workspace=str(self.workspace), home=None
         )
         return self.inner.run(
-            argv,
-            cwd=cwd,
-            timeout_s=timeout_s,
-            writable=writable,
-            readonly=[*readonly, *self._placed.shown],
+            request.argv,
+            cwd=request.cwd,
+            timeout_s=request.timeout_s,
+            writable=request.writable,
+            readonly=[*request.readonly, *self._placed.shown],
             env=variables,
-            output_cap=output_cap,
-            network=network,
-            stdin=stdin,
+            output_cap=request.output_cap,
+            network=request.network,
+            stdin=request.stdin,
         )
 
     def close(self) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 from loopwright.errors import ConfigError, LoopwrightError, UserError
-from loopwright.sandbox._base import Sandbox
+from loopwright.sandbox._base import Sandbox, host_path
 from loopwright.sandbox._bwrap import BubblewrapSandbox, bubblewrap_available
 from loopwright.sandbox._environment import WORKDIR, TaskEnvironment
 from loopwright.sandbox._local import LocalSandbox
@@ -206,7 +206,7 @@ class _Step:
     ) -> None:  # fmt: skip
         self.task, self.sandbox, self.checkout = task, sandbox, checkout
         self.env_dir, self.shown = env_dir, shown
-        rest = os.environ.get("PATH") or "/usr/local/bin:/usr/bin:/bin"
+        rest = host_path()
         self.variables = {**_BUILD_VARIABLES, "PATH": os.pathsep.join([str(shim), rest])}
 
     def run_argv(self, argv: list[str], *, shown_as: str | None = None) -> str:

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from loopwright.errors import SandboxError
+from loopwright.sandbox._base import host_path
 
 __all__ = [
     "BASE_EXCLUDES",
@@ -33,7 +34,6 @@ __all__ = [
 
 IDENTITY = ("loopwright", "loopwright@localhost")
 _FIXED_DATE = "2000-01-01T00:00:00+0000"  # fixed so that the same source gives the same commit
-_FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 BASE_EXCLUDES = "# written by loopwright: never part of a workspace diff\n__pycache__/\n*.py[cod]\n"
 """Written to the workspace's .git/info/exclude; bytecode never belongs in a diff."""
@@ -71,7 +71,7 @@ def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The whole environment git runs with: PATH, identity, fixed dates, no outside config."""
     name, email = IDENTITY
     env = {
-        "PATH": os.environ.get("PATH") or _FALLBACK_PATH,
+        "PATH": host_path(),
         "HOME": os.devnull,
         "LANG": "C",
         "LC_ALL": "C",

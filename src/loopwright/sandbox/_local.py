@@ -5,18 +5,8 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
-from pathlib import Path
 
-from loopwright.sandbox._base import (
-    DEFAULT_OUTPUT_CAP,
-    CommandResult,
-    Sandbox,
-    build_env,
-    check_command,
-    resolve_dir,
-    resolve_existing,
-)
+from loopwright.sandbox._base import CommandResult, RunRequest, Sandbox, build_env, check_binary
 from loopwright.sandbox._process import run_process, to_result
 
 __all__ = ["LocalSandbox"]
@@ -26,7 +16,7 @@ class LocalSandbox(Sandbox):
     """No isolation: the command runs as the current user with the whole filesystem and the
     network reachable. It still gets a clean environment (no parent secrets), a private,
     fresh HOME (removed afterwards), a wall-clock timeout that kills its process group, and
-    an output cap. `writable` and `network` are checked but cannot be enforced.
+    an output cap. `writable`, `readonly` and `network` are checked but cannot be enforced.
 
     On Linux every command runs under the process reaper (`run_process(reap=True)`): when `run`
     returns, every process the command started is dead, daemons that called `setsid()` or
@@ -42,39 +32,23 @@ class LocalSandbox(Sandbox):
     isolated = False
     reap: bool = True
 
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: Path,
-        timeout_s: float,
-        writable: Sequence[Path] = (),
-        readonly: Sequence[Path] = (),
-        env: Mapping[str, str] | None = None,
-        output_cap: int = DEFAULT_OUTPUT_CAP,
-        network: bool = False,
-        stdin: str | None = None,
-    ) -> CommandResult:
-        """See `Sandbox.run`. The command runs in the resolved `cwd`."""
-        workdir = resolve_dir(cwd, "cwd")
-        for path in writable:
-            resolve_existing(path, "writable path")
+    def _execute(self, request: RunRequest) -> CommandResult:
+        """The command runs in the resolved `cwd`, with a fresh HOME unless `env` names one."""
+        env = request.env
         home = tempfile.mkdtemp(prefix="lw-home-") if env is None or "HOME" not in env else ""
         try:
             full_env = build_env(env, home=home)
-            args = check_command(
-                argv, cwd=workdir, path=full_env["PATH"], timeout_s=timeout_s, output_cap=output_cap
-            )
+            check_binary(request.argv, cwd=request.cwd, path=full_env["PATH"])
             outcome = run_process(
-                args,
-                cwd=workdir,
+                request.argv,
+                cwd=request.cwd,
                 env=full_env,
-                timeout_s=timeout_s,
-                output_cap=output_cap,
-                stdin=stdin.encode() if stdin is not None else None,
+                timeout_s=request.timeout_s,
+                output_cap=request.output_cap,
+                stdin=request.stdin_bytes,
                 reap=self.reap,
             )
         finally:
             if home:
                 shutil.rmtree(home, ignore_errors=True)
-        return to_result(args, outcome, self.name)
+        return to_result(request.argv, outcome, self.name)

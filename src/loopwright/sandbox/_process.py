@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from loopwright.errors import SandboxError
 from loopwright.sandbox._base import CommandResult
+from loopwright.sandbox._reaper import descendants
 
 if TYPE_CHECKING:
     from _typeshed import FileDescriptorLike
@@ -237,7 +238,7 @@ class _Watcher:
         # Reached on success and on any exception (KeyboardInterrupt included): never leave a
         # process running or a zombie behind.
         if self.proc.returncode is None:
-            _signal_all(_descendants(self.proc.pid), signal.SIGKILL)  # those in other groups too
+            _signal_all(descendants(self.proc.pid), signal.SIGKILL)  # those in other groups too
             self._kill_group(signal.SIGKILL)
             self.proc.wait()
         for key in list(self.selector.get_map().values()):
@@ -315,14 +316,14 @@ class _Watcher:
 
     def _kill_at_timeout(self) -> None:
         """SIGTERM the group and any escaped descendants, grace, then SIGKILL them all."""
-        strays = _descendants(self.proc.pid)
+        strays = descendants(self.proc.pid)
         self._kill_group(signal.SIGTERM)  # the reaper ignores it
         _signal_all(strays, signal.SIGTERM)
         self._wait_for_leader(_GRACE_S)
         if self.reaping:
             self._let_reaper_finish()
             # Normally none are left; the snapshot's PIDs are free for reuse once it reaped them.
-            strays = _descendants(self.proc.pid)
+            strays = descendants(self.proc.pid)
         self._kill_group(signal.SIGKILL)
         _signal_all(strays, signal.SIGKILL)
         self.exited = True
@@ -339,7 +340,7 @@ class _Watcher:
         kills and reaps what is left (processes started since, too) and exits."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(self.proc.pid, signal.SIGCONT)  # in case the command stopped it
-        _signal_all(_descendants(self.proc.pid), signal.SIGKILL)
+        _signal_all(descendants(self.proc.pid), signal.SIGKILL)
         self._wait_for_leader(_REAPER_WAIT_S)
 
     def _drain(self, until: float) -> None:
@@ -362,29 +363,6 @@ def _open_pidfd(pid: int) -> int | None:
         return os.pidfd_open(pid)
     except (AttributeError, OSError):  # kernel < 5.3 or not Linux: poll instead
         return None
-
-
-def _descendants(root: int) -> list[int]:
-    """PIDs of every live descendant of `root` (Linux /proc; empty elsewhere). Best effort."""
-    children: dict[int, list[int]] = {}
-    try:
-        entries = [p for p in Path("/proc").iterdir() if p.name.isdigit()]
-    except OSError:
-        return []
-    for entry in entries:
-        try:
-            stat = (entry / "stat").read_bytes()
-        except OSError:  # gone meanwhile
-            continue
-        # The command name (field 2) may hold spaces and parentheses: parse after the last ')'.
-        ppid = int(stat[stat.rfind(b")") + 2 :].split()[1])
-        children.setdefault(ppid, []).append(int(entry.name))
-    found, queue = [], list(children.get(root, []))
-    while queue:
-        pid = queue.pop()
-        found.append(pid)
-        queue.extend(children.get(pid, []))
-    return found
 
 
 def _signal_all(pids: list[int], sig: signal.Signals) -> None:

@@ -39,7 +39,7 @@ import posix
 import sys
 import time
 
-__all__ = ["main"]
+__all__ = ["descendants", "main"]
 
 _PR_SET_CHILD_SUBREAPER = 36
 _CLEANUP_S = 2.0  # how long to keep killing leftovers that will not die
@@ -168,7 +168,7 @@ def _kill_leftovers(me: int) -> None:
     pause = 0.0005
     give_up = time.monotonic() + _CLEANUP_S
     while _has_children() and time.monotonic() < give_up:
-        for pid in _descendants(me):
+        for pid in descendants(me):
             try:  # noqa: SIM105  (contextlib would be one more import at every start)
                 posix.kill(pid, _signal.SIGKILL)
             except OSError:  # gone meanwhile, or not ours to signal
@@ -188,11 +188,16 @@ def _has_children() -> bool:
             return True
 
 
-def _descendants(root: int) -> list[int]:
-    """PIDs of every process below `root` in /proc (as `_process._descendants`, which this
-    script cannot import)."""
+def descendants(root: int) -> list[int]:
+    """PIDs of every live descendant of `root` (Linux /proc; empty where there is none). Best
+    effort. Also what `run_process` kills at a timeout (sandbox/_process.py imports it: this
+    module imports only what the interpreter has built in, so that costs nothing)."""
     children: dict[int, list[int]] = {}
-    for name in posix.listdir("/proc"):
+    try:
+        names = posix.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
         if not name.isdigit():
             continue
         try:

@@ -2,31 +2,27 @@
 verbose output parsed) and `command` (any language: a junit file, a reward file, or the exit
 code), and `grader_for`, which picks a task's kind.
 
-Both restore the hidden tests and neutralise hooks exactly as the pytest grader does
-(`restore_tests`), run in the grader's sandbox with the grade timeout, and never raise. What
+Both run in the pytest grader's frame (scoring/_frame.py): the hidden tests restored and hooks
+neutralised (`restore_tests`), one run in the grader's sandbox with the grade timeout, never
+raising; each gives only its command and how to read it. What
 they cannot do is what the pytest grader's guard plugin and canaries do: watch the test process
 from inside. docs/task-format.md ("[grading]") says what holds against a hostile agent.
 """
 
 from __future__ import annotations
 
+import functools
 import math
-import shutil
-import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
 
-from loopwright.sandbox import CommandResult, Sandbox, TaskEnvironment, default_sandbox
-from loopwright.scoring._grader import PytestGrader, score_cases
-from loopwright.scoring._guard import failed_grade, mark_tampered
+from loopwright.sandbox import CommandResult, Sandbox
+from loopwright.scoring._frame import RunGrader, RunnerGrading, Step, Verdict
+from loopwright.scoring._grader import PytestGrader
 from loopwright.scoring._junit import JunitReport, parse_junit
 from loopwright.scoring._protocol import Grader
-from loopwright.scoring._restore import TaskTests, restore_tests
-from loopwright.scoring._result import TAMPER_PREFIX, GradeResult
+from loopwright.scoring._result import TAMPER_PREFIX
 from loopwright.scoring._unittest import UnittestReport, parse_unittest
-from loopwright.tasks import Task
+from loopwright.tasks import GradingTable, Task
 
 __all__ = ["OUTPUT_ENV", "CommandGrader", "RunnerGrading", "UnittestGrader", "grader_for"]
 
@@ -34,8 +30,8 @@ OUTPUT_ENV = "LOOPWRIGHT_OUTPUT"
 """The variable naming the command's private output directory (outside the workspace, fresh
 and empty for every grade): where `junit` and `reward` files are read from."""
 
-_TAIL_CHARS = 2000
 _REWARD_CAP = 64  # bytes: a reward file holds one number
+_ENV = {"LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def grader_for(task: Task, sandbox: Sandbox | None = None) -> Grader:
@@ -49,76 +45,7 @@ def grader_for(task: Task, sandbox: Sandbox | None = None) -> Grader:
     return PytestGrader(sandbox)
 
 
-class _RunnerGrader:
-    """What the unittest and command graders share: restore, run in a private directory, score."""
-
-    name: ClassVar[str]
-
-    def __init__(self, sandbox: Sandbox | None = None, *, python: str | None = None) -> None:
-        """`python` runs the tests (unittest) or is `$PYTHON` (command): default the sandbox's
-        interpreter (a task environment's when it runs in one)."""
-        self.sandbox = sandbox if sandbox is not None else default_sandbox()
-        self.python = python or self.sandbox.interpreter()
-
-    def capture(self, task: Task) -> RunnerGrading:
-        """The task's tests copied now (`TaskTests.capture`). Raises OSError when unreadable."""
-        return RunnerGrading(self, task, TaskTests.capture(task))
-
-    def within(self, environment: TaskEnvironment, workspace: Path) -> _RunnerGrader:
-        """A grader of this kind for `workspace`, running in `environment` (`Sandbox.within`)."""
-        return type(self)(self.sandbox.within(environment, workspace))
-
-    def grade(self, workspace: Path, task: Task, tests: TaskTests | None = None) -> GradeResult:
-        """Restore tests in `workspace` (modifies it), run this kind's command, return the grade.
-        As `PytestGrader.grade`: an agent that rewrote the task's files on disk (unsandboxed)
-        gets a `tamper:` grade and the files are put back. Never raises."""
-        started = time.perf_counter()
-        try:
-            source = tests if tests is not None else TaskTests.capture(task)
-            poisoned = self._task_changes(task, tests)
-            workspace = workspace.resolve()
-            restored = list(restore_tests(workspace, task, source).actions)
-            private = Path(tempfile.mkdtemp(prefix="lw-grade-"))
-            try:
-                grade = self._run(workspace, task, private, restored, started)
-            finally:
-                shutil.rmtree(private, ignore_errors=True)
-        except Exception as exc:  # noqa: BLE001  the boundary: a grade that could not be taken is data
-            return failed_grade(
-                task, f"grading failed: {type(exc).__name__}: {exc}", self.sandbox.name
-            )
-        if poisoned:
-            return mark_tampered(grade, "the agent rewrote the task's own files: " + poisoned)
-        return grade
-
-    def _task_changes(self, task: Task, tests: TaskTests | None) -> str:
-        if tests is None or self.sandbox.isolated:
-            return ""
-        changed = tests.changes_on_disk(task)
-        if changed:
-            tests.write_back(task)
-        return ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
-
-    def _run(
-        self, workspace: Path, task: Task, private: Path, restored: list[str], started: float
-    ) -> GradeResult:
-        raise NotImplementedError
-
-
-@dataclass(frozen=True)
-class RunnerGrading:
-    """One task's grading by a unittest or command grader, against the tests captured before."""
-
-    grader: _RunnerGrader
-    task: Task
-    tests: TaskTests
-
-    def grade(self, workspace: Path) -> GradeResult:
-        """`grader.grade(workspace, task, tests)`: never raises."""
-        return self.grader.grade(workspace, self.task, self.tests)
-
-
-class UnittestGrader(_RunnerGrader):
+class UnittestGrader(RunGrader):
     """Runs `python -m unittest -v -b` on the modules of the task's test ids (`pkg.mod.Class.test`
     -> `pkg.mod`) in the workspace, and reads per-test outcomes from its verbose output.
 
@@ -129,26 +56,20 @@ class UnittestGrader(_RunnerGrader):
 
     name = "unittest"
 
-    def _run(
-        self, workspace: Path, task: Task, private: Path, restored: list[str], started: float
-    ) -> GradeResult:
+    def _step(
+        self, workspace: Path, task: Task, private: Path, conftests: tuple[Path, ...]
+    ) -> Step:
         modules = list(dict.fromkeys(test_id.rsplit(".", 2)[0] for test_id in task.test_ids))
-        result = self.sandbox.run(
+        return Step(
             [self.python, "-B", "-E", "-s", "-m", "unittest", "-v", "-b", *modules],
-            cwd=workspace,
-            timeout_s=task.spec.timeouts.grade,
-            env={"LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"},
-            network=task.spec.allow_internet,
+            _ENV,
+            _read_unittest,
         )
-        parsed = parse_unittest(result.stderr)
-        return score_cases(
-            task,
-            parsed.report,
-            _unittest_problem(result, parsed),
-            result,
-            restored=restored,
-            duration_s=time.perf_counter() - started,
-        )
+
+
+def _read_unittest(result: CommandResult) -> Verdict:
+    parsed = parse_unittest(result.stderr)
+    return Verdict(result, _unittest_problem(result, parsed), parsed.report)
 
 
 def _unittest_problem(result: CommandResult, parsed: UnittestReport) -> str | None:
@@ -176,7 +97,7 @@ def _unittest_problem(result: CommandResult, parsed: UnittestReport) -> str | No
     return None
 
 
-class CommandGrader(_RunnerGrader):
+class CommandGrader(RunGrader):
     """Runs the task's `[grading] command` with `sh -c` in the workspace, with `$PYTHON` (the
     sandbox's interpreter) and `$LOOPWRIGHT_OUTPUT` (a fresh private directory outside the
     workspace, the one place besides the workspace it may write) set.
@@ -189,36 +110,29 @@ class CommandGrader(_RunnerGrader):
 
     name = "command"
 
-    def _run(
-        self, workspace: Path, task: Task, private: Path, restored: list[str], started: float
-    ) -> GradeResult:
+    def _step(
+        self, workspace: Path, task: Task, private: Path, conftests: tuple[Path, ...]
+    ) -> Step:
         table = task.spec.grading
         out = private / "out"
         out.mkdir()
-        result = self.sandbox.run(
+        return Step(
             ["sh", "-c", table.command or "false"],
-            cwd=workspace,
-            timeout_s=task.spec.timeouts.grade,
-            writable=[out],
-            env={
-                "LANG": "C.UTF-8",
-                "PYTHONHASHSEED": "0",
-                "PYTHONDONTWRITEBYTECODE": "1",
-                "PYTHON": self.python,
-                OUTPUT_ENV: str(out),
-            },
-            network=task.spec.allow_internet,
+            {**_ENV, "PYTHON": self.python, OUTPUT_ENV: str(out)},
+            functools.partial(_read_command, table, out),
+            writable=(out,),
         )
-        duration = time.perf_counter() - started
-        if table.junit is not None:
-            report, reason = _read_junit(out, table.junit, result)
-            return score_cases(task, report, reason, result, restored=restored, duration_s=duration)
-        if table.reward is not None:
-            value, reason = _read_reward(out, table.reward, result)
-        else:
-            value = 1.0 if result.exit_code == 0 else 0.0
-            reason = _timeout(result)
-        return _whole_grade(task, value, reason, result, restored, duration)
+
+
+def _read_command(table: GradingTable, out: Path, result: CommandResult) -> Verdict:
+    """The junit file's per-test outcomes, else the reward file's score, else the exit code's."""
+    if table.junit is not None:
+        report, reason = _read_junit(out, table.junit, result)
+        return Verdict(result, reason, report)
+    if table.reward is not None:
+        value, reason = _read_reward(out, table.reward, result)
+        return Verdict(result, reason, value=value)
+    return Verdict(result, _timeout(result), value=1.0 if result.exit_code == 0 else 0.0)
 
 
 def _timeout(result: CommandResult) -> str | None:
@@ -267,35 +181,3 @@ def _read_reward(out: Path, rel: str, result: CommandResult) -> tuple[float, str
     if len(raw) > _REWARD_CAP or not 0.0 <= value <= 1.0:
         return 0.0, f"the reward file does not hold a number in [0, 1]: {raw[:_REWARD_CAP]!r}"
     return value, None
-
-
-def _whole_grade(
-    task: Task,
-    value: float,
-    reason: str | None,
-    result: CommandResult,
-    restored: list[str],
-    duration_s: float,
-) -> GradeResult:
-    """A grade without per-test outcomes: the score is `value` (0.0 when invalid)."""
-    out = result.stdout + ("\n" + result.stderr if result.stderr else "")
-    score = value if reason is None else 0.0
-    return GradeResult(
-        task_id=task.id,
-        score=score,
-        resolved=reason is None and score == 1.0,
-        invalid=reason is not None,
-        invalid_reason=reason,
-        f2p_passed=0,
-        f2p_total=0,
-        p2p_passed=0,
-        p2p_total=0,
-        tests=[],
-        restored=restored,
-        exit_code=result.exit_code,
-        timed_out=result.timed_out,
-        sandbox=result.sandbox,
-        duration_s=round(duration_s, 4),
-        pytest_duration_s=round(result.duration_s, 4),
-        output_tail=out[-_TAIL_CHARS:],
-    )

@@ -24,11 +24,12 @@ from loopwright.sandbox import (
     remove_workspace,
     task_environment,
 )
+from loopwright.scoring._frame import RunGrader
 from loopwright.scoring._grader import PytestGrader
 from loopwright.scoring._guard import failed_grade
 from loopwright.scoring._protocol import Grader
 from loopwright.scoring._result import GradeResult
-from loopwright.scoring._runners import CommandGrader, UnittestGrader, grader_for
+from loopwright.scoring._runners import grader_for
 from loopwright.tasks import Benchmark, Task, apply_overlay
 
 __all__ = [
@@ -110,7 +111,7 @@ def _attach_image(task: Task, sandbox: Sandbox, workspace: Path) -> None:
 def _placed(grader: Grader, environment: TaskEnvironment | None, workspace: Path) -> Grader:
     """A test-runner grader (pytest, unittest, command) placed in the task's environment for
     `workspace`; any other as is."""
-    if environment is None or not isinstance(grader, PytestGrader | UnittestGrader | CommandGrader):
+    if environment is None or not isinstance(grader, RunGrader):
         return grader
     return grader.within(environment, workspace)
 
