@@ -5,9 +5,9 @@ from __future__ import annotations
 import contextlib
 import shlex
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -237,18 +237,7 @@ def evolve(
         return
     if bench is None or seed_workflow is None:
         raise UsageError("evolve needs --bench and --seed-workflow", fix="pass both")
-    config = _new_config(
-        bench=bench, seed_workflow=seed_workflow, model=model, meta_model=meta_model, tier=tier,
-        models_file=models_file, api_base=api_base, generations=generations,
-        population=population, seed=seed, reps=reps, holdout_reps=holdout_reps,
-        tournament_k=tournament_k, elitism=elitism, train=train, holdout=holdout, band=band,
-        calibration_reps=calibration_reps, min_train=min_train, min_holdout=min_holdout,
-        max_evaluations=max_evaluations, max_train_evaluations=max_train_evaluations,
-        max_usd=max_usd, max_wall_s=max_wall_s, target_score=target_score, plateau=plateau,
-        overfit_gap=overfit_gap, sandbox=sandbox, strategy=strategy, exploration=exploration,
-        first_children=first_children, stages=stages, stage_margin=stage_margin,
-        parents=parents, merge=merge,
-    )  # fmt: skip
+    config = _new_config(ctx.params)
     root = run_dir or default_run_path(f"evolve-{Path(config.seed_workflow).stem}")
     search.check_inputs(config, root, run)  # before the banner: a bad input prints only its error
     _banner(config.model)
@@ -263,6 +252,7 @@ def evolve(
 
 @outer.command("calibrate")
 def outer_calibrate(
+    ctx: typer.Context,
     run_dir: RunDir,
     bench: Annotated[str, typer.Option("--bench", help="Benchmark name or folder.")],
     seed_workflow: Annotated[
@@ -312,18 +302,7 @@ def outer_calibrate(
 
     Takes every setting `evolve` takes, budgets included; the later steps use the run's.
     With both --train and --holdout the split is taken as given and nothing is calibrated."""
-    config = _new_config(
-        bench=bench, seed_workflow=seed_workflow, model=model, meta_model=meta_model, tier=tier,
-        models_file=models_file, api_base=api_base, generations=generations,
-        population=population, seed=seed, reps=reps, holdout_reps=holdout_reps,
-        tournament_k=tournament_k, elitism=elitism, train=train, holdout=holdout, band=band,
-        calibration_reps=calibration_reps, min_train=min_train, min_holdout=min_holdout,
-        max_evaluations=max_evaluations, max_train_evaluations=max_train_evaluations,
-        max_usd=max_usd, max_wall_s=max_wall_s, target_score=target_score, plateau=plateau,
-        overfit_gap=overfit_gap, sandbox=sandbox, strategy=strategy, exploration=exploration,
-        first_children=first_children, stages=stages, stage_margin=stage_margin,
-        parents=parents, merge=merge,
-    )  # fmt: skip
+    config = _new_config(ctx.params)
     run = _execution(executor, workers, job_timeout, ray_address, cache, no_cache)
     search.check_inputs(config, run_dir, run)
     _banner(config.model)
@@ -481,63 +460,31 @@ def _refuse_ignored_on_resume(ctx: typer.Context) -> None:
         )
 
 
-def _new_config(
-    *,
-    bench: str,
-    seed_workflow: str,
-    model: str | None,
-    meta_model: str | None,
-    tier: list[str] | None,
-    models_file: Path | None,
-    api_base: str | None,
-    generations: int,
-    population: int,
-    seed: int,
-    reps: int,
-    holdout_reps: int,
-    tournament_k: int,
-    elitism: int,
-    train: str | None,
-    holdout: str | None,
-    band: str,
-    calibration_reps: int,
-    min_train: int | None,
-    min_holdout: int | None,
-    max_evaluations: int | None,
-    max_train_evaluations: int | None,
-    max_usd: float | None,
-    max_wall_s: float | None,
-    target_score: float | None,
-    plateau: int | None,
-    overfit_gap: float,
-    sandbox: str,
-    strategy: str,
-    exploration: float,
-    first_children: str,
-    stages: str | None,
-    stage_margin: float,
-    parents: str,
-    merge: float,
-) -> search.EvolveConfig:
-    """The config of a new run from the options `evolve` and `outer-loop calibrate` share."""
-    low, high = _floats(band, "--band")
+def _new_config(params: Mapping[str, Any]) -> search.EvolveConfig:
+    """The config of a new run from the options `evolve` and `outer-loop calibrate` share
+    (their `ctx.params`: the two commands declare the same settings, one list of names)."""
+    p = params
+    low, high = _floats(p["band"], "--band")
+    choice = choice_of(p["model"], p["meta_model"], p["tier"], p["models_file"], p["api_base"])
     return parse_config(
         {
-            "seed_workflow": seed_workflow, "bench": bench, "sandbox": sandbox,
-            **_model_fields(choice_of(model, meta_model, tier, models_file, api_base)),
-            "seed": seed, "population": population, "tournament_k": tournament_k,
-            "elitism": min(elitism, max(population - 1, 1)), "repetitions": reps,
-            "holdout_repetitions": holdout_reps, "train_tasks": _ids(train), "holdout_tasks": _ids(holdout),
-            "overfit_gap": overfit_gap, "strategy": strategy, "exploration": exploration,
-            "first_children": first_children, "stages": _stages(stages),
-            "stage_margin": stage_margin, "parents": parents, "merge_rate": merge,
-            "calibration": {"band_low": low, "band_high": high, "repetitions": calibration_reps,
-                            "min_train": min_train, "min_holdout": min_holdout},
+            "seed_workflow": p["seed_workflow"], "bench": p["bench"], "sandbox": p["sandbox"],
+            **_model_fields(choice), "seed": p["seed"], "population": p["population"],
+            "tournament_k": p["tournament_k"],
+            "elitism": min(p["elitism"], max(p["population"] - 1, 1)), "repetitions": p["reps"],
+            "holdout_repetitions": p["holdout_reps"], "train_tasks": _ids(p["train"]),
+            "holdout_tasks": _ids(p["holdout"]), "overfit_gap": p["overfit_gap"],
+            "strategy": p["strategy"], "exploration": p["exploration"],
+            "first_children": p["first_children"], "stages": _stages(p["stages"]),
+            "stage_margin": p["stage_margin"], "parents": p["parents"], "merge_rate": p["merge"],
+            "calibration": {"band_low": low, "band_high": high,
+                            "repetitions": p["calibration_reps"],
+                            "min_train": p["min_train"], "min_holdout": p["min_holdout"]},
             "budgets": {
-                "max_generations": generations, "max_evaluations": max_evaluations,
-                "max_train_evaluations": max_train_evaluations,
-                "max_usd": max_usd, "max_wall_s": max_wall_s, "target_score": target_score,
-                "plateau_generations": plateau,
+                "max_generations": p["generations"], "max_evaluations": p["max_evaluations"],
+                "max_train_evaluations": p["max_train_evaluations"], "max_usd": p["max_usd"],
+                "max_wall_s": p["max_wall_s"], "target_score": p["target_score"],
+                "plateau_generations": p["plateau"],
             },
         }
     )  # fmt: skip
