@@ -26,9 +26,13 @@ import sys
 import tarfile
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from loopwright.errors import LoopwrightError
 from loopwright.sandbox import ContainerSettings, DockerSandbox, Engine
+
+if TYPE_CHECKING:
+    import pytest
 
 PODMAN_GLOBAL_FLAGS = ("--runtime", "runc", "--cgroup-manager", "cgroupfs")
 PODMAN_RUN_FLAGS = ("--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024")
@@ -218,6 +222,17 @@ def docker_sandbox_or_skip() -> DockerSandbox:
         sandbox = DockerSandbox(settings(image_tag()))
         _SHARED["sandbox"] = sandbox
     return sandbox
+
+
+def set_cli_container_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Export the test image's container settings the way the CLI reads them (the
+    LOOPWRIGHT_CONTAINER_* variables), for tests that run `loopwright ... --sandbox docker`."""
+    chosen = settings(image_tag())
+    monkeypatch.setenv("LOOPWRIGHT_CONTAINER_IMAGE", chosen.image)
+    monkeypatch.setenv("LOOPWRIGHT_CONTAINER_GLOBAL_FLAGS", " ".join(chosen.global_flags))
+    monkeypatch.setenv("LOOPWRIGHT_CONTAINER_RUN_FLAGS", " ".join(chosen.run_flags))
+    if chosen.cli != "auto":
+        monkeypatch.setenv("LOOPWRIGHT_CONTAINER_CLI", chosen.cli)
 
 
 if __name__ == "__main__":

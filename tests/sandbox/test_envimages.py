@@ -32,7 +32,7 @@ from loopwright.sandbox import (
     remove_workspace,
 )
 from loopwright.tasks import Task, load_task
-from tests.containers import docker_sandbox_or_skip, image_tag, settings
+from tests.containers import docker_sandbox_or_skip, set_cli_container_env
 
 from .envfactory import make_env_task
 from .test_environments import PROBE, _run
@@ -68,15 +68,6 @@ def dropped(builder: EnvImageBuilder) -> Iterator[list[str]]:
             builder.engine.call("rmi", "-f", tag)
 
 
-def _cli_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    chosen = settings(image_tag())
-    monkeypatch.setenv("LOOPWRIGHT_CONTAINER_IMAGE", chosen.image)
-    monkeypatch.setenv("LOOPWRIGHT_CONTAINER_GLOBAL_FLAGS", " ".join(chosen.global_flags))
-    monkeypatch.setenv("LOOPWRIGHT_CONTAINER_RUN_FLAGS", " ".join(chosen.run_flags))
-    if chosen.cli != "auto":
-        monkeypatch.setenv("LOOPWRIGHT_CONTAINER_CLI", chosen.cli)
-
-
 def _counting_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The tags the environment-image builder builds from now on (the builds still happen)."""
     built: list[str] = []
@@ -97,7 +88,7 @@ def test_a_task_with_a_dependency_validates_under_docker_and_the_second_validate
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    _cli_env(monkeypatch)
+    set_cli_container_env(monkeypatch)
     task = env_task(tmp_path / "bench")
     dropped.append(builder.tag(task))
     built = _counting_builds(monkeypatch)

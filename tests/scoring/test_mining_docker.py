@@ -17,7 +17,7 @@ import pytest
 from loopwright.cli import main
 from loopwright.sandbox import DockerSandbox, EnvImageBuilder, ImageBuilder
 from loopwright.tasks import load_benchmark
-from tests.containers import docker_sandbox_or_skip, image_tag, settings
+from tests.containers import docker_sandbox_or_skip, image_tag, set_cli_container_env
 from tests.minerepo import WCALC_F2P, WCALC_P2P, make_env_spec, make_wcalc_repo
 
 pytestmark = pytest.mark.docker
@@ -38,16 +38,6 @@ def dropped(docker: DockerSandbox) -> Iterator[list[str]]:
             docker.engine.call("rmi", "-f", tag)
 
 
-def _cli_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The container settings of the tests, as the CLI reads them (tests/sandbox/test_envimages)."""
-    chosen = settings(image_tag())
-    monkeypatch.setenv("LOOPWRIGHT_CONTAINER_IMAGE", chosen.image)
-    monkeypatch.setenv("LOOPWRIGHT_CONTAINER_GLOBAL_FLAGS", " ".join(chosen.global_flags))
-    monkeypatch.setenv("LOOPWRIGHT_CONTAINER_RUN_FLAGS", " ".join(chosen.run_flags))
-    if chosen.cli != "auto":
-        monkeypatch.setenv("LOOPWRIGHT_CONTAINER_CLI", chosen.cli)
-
-
 def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, object]:
     code = main(argv)
     out = capsys.readouterr().out
@@ -61,7 +51,7 @@ def test_a_repository_mined_under_docker_with_an_env_spec_validates_under_docker
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    _cli_env(monkeypatch)
+    set_cli_container_env(monkeypatch)
     make_wcalc_repo(tmp_path / "repo")
     spec = make_env_spec(tmp_path / "spec")
     # A fresh image each run (the tag is content-addressed over environment/).
@@ -108,7 +98,7 @@ def test_a_spec_naming_a_dockerfile_mines_in_containers_of_that_image(
 ) -> None:
     # The image, not a virtualenv, holds the dependency and the variable: FAIL_TO_PASS comes out
     # right only when every mining run's container starts from it.
-    _cli_env(monkeypatch)
+    set_cli_container_env(monkeypatch)
     make_wcalc_repo(tmp_path / "repo")
     spec = make_env_spec(
         tmp_path / "spec", '[environment]\ndockerfile = "environment/Dockerfile"\n'
