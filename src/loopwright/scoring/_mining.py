@@ -27,14 +27,12 @@ from loopwright.errors import LoopwrightError, UsageError, UserError
 from loopwright.sandbox import (
     DockerSandbox,
     EnvironmentCache,
-    ImageBuilder,
     Sandbox,
     TaskEnvironment,
-    task_environment,
 )
 from loopwright.scoring._grader import PytestGrader
 from loopwright.scoring._mine_runs import Split, TestRun, run_test_files, split_outcomes
-from loopwright.scoring._validate import grade_variant
+from loopwright.scoring._validate import build_environment, grade_variant
 from loopwright.tasks import (
     Environment,
     FailureKind,
@@ -361,18 +359,11 @@ def _patch(task: Task) -> bytes:
 
 
 def _environment(ctx: _Context, task: Task) -> tuple[TaskEnvironment | None, str | None]:
-    """The task's built Python environment (None for none), or why it could not be built. A
-    container image (`--sandbox docker` only: `_check_sandbox`) is built here when it is a
-    `dockerfile`, and each test run's container starts from it (`run_test_files`)."""
-    table = task.spec.environment
-    if table is None:
-        return None, None
+    """The task's built environment (`build_environment`: under `--sandbox docker` a
+    `dockerfile` image is built, and each test run's container starts from the task's image,
+    `run_test_files`), or why it could not be built, in one line."""
     try:
-        if table.container:
-            if table.dockerfile is not None and isinstance(ctx.grader.sandbox, DockerSandbox):
-                ImageBuilder(ctx.grader.sandbox.engine).ensure(task)
-            return None, None
-        return task_environment(task, ctx.grader.sandbox, ctx.cache), None
+        return build_environment(task, ctx.cache, ctx.grader.sandbox), None
     except LoopwrightError as exc:
         what = exc.render() if isinstance(exc, UserError) else str(exc)
         return None, "environment: " + what.strip().splitlines()[0]

@@ -36,6 +36,7 @@ __all__ = [
     "GOLD",
     "UNTOUCHED",
     "VariantCheck",
+    "build_environment",
     "grade_variant",
     "task_variants",
     "validate_benchmark",
@@ -173,21 +174,29 @@ def _checks(
             yield _judge(task.id, variant, kind, grade)
 
 
+def build_environment(
+    task: Task, cache: EnvironmentCache, sandbox: Sandbox
+) -> TaskEnvironment | None:
+    """The task's built Python environment for `sandbox` (None for a task without one; under the
+    container sandbox, built into a derived image). A `dockerfile` image is built here
+    (container sandbox only), so its failure fails the task; each run's container then starts
+    from the task's image. Raises the build's LoopwrightError."""
+    table = task.spec.environment
+    if table is None:
+        return None
+    if table.container:
+        if table.dockerfile is not None and isinstance(sandbox, DockerSandbox):
+            ImageBuilder(sandbox.engine).ensure(task)
+        return None
+    return task_environment(task, sandbox, cache)
+
+
 def _environment(
     task: Task, cache: EnvironmentCache, sandbox: Sandbox
 ) -> tuple[TaskEnvironment | None, str | None]:
-    """The task's built environment (None for a task without a Python one; under the container
-    sandbox, built into a derived image), or why there is none;
-    a `dockerfile` image is built here (container sandbox only), so its failure fails the task."""
-    table = task.spec.environment
-    if table is None:
-        return None, None
+    """`build_environment`, or why there is none."""
     try:
-        if table.container:
-            if table.dockerfile is not None and isinstance(sandbox, DockerSandbox):
-                ImageBuilder(sandbox.engine).ensure(task)
-            return None, None
-        return task_environment(task, sandbox, cache), None
+        return build_environment(task, cache, sandbox), None
     except LoopwrightError as exc:
         return None, f"environment: {exc}"
 
