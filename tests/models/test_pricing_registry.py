@@ -159,6 +159,7 @@ def test_public_names_are_pinned() -> None:
         "is_offline_spec",
         "meta_chat_model",
         "model_choice",
+        "require_prices",
         "role_kind",
     }
     assert all(hasattr(models, name) for name in models.__all__)
