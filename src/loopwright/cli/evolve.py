@@ -18,6 +18,7 @@ from rich.table import Table
 from loopwright import search
 from loopwright.cli._app import app, resume_hint
 from loopwright.cli._model_options import ApiBase, MetaModel, Model, ModelsFile, Tiers, choice_of
+from loopwright.cli._parse import id_list
 from loopwright.cli.report import report_at_end
 from loopwright.errors import RunAbortedError, UsageError
 from loopwright.evaluation import executor_settings
@@ -142,7 +143,10 @@ Seed = Annotated[int, typer.Option("--seed", help="Fixes every random choice.")]
 Reps = Annotated[int, typer.Option("--reps", help="Repetitions per training task.")]
 HoldoutReps = Annotated[int, typer.Option("--holdout-reps", help="Repetitions per holdout task.")]
 TournamentK = Annotated[int, typer.Option("--tournament-k")]
-Elitism = Annotated[int, typer.Option("--elitism", help="Survivors per generation.")]
+Elitism = Annotated[
+    int | None,
+    typer.Option("--elitism", help="Survivors per generation (default 2, at most population - 1)."),
+]
 Train = Annotated[str | None, typer.Option("--train", help="Training task ids.")]
 Holdout = Annotated[str | None, typer.Option("--holdout", help="Holdout task ids.")]
 Band = Annotated[str, typer.Option("--band", help="Calibration pass-rate band.")]
@@ -189,7 +193,7 @@ def evolve(
     reps: Reps = 1,
     holdout_reps: HoldoutReps = 3,
     tournament_k: TournamentK = 3,
-    elitism: Elitism = 2,
+    elitism: Elitism = None,
     train: Train = None,
     holdout: Holdout = None,
     band: Band = "0.3,0.7",
@@ -269,7 +273,7 @@ def outer_calibrate(
     reps: Reps = 1,
     holdout_reps: HoldoutReps = 3,
     tournament_k: TournamentK = 3,
-    elitism: Elitism = 2,
+    elitism: Elitism = None,
     train: Train = None,
     holdout: Holdout = None,
     band: Band = "0.3,0.7",
@@ -402,6 +406,7 @@ def outer_finalize(
 ) -> None:
     """Finish a stopped run as `evolve` does: write result.json and the report, and print the
     summary (refused while the run is still going)."""
+    load_checkpoint(run_dir)  # no run there: refused before the lock would create anything
     with RunLock(run_dir):
         path = search.finalize_run(run_dir)
     checkpoint = load_checkpoint(run_dir)
@@ -471,9 +476,9 @@ def _new_config(params: Mapping[str, Any]) -> search.EvolveConfig:
             "seed_workflow": p["seed_workflow"], "bench": p["bench"], "sandbox": p["sandbox"],
             **_model_fields(choice), "seed": p["seed"], "population": p["population"],
             "tournament_k": p["tournament_k"],
-            "elitism": min(p["elitism"], max(p["population"] - 1, 1)), "repetitions": p["reps"],
-            "holdout_repetitions": p["holdout_reps"], "train_tasks": _ids(p["train"]),
-            "holdout_tasks": _ids(p["holdout"]), "overfit_gap": p["overfit_gap"],
+            "elitism": _elitism(p["elitism"], p["population"]), "repetitions": p["reps"],
+            "holdout_repetitions": p["holdout_reps"], "train_tasks": id_list(p["train"], "--train"),
+            "holdout_tasks": id_list(p["holdout"], "--holdout"), "overfit_gap": p["overfit_gap"],
             "strategy": p["strategy"], "exploration": p["exploration"],
             "first_children": p["first_children"], "stages": _stages(p["stages"]),
             "stage_margin": p["stage_margin"], "parents": p["parents"], "merge_rate": p["merge"],
@@ -696,8 +701,9 @@ def _generation_table(result: EvolveResult, *, simulated: bool = True) -> Table:
     return table
 
 
-def _ids(text: str | None) -> list[str] | None:
-    return None if text is None else [i.strip() for i in text.split(",") if i.strip()]
+def _elitism(given: int | None, population: int) -> int:
+    """--elitism as given (checked by the config), else 2, or fewer in a population of 2."""
+    return given if given is not None else min(2, max(population - 1, 1))
 
 
 def _stages(text: str | None) -> list[int]:

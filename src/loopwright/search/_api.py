@@ -126,6 +126,7 @@ def resume(
 
         def reopen() -> EvolutionEngine:
             if not (run_dir / CHECKPOINT_FILE).is_file():
+                _require_calibrating(run_dir)
                 config = _calibrating(run_dir)
                 ProgressLog(run_dir, on_event).emit(RunResumed(generation=0, model=config.model))
                 return _build(config, run_dir, pool, on_event)
@@ -137,6 +138,21 @@ def resume(
 
         engine = OuterLoop(reopen, run_dir).run()
     return evolve_result(engine.state)
+
+
+def _require_calibrating(run_dir: Path) -> None:
+    """A run without a checkpoint was stopped during calibration; one that evaluated a
+    generation (or finished) has lost its checkpoint, and rebuilding it from calibration would
+    silently start the search again: ConfigError."""
+    evaluated = sorted(p.name for p in run_dir.glob("gen_*") if p.is_dir())
+    if evaluated or (run_dir / "result.json").is_file():
+        raise ConfigError(
+            "the evolve checkpoint is missing from a run that is past calibration",
+            got=f"no {run_dir / CHECKPOINT_FILE}, but "
+            + (f"{', '.join(evaluated)} evaluated" if evaluated else "result.json written"),
+            fix="restore checkpoint.json from a copy (resume needs it to continue without "
+            "repeating work), or start a new run in another directory",
+        )
 
 
 def start(

@@ -51,6 +51,7 @@ from loopwright.store._rundir import (
     RunMeta,
     default_run_path,
     is_simulated,
+    read_json_mapping,
     read_yaml_mapping,
     source_commit,
 )
@@ -94,6 +95,7 @@ __all__ = [
     "ledger_rows",
     "os_error_text",
     "out_of_space",
+    "read_json_mapping",
     "read_text_input",
     "read_yaml_mapping",
     "refuse_disk_full",
