@@ -4,6 +4,7 @@ of a run directory). The CLI is options and printing over these; docs/api.md sho
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -79,7 +80,7 @@ class Execution:
 
 def evolve(
     config: EvolveConfig,
-    run_dir: Path,
+    run_dir: str | os.PathLike[str],
     *,
     executor: Executor | Execution | None = None,
     on_event: Listener | None = None,
@@ -98,6 +99,7 @@ def evolve(
     Every gateway call (agents, reflector, mutator, crossover, judge gates) is written to
     `run_dir/ledger.jsonl` with its role, and `config.budgets.max_usd` bounds it: once the
     ledger reaches it no further model call is made (docs/models.md)."""
+    run_dir = Path(run_dir)
     config = with_engine(config)
     check_inputs(config, run_dir, executor)
     with (
@@ -110,7 +112,7 @@ def evolve(
 
 
 def resume(
-    run_dir: Path,
+    run_dir: str | os.PathLike[str],
     *,
     executor: Executor | Execution | None = None,
     on_event: Listener | None = None,
@@ -119,6 +121,7 @@ def resume(
     repeated, and the result is the one an uninterrupted run would have reached. A run stopped
     during calibration continues its calibration (the runs it finished are kept). UsageError
     (creating nothing) when `run_dir` holds no evolve run or the cache cannot be opened."""
+    run_dir = Path(run_dir)
     require_run(run_dir)
     if isinstance(executor, Execution):
         executor.check()
