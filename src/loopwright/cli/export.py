@@ -1,4 +1,5 @@
-"""`loopwright export mlflow RUN_DIR --uri URI`: a run in the tracker the user already has."""
+"""`loopwright export mlflow RUN_DIR --uri URI` and `loopwright export otel RUN_DIR --out FILE`:
+a run in the tracker (MLflow) or the trace format (OpenTelemetry) the user already has."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import typer
 from rich.console import Console
 
 from loopwright.cli._app import app
-from loopwright.report.export import export_mlflow
+from loopwright.report.export import export_mlflow, export_otel
 
 __all__ = ["export_app"]
 
@@ -55,3 +56,24 @@ def mlflow_command(
         f"{done.metric_points} metric points, {done.children} child runs, "
         f"artifacts {', '.join(done.artifacts)}"
     )
+
+
+@export_app.command("otel")
+def otel_command(
+    run_dir: Annotated[Path, typer.Argument(help="A run, evolve or research directory.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the spans here, one JSON object a line.")
+    ] = None,
+    endpoint: Annotated[
+        str | None,
+        typer.Option(
+            "--endpoint",
+            help="Send them to an OTLP/HTTP traces URL instead "
+            "(e.g. http://127.0.0.1:4318/v1/traces).",
+        ),
+    ] = None,
+) -> None:
+    """Export every task run's exhaust as an OpenTelemetry trace in the GenAI conventions: spans
+    per node, per model call (tokens, cost) and per tool call (docs/report.md)."""
+    done = export_otel(run_dir, out=out, endpoint=endpoint)
+    console.print(f"exported {done.traces} task runs as {done.spans} spans to {done.target}")

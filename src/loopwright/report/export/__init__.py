@@ -12,5 +12,16 @@ from loopwright.report.export._mlflow import (
     export_mlflow,
     generation_metrics,
 )
+from loopwright.report.export._otel import OTEL_HINT, OtelExport, export_otel, task_run_logs
 
-__all__ = ["MLFLOW_HINT", "MlflowExport", "MlflowLive", "export_mlflow", "generation_metrics"]
+__all__ = [
+    "MLFLOW_HINT",
+    "OTEL_HINT",
+    "MlflowExport",
+    "MlflowLive",
+    "OtelExport",
+    "export_mlflow",
+    "export_otel",
+    "generation_metrics",
+    "task_run_logs",
+]
