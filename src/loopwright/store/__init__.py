@@ -21,7 +21,7 @@ from loopwright.store._faults import (
     refuse_disk_full,
 )
 from loopwright.store._index import RunIndex
-from loopwright.store._lock import DirLock
+from loopwright.store._lock import DirLock, lock_holder
 from loopwright.store._paths import (
     check_cache_file,
     check_new_dir,
@@ -93,6 +93,7 @@ __all__ = [
     "disk_full_text",
     "is_simulated",
     "ledger_rows",
+    "lock_holder",
     "os_error_text",
     "out_of_space",
     "read_json_mapping",
