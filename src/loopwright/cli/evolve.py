@@ -34,6 +34,7 @@ from loopwright.search import (
     Calibration,
     CalibrationFinished,
     CalibrationRunFinished,
+    CreditRow,
     EvaluationFinished,
     EvolutionEngine,
     EvolveResult,
@@ -41,15 +42,16 @@ from loopwright.search import (
     GenerationStarted,
     GenerationSummary,
     ProgressEvent,
+    RunLock,
     RunResumed,
+    StageVerdict,
+    credit_table,
+    evolve_result,
+    load_checkpoint,
     parse_config,
+    promote_winner,
+    reflect_generation,
 )
-from loopwright.search._checkpoint import RunLock, load_checkpoint
-from loopwright.search._credit import CreditRow, credit_table
-from loopwright.search._modes import promote_winner
-from loopwright.search._reflection_step import reflect_generation
-from loopwright.search._report import evolve_result
-from loopwright.search._staging import StageVerdict
 from loopwright.store import INDEX_FILE, RunIndex, default_run_path, is_simulated
 from loopwright.workflow import read_provenance, to_mermaid
 

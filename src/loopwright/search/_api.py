@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from loopwright import __version__
+from loopwright._version import __version__
 from loopwright.errors import ConfigError, UsageError
 from loopwright.evaluation import (
     EvalSettings,
