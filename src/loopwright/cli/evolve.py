@@ -241,14 +241,15 @@ def evolve(
         raise UsageError("evolve needs --bench and --seed-workflow", fix="pass both")
     config = _new_config(ctx.params)
     root = run_dir or default_run_path(f"evolve-{Path(config.seed_workflow).stem}")
-    search.check_inputs(config, root, run)  # before the banner: a bad input prints only its error
+    # Before the banner, so a bad input prints only its error; the benchmark it read is passed on.
+    checked = search.check_inputs(config, root, run)
     _banner(config.model)
     with (
         resume_hint(f"loopwright evolve --resume --run-dir {root}"),
         _Display() as display,
         _resumable(root, executor, ray_address),
     ):
-        result = search.evolve(config, root, executor=run, on_event=display)
+        result = search.evolve(config, root, executor=run, on_event=display, checked=checked)
     _finish(result, config.model, root, report=not no_report)
 
 
@@ -306,10 +307,10 @@ def outer_calibrate(
     With both --train and --holdout the split is taken as given and nothing is calibrated."""
     config = _new_config(ctx.params)
     run = _execution(executor, workers, job_timeout, ray_address, cache, no_cache)
-    search.check_inputs(config, run_dir, run)
+    checked = search.check_inputs(config, run_dir, run)
     _banner(config.model)
     with _Display() as display:
-        engine = search.start(config, run_dir, executor=run, on_event=display)
+        engine = search.start(config, run_dir, executor=run, on_event=display, checked=checked)
     console.print(f"generation 0 ready: {len(engine.state.population)} individuals")
 
 

@@ -51,7 +51,7 @@ from loopwright.search.strategies._stopping import BudgetStopping, Stopping
 from loopwright.search.strategies._summary import summarise
 from loopwright.search.strategies._survivors import Elitism, Survivors
 from loopwright.store import is_simulated
-from loopwright.tasks import Task, load_benchmark
+from loopwright.tasks import Benchmark, Task, load_benchmark
 from loopwright.workflow import resolve_task_workflow
 
 __all__ = ["EvolutionEngine"]
@@ -119,6 +119,7 @@ class EvolutionEngine:
         split: tuple[Sequence[str], Sequence[str]] | None = None,
         components: SearchComponents | None = None,
         listener: Listener | None = None,
+        benchmark: Benchmark | None = None,
     ) -> EvolutionEngine:
         """A fresh run in `run_dir` (created if missing): build generation 0, register its
         modes and write the first checkpoint. Draws from `random.Random(config.seed)`.
@@ -133,9 +134,10 @@ class EvolutionEngine:
         Generation 0 is the seed, the designs (`config.designs`) and blind mutations of the
         seed. A guided run with a reflector makes no blind mutations unless `first_children`
         is `blind`: its first children wait for the reflection on the seed's exhaust
-        (`reflects_first`): evaluate, reflect, then mutate."""
+        (`reflects_first`): evaluate, reflect, then mutate. `benchmark` is `config.bench`
+        when the caller has loaded it (default: loaded here)."""
         seed = resolve_task_workflow(config.seed_workflow)
-        tasks = {t.id: t for t in load_benchmark(config.bench).tasks}
+        tasks = _tasks(config, benchmark)
         train, holdout = split_of(config, split, tasks)
         rng = random.Random(config.seed)
         seed_ind = Individual(
@@ -175,6 +177,7 @@ class EvolutionEngine:
         *,
         components: SearchComponents | None = None,
         listener: Listener | None = None,
+        benchmark: Benchmark | None = None,
     ) -> EvolutionEngine:
         """The run in `run_dir` where its checkpoint left it (resume with `run()`): the tasks
         are reloaded from the stored config's `bench`, `components` default to
@@ -182,7 +185,7 @@ class EvolutionEngine:
         checkpoint or the bench no longer resolves. Does not lock the run directory."""
         checkpoint = load_checkpoint(run_dir)
         config = checkpoint.config
-        tasks = {t.id: t for t in load_benchmark(config.bench).tasks}
+        tasks = _tasks(config, benchmark)
         parts = components if components is not None else default_components(config)
         return cls(checkpoint, evaluator, tasks, run_dir, parts, listener)
 
@@ -289,3 +292,8 @@ class EvolutionEngine:
         self.now.save()
         self.log.emit(RunFinished(stop_reason=reason, winner_id=winner.id,
                                   generations=len(self.state.summaries)))  # fmt: skip
+
+
+def _tasks(config: EvolveConfig, benchmark: Benchmark | None) -> dict[str, Task]:
+    """The run's tasks by id: `benchmark`'s, else loaded from `config.bench`."""
+    return {t.id: t for t in (benchmark or load_benchmark(config.bench)).tasks}

@@ -8,15 +8,14 @@ from contextlib import closing
 from pathlib import Path
 
 from loopwright.evaluation import EvalJob, Evaluator, JobResult, SerialExecutor, in_job_order
-from loopwright.search._budget import StopReason
+from loopwright.search._budget import StopReason, budget_exhausted, train_budget_exhausted
 from loopwright.search._engine_records import Split, evaluation_rows, mean_durations, task_result
 from loopwright.search._individual import TaskResult
 from loopwright.search._progress import EvaluationFinished
-from loopwright.search.strategies._spend import exhausted, room
 from loopwright.search.strategies._state import RunState
 from loopwright.store import refuse_disk_full
 
-__all__ = ["EvaluationRound", "Runs"]
+__all__ = ["EvaluationRound", "Runs", "exhausted", "room"]
 
 Runs = tuple[tuple[str, int], ...]  # (task id, repetition) pairs
 
@@ -164,3 +163,24 @@ def _index_evaluation(
         split=split, rel=rel,
     )  # fmt: skip
     state.index.add_evaluation(row, done.record, failed)
+
+
+def exhausted(state: RunState, split: Split) -> StopReason | None:
+    """The budget that forbids another run of `split`, if any (the training-run budget binds
+    training runs only)."""
+    reason = budget_exhausted(state.config.budgets, state.spend.spent(state.checkpoint.spent))
+    if reason is None and split == "train":
+        reason = train_budget_exhausted(state.config.budgets, state.train_runs())
+    return reason
+
+
+def room(state: RunState, split: Split, wanted: int) -> int:
+    """How many of `wanted` runs the evaluation budgets leave room for."""
+    budgets = state.config.budgets
+    left = wanted
+    if budgets.max_evaluations is not None:
+        spent = state.spend.spent(state.checkpoint.spent)
+        left = min(left, budgets.max_evaluations - spent.evaluations)
+    if split == "train" and budgets.max_train_evaluations is not None:
+        left = min(left, budgets.max_train_evaluations - state.train_runs())
+    return max(left, 0)

@@ -2,7 +2,8 @@
 
 The meter keeps the exact sum of every result's cost (a `Fraction`: the same whatever order
 results arrived in), the meta roles' spend read from the run ledger, and the wall clock since
-the run (or its resume) started. `exhausted` and `room` act as if evaluations ran one by one.
+the run (or its resume) started. The budgets that bound evaluation are checked by the evaluation
+round (`_evaluation.exhausted`, `_evaluation.room`).
 """
 
 from __future__ import annotations
@@ -10,18 +11,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from loopwright.models import CostLedger, read_ledger, role_kind
-from loopwright.search._budget import StopReason, budget_exhausted, train_budget_exhausted
-from loopwright.search._engine_records import Split
 from loopwright.search._individual import Individual, TaskResult
 from loopwright.search._progress import Spent
 
-if TYPE_CHECKING:
-    from loopwright.search.strategies._state import RunState
-
-__all__ = ["SpendMeter", "exhausted", "room"]
+__all__ = ["SpendMeter"]
 
 
 class SpendMeter:
@@ -60,24 +55,3 @@ class SpendMeter:
         return recorded.model_copy(
             update={"usd": float(self._usd + self._meta), "meta_usd": float(self._meta)}
         )
-
-
-def exhausted(state: RunState, split: Split) -> StopReason | None:
-    """The budget that forbids another run of `split`, if any (the training-run budget binds
-    training runs only)."""
-    reason = budget_exhausted(state.config.budgets, state.spend.spent(state.checkpoint.spent))
-    if reason is None and split == "train":
-        reason = train_budget_exhausted(state.config.budgets, state.train_runs())
-    return reason
-
-
-def room(state: RunState, split: Split, wanted: int) -> int:
-    """How many of `wanted` runs the evaluation budgets leave room for."""
-    budgets = state.config.budgets
-    left = wanted
-    if budgets.max_evaluations is not None:
-        spent = state.spend.spent(state.checkpoint.spent)
-        left = min(left, budgets.max_evaluations - spent.evaluations)
-    if split == "train" and budgets.max_train_evaluations is not None:
-        left = min(left, budgets.max_train_evaluations - state.train_runs())
-    return max(left, 0)
