@@ -9,6 +9,7 @@ with run directories of the same name (the run id is the directory's name).
   result.json      byte for byte; when the bytes differ only in `wall_s` (the run's wall
                    time, which result.json reports) that is said, and it passes
   checkpoint.json  as JSON, equal once every duration (`duration_s`, `wall_s`) is removed
+                   (also inside `archive_json`, the archive's JSON held in a string)
 Exit 0 when every run matches, 1 otherwise (the first differing path is printed).
 
     python bench/reference_runs.py run /work/refruns/after [--workers N]
@@ -50,8 +51,13 @@ def run(out: Path, workers: int | None) -> None:
 
 
 def _strip(value: Any) -> Any:
+    """`value` without durations, `archive_json` (JSON in a string) read as JSON too."""
     if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if k not in DURATIONS}
+        return {
+            k: _strip(json.loads(v) if k == "archive_json" and isinstance(v, str) else v)
+            for k, v in value.items()
+            if k not in DURATIONS
+        }
     if isinstance(value, list):
         return [_strip(v) for v in value]
     return value
@@ -74,7 +80,7 @@ def _first_difference(a: Any, b: Any, path: str = "") -> str | None:
             if found:
                 return found
         return None
-    return None if a == b else f"{path}: {a!r} vs {b!r}"
+    return None if a == b else f"{path}: {repr(a)[:200]} vs {repr(b)[:200]}"
 
 
 def compare_run(a: Path, b: Path) -> list[str]:
