@@ -1,7 +1,9 @@
 """The package order of DESIGN.md holds: a package imports only the packages below it.
 
 The order is the package table of the design notes, top to bottom. Shared
-modules at the root (`errors`, `registry`, `_fs`, `_scratch`) may be imported from anywhere."""
+modules at the root (`errors`, `registry`, `_fs`, `_scratch`, `_version`) may be imported from
+anywhere. No package imports another package's private module (`loopwright.x._y` outside `x`):
+it uses the names `x` exports."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ ORDER = (
     "records",
     "workflow",
 )
-ROOT_MODULES = frozenset({"errors", "registry", "_fs", "_scratch", "__version__"})
+ROOT_MODULES = frozenset({"errors", "registry", "_fs", "_scratch", "_version"})
 SRC = Path(loopwright.__file__).parent
 
 
@@ -81,6 +83,43 @@ def test_an_upward_import_is_caught(tmp_path: Path) -> None:
         "def f():\n    from loopwright.search import evolve\n    from loopwright import cli\n"
     )
     assert _imports(bad) == [(2, "loopwright.search"), (3, "loopwright.cli")]
+
+
+def _private_in(path: Path, package: str) -> list[tuple[int, str]]:
+    """(line, module) of each import in `path` (a module of `package`) of a private module of
+    another package: `loopwright.x._y`, or a private module deeper in `x`."""
+    return [
+        (line, name)
+        for line, name in _imports(path)
+        if name.split(".")[1] != package and any(p.startswith("_") for p in name.split(".")[2:])
+    ]
+
+
+@pytest.mark.parametrize("package", ORDER)
+def test_no_package_imports_another_packages_private_module(package: str) -> None:
+    bad = [
+        f"{path.relative_to(SRC)}:{line} imports {name}"
+        for path in sorted((SRC / package).rglob("*.py"))
+        if "bundled" not in path.relative_to(SRC).parts
+        for line, name in _private_in(path, package)
+    ]
+    assert bad == []
+
+
+def test_a_private_import_is_caught(tmp_path: Path) -> None:
+    bad = tmp_path / "m.py"
+    bad.write_text(
+        "from loopwright.search._checkpoint import RunLock\n"
+        "import loopwright.search.mutations._core\n"
+        "from loopwright.search import RunLock\n"
+        "from loopwright.cli._app import app\n"
+        "from loopwright._version import __version__\n",
+        encoding="utf-8",
+    )
+    assert _private_in(bad, "cli") == [
+        (1, "loopwright.search._checkpoint"),
+        (2, "loopwright.search.mutations._core"),
+    ]
 
 
 SIM_TABLES = frozenset({"GUIDANCE_KEYWORDS", "PITFALLS", "FAILURE_PATTERNS", "SimParams"})

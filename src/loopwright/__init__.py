@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from loopwright._version import __version__
 from loopwright.errors import (
     ConfigError,
     LoopwrightError,
@@ -25,8 +26,6 @@ from loopwright.errors import (
     UsageError,
     UserError,
 )
-
-__version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from loopwright.evaluation import RunResult, run

@@ -62,3 +62,25 @@ def test_status_without_a_run_is_a_user_error(
 ) -> None:
     code, text = run(capsys, "outer-loop", "status", "--run-dir", str(tmp_path))
     assert code == 2 and "no evolve checkpoint" in text
+
+
+def test_evolve_reads_the_benchmark_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import loopwright.tasks._registry as registry
+
+    reads: list[str] = []
+    real = registry.load_benchmark_dir
+
+    def counted(path: Path, name: str | None = None) -> object:
+        reads.append(str(name or path))
+        return real(path, name=name)
+
+    monkeypatch.setattr(registry, "load_benchmark_dir", counted)
+    code, text = run(capsys, "evolve", "--bench", "mini", "--seed-workflow", "builder-only",
+                     "--model", "sim", "--sandbox", "local", "--train", "l1-slugify",
+                     "--holdout", "l1-roman-numerals", "--population", "2", "--generations", "1",
+                     "--max-evaluations", "1", "--workers", "1", "--no-report",
+                     "--run-dir", str(tmp_path / "r"))  # fmt: skip
+    assert code == 0, text
+    assert reads == ["mini"]

@@ -18,8 +18,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from loopwright import __version__
 from loopwright._scratch import process_scratch
+from loopwright._version import __version__
 from loopwright.errors import LoopwrightError, RunAbortedError, UsageError, UserError
 from loopwright.store import os_error_text
 from loopwright.workflow import WORKFLOWS_PATH_ENV

@@ -15,12 +15,14 @@ from rich.table import Table
 
 from loopwright.cli._app import EXIT_FAILED, app, progress_bar
 from loopwright.harness import (
+    BriefSuite,
     Cell,
     CellResult,
     GatewaySource,
     NothingToApply,
     Plan,
     RecordOptions,
+    Scoreboard,
     apply_promotion,
     build_scoreboard,
     current_provenance,
@@ -32,8 +34,6 @@ from loopwright.harness import (
     record,
     scoreboard_markdown,
 )
-from loopwright.harness._briefs import BriefSuite
-from loopwright.harness._scoreboard import Scoreboard
 from loopwright.sandbox import default_sandbox
 from loopwright.store import check_new_dir, check_output_file
 

@@ -1,171 +1,70 @@
-"""`loopwright evolve` (a whole run) and `loopwright outer-loop <step>` (one step at a time)."""
+"""`loopwright evolve` (a whole run) and `loopwright outer-loop <step>` (one step at a time).
+
+The run settings are declared once (`_evolve_options`); what is printed is in `_evolve_view`."""
 
 from __future__ import annotations
 
 import contextlib
 import shlex
-import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from loopwright import search
 from loopwright.cli._app import app, resume_hint
-from loopwright.cli._model_options import ApiBase, MetaModel, Model, ModelsFile, Tiers, choice_of
-from loopwright.cli._parse import id_list
+from loopwright.cli._evolve_options import (
+    CachePath,
+    ExecutorKind,
+    JobTimeout,
+    NoCache,
+    RayAddress,
+    Workers,
+    _execution,
+    execution,
+    new_config,
+    takes_run_settings,
+)
+from loopwright.cli._evolve_view import (
+    _banner,
+    _credit_table,
+    _Display,
+    _finish,
+    _generation_of,
+    _generation_table,
+    _index_line,
+    _print_spend,
+    _report,
+    _simulated,
+    _stage_table,
+    console,
+)
 from loopwright.cli.report import report_at_end
 from loopwright.errors import RunAbortedError, UsageError
-from loopwright.evaluation import executor_settings
-from loopwright.models import (
-    LEDGER_FILE,
-    LedgerTotals,
-    ModelChoice,
-    group_totals,
-    read_ledger,
-    role_kind,
-)
 from loopwright.reflection import describe_report, load_reflection
 from loopwright.search import (
-    Calibration,
-    CalibrationFinished,
-    CalibrationRunFinished,
-    EvaluationFinished,
-    EvolutionEngine,
-    EvolveResult,
-    GenerationFinished,
-    GenerationStarted,
-    GenerationSummary,
-    ProgressEvent,
-    RunResumed,
-    parse_config,
+    RunLock,
+    credit_table,
+    evolve_result,
+    load_checkpoint,
+    promote_winner,
+    reflect_generation,
 )
-from loopwright.search._checkpoint import RunLock, load_checkpoint
-from loopwright.search._credit import CreditRow, credit_table
-from loopwright.search._modes import promote_winner
-from loopwright.search._reflection_step import reflect_generation
-from loopwright.search._report import evolve_result
-from loopwright.search._staging import StageVerdict
-from loopwright.store import INDEX_FILE, RunIndex, default_run_path, is_simulated
-from loopwright.workflow import read_provenance, to_mermaid
-
-console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-err_console = Console(stderr=True, highlight=False)
+from loopwright.store import default_run_path, is_simulated
+from loopwright.workflow import read_provenance
 
 outer = typer.Typer(help="The outer loop one step at a time, on a run directory.")
 app.add_typer(outer, name="outer-loop")
 
 __all__ = ["evolve", "outer"]
 
-_SIM_BANNER = (
-    "[bold yellow]SIMULATED[/] results: the offline `sim` model stands in for an LLM "
-    "(docs/sim-model.md). Scores show how workflows fare against the simulator, not a real model."
-)
 
 RunDir = Annotated[Path, typer.Option("--run-dir", help="The run directory.")]
-ExecutorKind = Annotated[
-    str, typer.Option("--executor", help="Where evaluations run: local (process pool) or ray.")
-]
-Workers = Annotated[
-    int | None,
-    typer.Option("--workers", help="Evaluations at once (default: cores; Ray: cluster CPUs)."),
-]
-RayAddress = Annotated[
-    str | None,
-    typer.Option("--ray-address", help="HOST:PORT of a Ray cluster (default: a local Ray)."),
-]
-CachePath = Annotated[
-    Path | None, typer.Option("--cache", help="Fitness cache file (default: RUN_DIR/runs.db).")
-]
-NoCache = Annotated[bool, typer.Option("--no-cache", help="Run every evaluation again.")]
-JobTimeout = Annotated[
-    float | None,
-    typer.Option("--job-timeout", help="Seconds per evaluation (default: task timeouts + 60)."),
-]
-Strategy = Annotated[
-    str, typer.Option("--strategy", help="guided (reflection + credit) or random mutations.")
-]
-Exploration = Annotated[
-    float, typer.Option("--exploration", help="Share of random mutations under guided.")
-]
-MinTrain = Annotated[
-    int | None,
-    typer.Option(
-        "--min-train", help="Refuse (exit 2) when calibration keeps fewer training tasks."
-    ),
-]
-MinHoldout = Annotated[
-    int | None,
-    typer.Option(
-        "--min-holdout", help="Refuse (exit 2) when calibration keeps fewer holdout tasks."
-    ),
-]
-FirstChildren = Annotated[
-    str,
-    typer.Option(
-        "--first-children",
-        help="guided: breed the first children from the reflection on generation 0 (reflected)"
-        " or put blind mutations of the seed in generation 0 (blind).",
-    ),
-]
-
-Stages = Annotated[
-    str | None,
-    typer.Option(
-        "--stages",
-        help="Staged evaluation: minibatch sizes a child is tried on first, e.g. 3,all "
-        "(docs/evolve.md).",
-    ),
-]
-StageMargin = Annotated[
-    float,
-    typer.Option("--stage-margin", help="A staged child stops when this far below its parent."),
-]
-Parents = Annotated[
-    str, typer.Option("--parents", help="Parent selection: tournament or pareto (per task).")
-]
-Merge = Annotated[
-    float,
-    typer.Option("--merge", help="pareto: share of children made by merging two parents."),
-]
-
-# The settings a new run is made with: `evolve` and `outer-loop calibrate` take the same ones and
-# build the config with `_new_config`, so a run driven a step at a time can have every setting
-# (budgets included) a whole run can.
-Generations = Annotated[int, typer.Option("--generations", help="Max generations.")]
-Population = Annotated[int, typer.Option("--population", help="Population size.")]
-Seed = Annotated[int, typer.Option("--seed", help="Fixes every random choice.")]
-Reps = Annotated[int, typer.Option("--reps", help="Repetitions per training task.")]
-HoldoutReps = Annotated[int, typer.Option("--holdout-reps", help="Repetitions per holdout task.")]
-TournamentK = Annotated[int, typer.Option("--tournament-k")]
-Elitism = Annotated[
-    int | None,
-    typer.Option("--elitism", help="Survivors per generation (default 2, at most population - 1)."),
-]
-Train = Annotated[str | None, typer.Option("--train", help="Training task ids.")]
-Holdout = Annotated[str | None, typer.Option("--holdout", help="Holdout task ids.")]
-Band = Annotated[str, typer.Option("--band", help="Calibration pass-rate band.")]
-CalibrationReps = Annotated[int, typer.Option("--calibration-reps")]
-MaxEvaluations = Annotated[int | None, typer.Option("--max-evaluations")]
-MaxTrainEvaluations = Annotated[
-    int | None, typer.Option("--max-train-evaluations", help="Training runs only.")
-]
-MaxUsd = Annotated[float | None, typer.Option("--max-usd")]
-MaxWallS = Annotated[float | None, typer.Option("--max-wall-s")]
-TargetScore = Annotated[float | None, typer.Option("--target-score")]
-Plateau = Annotated[int | None, typer.Option("--plateau", help="Stop after P flat gens.")]
-OverfitGap = Annotated[float, typer.Option("--overfit-gap")]
-SandboxKind = Annotated[
-    str, typer.Option("--sandbox", help="auto, bubblewrap, local, docker (docs/sandbox.md).")
-]
 
 
 @app.command("evolve")
+@takes_run_settings
 def evolve(
     ctx: typer.Context,
     bench: Annotated[str | None, typer.Option("--bench", help="Benchmark name or folder.")] = None,
@@ -173,14 +72,6 @@ def evolve(
         str | None,
         typer.Option("--seed-workflow", help="Built-in or library name, or a workflow file."),
     ] = None,
-    model: Model = None,
-    meta_model: MetaModel = None,
-    tier: Tiers = None,
-    models_file: ModelsFile = None,
-    api_base: ApiBase = None,
-    generations: Generations = 4,
-    population: Population = 6,
-    seed: Seed = 0,
     run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Default: runs/<id>.")] = None,
     resume: Annotated[
         bool,
@@ -190,43 +81,14 @@ def evolve(
             "them are refused).",
         ),
     ] = False,
-    reps: Reps = 1,
-    holdout_reps: HoldoutReps = 3,
-    tournament_k: TournamentK = 3,
-    elitism: Elitism = None,
-    train: Train = None,
-    holdout: Holdout = None,
-    band: Band = "0.3,0.7",
-    calibration_reps: CalibrationReps = 3,
-    min_train: MinTrain = None,
-    min_holdout: MinHoldout = None,
-    max_evaluations: MaxEvaluations = None,
-    max_train_evaluations: MaxTrainEvaluations = None,
-    max_usd: MaxUsd = None,
-    max_wall_s: MaxWallS = None,
-    target_score: TargetScore = None,
-    plateau: Plateau = None,
-    overfit_gap: OverfitGap = 0.2,
-    sandbox: SandboxKind = "auto",
     no_report: Annotated[
         bool, typer.Option("--no-report", help="Do not write RUN_DIR/report.html at the end.")
     ] = False,
-    executor: ExecutorKind = "local",
-    workers: Workers = None,
-    ray_address: RayAddress = None,
-    cache: CachePath = None,
-    no_cache: NoCache = False,
-    job_timeout: JobTimeout = None,
-    strategy: Strategy = "guided",
-    exploration: Exploration = 0.25,
-    first_children: FirstChildren = "reflected",
-    stages: Stages = None,
-    stage_margin: StageMargin = 0.1,
-    parents: Parents = "tournament",
-    merge: Merge = 0.0,
+    **settings: Any,
 ) -> None:
     """Evolve workflows: calibrate, then generations of train/holdout/select/mutate."""
-    run = _execution(executor, workers, job_timeout, ray_address, cache, no_cache)
+    run = execution(settings)
+    executor, ray_address = settings["executor"], settings["ray_address"]
     if resume:
         if run_dir is None:
             raise UsageError("--resume needs --run-dir", fix="pass the run directory to resume")
@@ -241,20 +103,22 @@ def evolve(
         return
     if bench is None or seed_workflow is None:
         raise UsageError("evolve needs --bench and --seed-workflow", fix="pass both")
-    config = _new_config(ctx.params)
+    config = new_config(ctx.params)
     root = run_dir or default_run_path(f"evolve-{Path(config.seed_workflow).stem}")
-    search.check_inputs(config, root, run)  # before the banner: a bad input prints only its error
+    # Before the banner, so a bad input prints only its error; the benchmark it read is passed on.
+    checked = search.check_inputs(config, root, run)
     _banner(config.model)
     with (
         resume_hint(f"loopwright evolve --resume --run-dir {root}"),
         _Display() as display,
         _resumable(root, executor, ray_address),
     ):
-        result = search.evolve(config, root, executor=run, on_event=display)
+        result = search.evolve(config, root, executor=run, on_event=display, checked=checked)
     _finish(result, config.model, root, report=not no_report)
 
 
 @outer.command("calibrate")
+@takes_run_settings
 def outer_calibrate(
     ctx: typer.Context,
     run_dir: RunDir,
@@ -262,56 +126,18 @@ def outer_calibrate(
     seed_workflow: Annotated[
         str, typer.Option("--seed-workflow", help="Built-in or library name, or a workflow file.")
     ],
-    model: Model = None,
-    meta_model: MetaModel = None,
-    tier: Tiers = None,
-    models_file: ModelsFile = None,
-    api_base: ApiBase = None,
-    generations: Generations = 4,
-    population: Population = 6,
-    seed: Seed = 0,
-    reps: Reps = 1,
-    holdout_reps: HoldoutReps = 3,
-    tournament_k: TournamentK = 3,
-    elitism: Elitism = None,
-    train: Train = None,
-    holdout: Holdout = None,
-    band: Band = "0.3,0.7",
-    calibration_reps: CalibrationReps = 3,
-    min_train: MinTrain = None,
-    min_holdout: MinHoldout = None,
-    max_evaluations: MaxEvaluations = None,
-    max_train_evaluations: MaxTrainEvaluations = None,
-    max_usd: MaxUsd = None,
-    max_wall_s: MaxWallS = None,
-    target_score: TargetScore = None,
-    plateau: Plateau = None,
-    overfit_gap: OverfitGap = 0.2,
-    sandbox: SandboxKind = "auto",
-    executor: ExecutorKind = "local",
-    workers: Workers = None,
-    ray_address: RayAddress = None,
-    cache: CachePath = None,
-    no_cache: NoCache = False,
-    job_timeout: JobTimeout = None,
-    strategy: Strategy = "guided",
-    exploration: Exploration = 0.25,
-    first_children: FirstChildren = "reflected",
-    stages: Stages = None,
-    stage_margin: StageMargin = 0.1,
-    parents: Parents = "tournament",
-    merge: Merge = 0.0,
+    **settings: Any,
 ) -> None:
     """Create the run: calibrate the seed, choose the split, build generation 0.
 
     Takes every setting `evolve` takes, budgets included; the later steps use the run's.
     With both --train and --holdout the split is taken as given and nothing is calibrated."""
-    config = _new_config(ctx.params)
-    run = _execution(executor, workers, job_timeout, ray_address, cache, no_cache)
-    search.check_inputs(config, run_dir, run)
+    config = new_config(ctx.params)
+    run = execution(settings)
+    checked = search.check_inputs(config, run_dir, run)
     _banner(config.model)
     with _Display() as display:
-        engine = search.start(config, run_dir, executor=run, on_event=display)
+        engine = search.start(config, run_dir, executor=run, on_event=display, checked=checked)
     console.print(f"generation 0 ready: {len(engine.state.population)} individuals")
 
 
@@ -465,60 +291,6 @@ def _refuse_ignored_on_resume(ctx: typer.Context) -> None:
         )
 
 
-def _new_config(params: Mapping[str, Any]) -> search.EvolveConfig:
-    """The config of a new run from the options `evolve` and `outer-loop calibrate` share
-    (their `ctx.params`: the two commands declare the same settings, one list of names)."""
-    p = params
-    low, high = _floats(p["band"], "--band")
-    choice = choice_of(p["model"], p["meta_model"], p["tier"], p["models_file"], p["api_base"])
-    return parse_config(
-        {
-            "seed_workflow": p["seed_workflow"], "bench": p["bench"], "sandbox": p["sandbox"],
-            **_model_fields(choice), "seed": p["seed"], "population": p["population"],
-            "tournament_k": p["tournament_k"],
-            "elitism": _elitism(p["elitism"], p["population"]), "repetitions": p["reps"],
-            "holdout_repetitions": p["holdout_reps"], "train_tasks": id_list(p["train"], "--train"),
-            "holdout_tasks": id_list(p["holdout"], "--holdout"), "overfit_gap": p["overfit_gap"],
-            "strategy": p["strategy"], "exploration": p["exploration"],
-            "first_children": p["first_children"], "stages": _stages(p["stages"]),
-            "stage_margin": p["stage_margin"], "parents": p["parents"], "merge_rate": p["merge"],
-            "calibration": {"band_low": low, "band_high": high,
-                            "repetitions": p["calibration_reps"],
-                            "min_train": p["min_train"], "min_holdout": p["min_holdout"]},
-            "budgets": {
-                "max_generations": p["generations"], "max_evaluations": p["max_evaluations"],
-                "max_train_evaluations": p["max_train_evaluations"], "max_usd": p["max_usd"],
-                "max_wall_s": p["max_wall_s"], "target_score": p["target_score"],
-                "plateau_generations": p["plateau"],
-            },
-        }
-    )  # fmt: skip
-
-
-def _model_fields(choice: ModelChoice) -> dict[str, object]:
-    """The EvolveConfig fields of the model options."""
-    return {
-        "model": choice.model,
-        "models": choice.config.model_dump(mode="json"),
-        "api_base": choice.api_base,
-    }
-
-
-def _execution(
-    kind: str,
-    workers: int | None,
-    job_timeout: float | None,
-    ray_address: str | None,
-    cache: Path | None,
-    no_cache: bool,
-) -> search.Execution:
-    """How this invocation executes evaluations (never part of the run's config)."""
-    settings = executor_settings(
-        kind, workers=workers, job_timeout_s=job_timeout, ray_address=ray_address
-    )
-    return search.Execution(settings, cache, use_cache=not no_cache)
-
-
 @contextlib.contextmanager
 def _resumable(run_dir: Path, executor: str, ray_address: str | None) -> Iterator[None]:
     """A RunAbortedError (a lost Ray head node) leaving the block says how to resume."""
@@ -531,234 +303,3 @@ def _resumable(run_dir: Path, executor: str, ray_address: str | None) -> Iterato
             f"--executor {executor}{address}"
         )
         raise
-
-
-def _banner(model: str) -> None:
-    if is_simulated(model):
-        err_console.print(_SIM_BANNER)
-
-
-def _simulated(engine: EvolutionEngine) -> bool:
-    return is_simulated(engine.config.model)
-
-
-def _index_line(run_dir: Path) -> str:
-    """What the run index says the run paid (queried, not rescanned: docs/store.md)."""
-    if not (run_dir / INDEX_FILE).is_file():
-        return "run index: none (a run from before the index)"
-    with RunIndex.of_run(run_dir) as index:
-        s = index.spend(index.run_id_of(run_dir))
-    return (
-        f"run index: {s.evaluations} evaluations ({s.cached} from the cache), paid "
-        f"${s.paid_usd:.2f}, saved ${s.saved_usd:.2f}, {s.failed_attempts} failed attempts"
-    )
-
-
-class _Display:
-    """The live progress display of a run: a spinner line saying what is being evaluated,
-    the calibration table and one summary line per generation, fed by progress events."""
-
-    def __init__(self) -> None:
-        self.progress = Progress(
-            SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-            console=err_console, transient=True,
-        )  # fmt: skip
-        self.bar = self.progress.add_task("starting", total=None)
-        self.generation, self.evaluations = 0, 0
-
-    def __enter__(self) -> _Display:
-        self.progress.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.__exit__(None, None, None)
-
-    def __call__(self, event: ProgressEvent) -> None:
-        text = None
-        if isinstance(event, RunResumed) and event.model is not None:
-            _banner(event.model)
-        elif isinstance(event, CalibrationRunFinished):
-            text = f"calibrating {event.done}/{event.total}: {event.task_id}"
-        elif isinstance(event, CalibrationFinished):
-            console.print(_calibration_table(event.calibration))
-            for warning in event.calibration.warnings:
-                err_console.print(f"[bold yellow]warning:[/] {escape(warning)}")
-        elif isinstance(event, GenerationStarted):
-            self.generation, self.evaluations = event.generation, 0
-            text = f"generation {self.generation}: 0 evaluations"
-        elif isinstance(event, EvaluationFinished):
-            self.evaluations += 1
-            text = (
-                f"generation {self.generation}: {self.evaluations} evaluations (last "
-                f"{event.individual_id[:8]} {event.task_id} rep {event.repetition}: "
-                f"{_fmt(event.score)})"
-            )
-        elif isinstance(event, GenerationFinished):
-            self.progress.console.print(_summary_line(event))
-        if text is not None:
-            self.progress.update(self.bar, description=text)
-
-
-def _calibration_table(result: Calibration) -> Table:
-    table = Table(title="calibration (pass rate of the seed)", title_justify="left", box=None)
-    for col in ("task", "level", "pass rate", "score", "split"):
-        table.add_column(col)
-    for row in result.rows:
-        table.add_row(row.task_id, str(row.level), _fmt(row.pass_rate), _fmt(row.mean_score),
-                      row.verdict)  # fmt: skip
-    return table
-
-
-def _summary_line(s: GenerationSummary) -> str:
-    alarm = " [bold red]OVERFIT[/]" if s.overfit.alarm else ""
-    return (
-        f"gen {s.generation}: train best {_fmt(s.train_best)} mean {_fmt(s.train_mean)}"
-        f" holdout {_fmt(s.holdout_best)}{alarm} coverage {s.archive_coverage:.2f}"
-        f" spent {s.spent.evaluations} evals ${s.spent.usd:.2f}"
-    )
-
-
-def _finish(result: EvolveResult, model: str, run_dir: Path, *, report: bool) -> None:
-    """The summary of a finished run, where it is, and its report."""
-    _report(result, simulated=is_simulated(model))
-    _print_spend(run_dir)
-    console.print(f"run written to {run_dir}")
-    if report:
-        report_at_end(run_dir, console)
-
-
-def _report(result: EvolveResult, *, simulated: bool) -> None:
-    console.print(_generation_table(result, simulated=simulated))
-    console.print(_holdout_line(result))
-    console.print(f"stop reason: {result.stop_reason or '(still running)'}")
-    spent = result.spent
-    meta = (
-        f" (agents ${spent.usd - spent.meta_usd:.2f}, meta ${spent.meta_usd:.2f})"
-        if spent.meta_usd
-        else ""
-    )
-    console.print(
-        f"spent: {spent.evaluations} evaluations, ${spent.usd:.2f}{meta}, {spent.wall_s:.0f}s"
-    )
-    w = result.winner
-    console.print(f"winner {w.mode} ({w.lineage.operator}), {len(w.workflow.nodes)} nodes:")
-    console.print(to_mermaid(w.workflow), markup=False)
-
-
-def _print_spend(run_dir: Path) -> None:
-    """The run ledger's spend by role, agents apart from the meta roles (nothing when no
-    gateway call was made: the sim and scripted models make none)."""
-    path = run_dir / LEDGER_FILE
-    records = read_ledger(path, torn_tail=True) if path.is_file() else []
-    if not records:
-        return
-    table = Table(title="model calls by role (ledger.jsonl)", title_justify="left", box=None)
-    for col in ("role", "kind", "calls", "failed", "tokens in", "tokens out", "cost $"):
-        table.add_column(col, justify="left" if col in ("role", "kind") else "right")
-    roles = group_totals(records, "role")
-    order = sorted(roles, key=lambda r: (role_kind(r) == "meta", r or ""))
-    for role in order:
-        table.add_row(role or "(none)", role_kind(role), *_totals_cells(roles[role]))
-    for kind, totals in sorted(group_totals(records, "kind").items(), key=lambda kv: kv[0] or ""):
-        table.add_row(f"all {kind}", "", *_totals_cells(totals), style="bold")
-    console.print(table)
-
-
-def _totals_cells(t: LedgerTotals) -> tuple[str, ...]:
-    cost = "unpriced" if t.cost_usd is None else f"{t.cost_usd:.4f}"
-    return (str(t.calls), str(t.failed_calls), str(t.input_tokens), str(t.output_tokens), cost)
-
-
-def _holdout_line(result: EvolveResult) -> str:
-    """The winner's and the seed's holdout scores and the gain with its interval, saying
-    whether the interval excludes zero (what `promote` asks for)."""
-    if result.gain is None:
-        return "best vs seed on holdout: no holdout scores"
-    scores = (result.winner.mean_score("holdout"), result.seed.mean_score("holdout"))
-    line = "holdout: " + ", ".join(
-        f"{who} {'-' if v is None else format(v, '.3f')}"
-        for who, v in zip(("winner", "seed"), scores, strict=True)
-    )
-    line += f"; gain {result.gain.describe()}"
-    if result.gain.includes_zero:
-        return line + ": the interval includes zero (not significant; promote needs --force)"
-    return line + ": significant"
-
-
-def _generation_table(result: EvolveResult, *, simulated: bool = True) -> Table:
-    sim = " [SIMULATED]" if simulated else ""
-    table = Table(title=f"generations{sim}", title_justify="left", box=None)
-    for col in ("gen", "train best", "train mean", "holdout best", "gap", "diversity",
-                "coverage", "evals", "spent $"):  # fmt: skip
-        table.add_column(col, justify="right")
-    for s in result.summaries:
-        gap = _fmt(s.overfit.gap) + (" ALARM" if s.overfit.alarm else "")
-        table.add_row(
-            str(s.generation), _fmt(s.train_best), _fmt(s.train_mean), _fmt(s.holdout_best),
-            gap, str(s.diversity), f"{s.archive_coverage:.2f}", str(s.spent.evaluations),
-            f"{s.spent.usd:.2f}",
-        )  # fmt: skip
-    return table
-
-
-def _elitism(given: int | None, population: int) -> int:
-    """--elitism as given (checked by the config), else 2, or fewer in a population of 2."""
-    return given if given is not None else min(2, max(population - 1, 1))
-
-
-def _stages(text: str | None) -> list[int]:
-    """`--stages 3,6,all` -> [3, 6]: the minibatch sizes before the full evaluation (`all`, which
-    may be left out, is the full training evaluation every child that goes on gets)."""
-    if text is None:
-        return []
-    parts = [p.strip() for p in text.split(",") if p.strip()]
-    if parts and parts[-1] == "all":
-        parts = parts[:-1]
-    try:
-        return [int(p) for p in parts]
-    except ValueError:
-        raise UsageError(
-            "--stages takes task counts ending in all", got=text, fix="e.g. --stages 3,all"
-        ) from None
-
-
-def _floats(text: str, flag: str) -> tuple[float, float]:
-    try:
-        low, high = (float(x) for x in text.split(","))
-    except ValueError:
-        raise UsageError(f"{flag} takes LOW,HIGH", got=text, fix=f"e.g. {flag} 0.3,0.7") from None
-    return low, high
-
-
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
-
-
-def _stage_table(verdicts: Sequence[StageVerdict]) -> Table:
-    """Staged evaluation: each child's minibatch mean against its parent's, and the verdict."""
-    table = Table(title="staged evaluation (children on their minibatch)", title_justify="left",
-                  box=None)  # fmt: skip
-    for col in ("child", "parent", "stage", "tasks", "child mean", "parent mean", "verdict"):
-        table.add_column(col)
-    for v in verdicts:
-        table.add_row(
-            v.individual_id[:8], v.parent_id[:8], str(v.stage), str(len(v.tasks)),
-            _fmt(v.child_mean), _fmt(v.parent_mean), "stopped" if v.stopped else "goes on",
-        )  # fmt: skip
-    return table
-
-
-def _credit_table(rows: Sequence[CreditRow]) -> Table:
-    table = Table(title="credit (children that beat their parents)", title_justify="left", box=None)
-    for col in ("suggestion kind", "operator", "children", "evaluated", "beat parent",
-                "win rate", "mean delta", "weight"):  # fmt: skip
-        table.add_column(col, justify="left" if col in ("suggestion kind", "operator") else "right")
-    for r in sorted(rows, key=lambda r: (-r.evaluated, r.kind, r.operator)):
-        table.add_row(r.kind, r.operator, str(r.children), str(r.evaluated), str(r.beat_parent),
-                      _fmt(r.win_rate), _fmt(r.mean_delta), f"{r.factor:.2f}")  # fmt: skip
-    return table
-
-
-def _generation_of(path: Path) -> int:
-    digits = path.stem.removeprefix("reflection_gen")
-    return int(digits) if digits.isdigit() else -1

@@ -32,8 +32,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from loopwright import __version__
 from loopwright._fs import atomic_write
+from loopwright._version import __version__
 from loopwright.evaluation._executor import EvalJob, Executor, JobResult, JobStream
 from loopwright.evaluation._health import model_never_answered
 from loopwright.records import CycleRecord, write_record

@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
-from loopwright import __version__
 from loopwright._fs import atomic_write, open_append
+from loopwright._version import __version__
 from loopwright.records import (
     EVENTS_FILE,
     CycleAnalyzer,

@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from loopwright import __version__
 from loopwright._fs import atomic_write
+from loopwright._version import __version__
 from loopwright.models import ChatModel, PriceTable
 from loopwright.records import (
     EVENTS_FILE,

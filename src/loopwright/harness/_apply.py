@@ -17,8 +17,14 @@ from loopwright._fs import atomic_write
 from loopwright.errors import ConfigError, UsageError
 from loopwright.harness._provenance import Provenance, staleness
 from loopwright.harness._scoreboard import Scoreboard
-from loopwright.runtime import EngineSettings, Registries, runtime_catalog
-from loopwright.runtime._user_settings import UserSettings, load_user_settings, user_settings_path
+from loopwright.runtime import (
+    EngineSettings,
+    Registries,
+    UserSettings,
+    load_user_settings,
+    runtime_catalog,
+    user_settings_path,
+)
 
 __all__ = ["NothingToApply", "apply_promotion", "read_scoreboard"]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from loopwright import __version__
+from loopwright._version import __version__
 
 __all__ = ["PACKAGE_DIR", "Provenance", "current_provenance", "staleness"]
 

@@ -13,8 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from loopwright.search import MUTATIONS
-from loopwright.search.mutations._core import MutationRegistry
+from loopwright.search import MUTATIONS, MutationRegistry
 
 __all__ = [
     "AXES",

@@ -14,8 +14,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from loopwright import __version__
 from loopwright._fs import atomic_write
+from loopwright._version import __version__
 from loopwright.errors import ConfigError
 from loopwright.runtime import EngineSettings
 

@@ -34,26 +34,26 @@ from loopwright.scoring._grader import PytestGrader
 from loopwright.scoring._mine_runs import Split, TestRun, run_test_files, split_outcomes
 from loopwright.scoring._validate import build_environment, grade_variant
 from loopwright.tasks import (
+    ENV_DIR,
+    Candidate,
     Environment,
     FailureKind,
     FlawedVariant,
+    GitRepo,
+    MineEnvSpec,
+    Skip,
     Task,
     TaskSpec,
-    load_benchmark_dir,
-)
-from loopwright.tasks._mine import (
-    Candidate,
-    Skip,
     extract_candidate,
     flawed_drafts,
     infer_environment,
     instruction_draft,
+    load_benchmark_dir,
+    load_mine_env_spec,
     task_id_for,
     task_toml,
     write_task,
 )
-from loopwright.tasks._mine_git import GitRepo
-from loopwright.tasks._mine_spec import ENV_DIR, MineEnvSpec, load_mine_env_spec
 
 __all__ = [
     "MINE_REPORT_FILE",

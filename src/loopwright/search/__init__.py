@@ -81,8 +81,15 @@ from loopwright.search._report import (
     tied_best,
 )
 from loopwright.search._selection import tournament
+from loopwright.search._staging import StageVerdict
 from loopwright.search._stats import BootstrapCI, paired_bootstrap
-from loopwright.search.mutations._core import MUTATIONS, RandomStrategy, mutate, mutation
+from loopwright.search.mutations._core import (
+    MUTATIONS,
+    MutationRegistry,
+    RandomStrategy,
+    mutate,
+    mutation,
+)
 from loopwright.search.mutations._guided import GuidedStrategy, guided_mutate
 from loopwright.search.mutations._prompt import GUIDANCE
 from loopwright.search.mutations._roles import ROLES, make_role
@@ -124,6 +131,7 @@ __all__ = [
     "MapElitesArchive",
     "MutationContext",
     "MutationOperator",
+    "MutationRegistry",
     "MutationRejected",
     "MutationResult",
     "MutationStrategy",
@@ -141,6 +149,7 @@ __all__ = [
     "RunLock",
     "RunResumed",
     "RunStarted",
+    "StageVerdict",
     "TaskResult",
     "calibrate",
     "check_inputs",

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from loopwright import __version__
+from loopwright._version import __version__
 from loopwright.errors import ConfigError, UsageError
 from loopwright.evaluation import (
     EvalSettings,
@@ -84,6 +84,7 @@ def evolve(
     *,
     executor: Executor | Execution | None = None,
     on_event: Listener | None = None,
+    checked: Benchmark | None = None,
 ) -> EvolveResult:
     """Evolve `config.seed_workflow` on `config.bench` in the new directory `run_dir`:
     calibrate (unless both splits are given), then generations until a budget or convergence
@@ -98,16 +99,20 @@ def evolve(
 
     Every gateway call (agents, reflector, mutator, crossover, judge gates) is written to
     `run_dir/ledger.jsonl` with its role, and `config.budgets.max_usd` bounds it: once the
-    ledger reaches it no further model call is made (docs/models.md)."""
+    ledger reaches it no further model call is made (docs/models.md).
+
+    `checked`: what `check_inputs(config, run_dir, executor)` returned, when the caller has
+    already checked these inputs (the CLI does, before its banner); they are not checked again
+    and the benchmark is not read again."""
     run_dir = Path(run_dir)
     config = with_engine(config)
-    check_inputs(config, run_dir, executor)
+    benchmark = checked or check_inputs(config, run_dir, executor)
     with (
         faults_named(run_dir),
-        _created(config, run_dir) as root,
+        _created(config, run_dir, benchmark) as root,
         executor_for(executor, root) as pool,
     ):
-        engine = OuterLoop(lambda: _build(config, root, pool, on_event), root).run()
+        engine = OuterLoop(lambda: _build(config, root, pool, on_event, benchmark), root).run()
     return evolve_result(engine.state)
 
 
@@ -132,7 +137,9 @@ def resume(
                 _require_calibrating(run_dir)
                 config = _calibrating(run_dir)
                 ProgressLog(run_dir, on_event).emit(RunResumed(generation=0, model=config.model))
-                return _build(config, run_dir, pool, on_event)
+                benchmark = load_benchmark(config.bench)
+                _check_ids(benchmark, config)
+                return _build(config, run_dir, pool, on_event, benchmark)
             engine = open_run(run_dir, pool, on_event)
             engine.log.emit(
                 RunResumed(generation=engine.state.generation, model=engine.config.model)
@@ -164,17 +171,19 @@ def start(
     *,
     executor: Executor | Execution | None = None,
     on_event: Listener | None = None,
+    checked: Benchmark | None = None,
 ) -> EvolutionEngine:
     """Create the run: calibrate (unless both splits are given) and build generation 0 (the
-    `outer-loop calibrate` step). The engine returned is not evaluated yet."""
+    `outer-loop calibrate` step). The engine returned is not evaluated yet. `checked` as for
+    `evolve`."""
     config = with_engine(config)
-    check_inputs(config, run_dir, executor)
+    benchmark = checked or check_inputs(config, run_dir, executor)
     with (
         faults_named(run_dir),
-        _created(config, run_dir) as root,
+        _created(config, run_dir, benchmark) as root,
         executor_for(executor, root) as pool,
     ):
-        return _build(config, root, pool, on_event)
+        return _build(config, root, pool, on_event, benchmark)
 
 
 def open_run(
@@ -184,10 +193,12 @@ def open_run(
     run's lock while it changes the run). ConfigError when there is no checkpoint."""
     config = load_checkpoint(run_dir).config
     ledger = run_ledger(config, run_dir)
-    evaluator = _evaluator(config, load_benchmark(config.bench), ledger, executor)
+    benchmark = load_benchmark(config.bench)
+    evaluator = _evaluator(config, benchmark, ledger, executor)
     return EvolutionEngine.open(
-        run_dir, evaluator, components=_components(config, ledger), listener=on_event
-    )
+        run_dir, evaluator, components=_components(config, ledger), listener=on_event,
+        benchmark=benchmark,
+    )  # fmt: skip
 
 
 def with_engine(config: EvolveConfig) -> EvolveConfig:
@@ -207,10 +218,11 @@ def check_inputs(
     config: EvolveConfig,
     run_dir: Path | None = None,
     executor: Executor | Execution | None = None,
-) -> None:
+) -> Benchmark:
     """The seed workflow, the benchmark, the given task ids, the model, the sandbox and the
     search components resolve; when given, `run_dir` can be created and the Execution's cache
     opened. Each a user error naming the fix otherwise; nothing is created (docs/bad-inputs.md).
+    Returns the benchmark it loaded (pass it on as `evolve(..., checked=)`: read once).
     """
     resolve_task_workflow(config.seed_workflow)
     benchmark = load_benchmark(config.bench)
@@ -223,6 +235,7 @@ def check_inputs(
         RunDir.check_new(run_dir, refuse=META_FILE, ignore=(LOCK_FILE,))
     if isinstance(executor, Execution):
         executor.check()
+    return benchmark
 
 
 def require_run(run_dir: Path) -> None:
@@ -237,7 +250,7 @@ def require_run(run_dir: Path) -> None:
 
 
 @contextmanager
-def _created(config: EvolveConfig, run_dir: Path) -> Iterator[Path]:
+def _created(config: EvolveConfig, run_dir: Path, benchmark: Benchmark) -> Iterator[Path]:
     """The new run directory, locked before anything is written into it (its config.yaml:
     RunMeta, kind evolve), held while the block runs. Of two processes started together on
     one directory, exactly one gets it: the other is refused by the lock, or, when the first
@@ -250,7 +263,7 @@ def _created(config: EvolveConfig, run_dir: Path) -> Iterator[Path]:
             model=config.model,
             loopwright_version=__version__,
             benchmark=config.bench,
-            benchmark_digest=load_benchmark(config.bench).digest,
+            benchmark_digest=benchmark.digest,
             seed=config.seed,
             config=config.model_dump(mode="json"),
         )
@@ -300,14 +313,17 @@ def executor_for(given: Executor | Execution | None, root: Path) -> Iterator[Exe
 
 
 def _build(
-    config: EvolveConfig, root: Path, executor: Executor | None, on_event: Listener | None
+    config: EvolveConfig,
+    root: Path,
+    executor: Executor | None,
+    on_event: Listener | None,
+    benchmark: Benchmark,
 ) -> EvolutionEngine:
-    """Calibrate (unless the split is given) and build generation 0 in `root` (locked)."""
-    benchmark = load_benchmark(config.bench)
+    """Calibrate (unless the split is given) and build generation 0 in `root` (locked), on
+    `benchmark` (`config.bench`, loaded and its task ids checked by the caller)."""
     ledger = run_ledger(config, root)
     ledger.touch()
     evaluator = _evaluator(config, benchmark, ledger, executor)
-    _check_ids(benchmark, config)
     split = None
     if config.calibrated:
         log = ProgressLog(root, on_event)
@@ -330,7 +346,7 @@ def _build(
         split = (result.train, result.holdout)
     return EvolutionEngine.start(
         config, root, evaluator, split=split, components=_components(config, ledger),
-        listener=on_event,
+        listener=on_event, benchmark=benchmark,
     )  # fmt: skip
 
 

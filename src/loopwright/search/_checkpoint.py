@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from loopwright import __version__
 from loopwright._fs import atomic_write
+from loopwright._version import __version__
 from loopwright.errors import ConfigError
 from loopwright.search._config import EvolveConfig
 from loopwright.search._individual import Individual

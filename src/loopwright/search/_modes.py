@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from loopwright import __version__
 from loopwright._fs import atomic_write
+from loopwright._version import __version__
 from loopwright.errors import UsageError
 from loopwright.search._checkpoint import load_checkpoint
 from loopwright.search._individual import Individual

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from loopwright import __version__
+from loopwright._version import __version__
 from loopwright.errors import LoopwrightError, UsageError
 from loopwright.models import DEFAULT_PRICES, ScriptedModel
 from loopwright.records import EventWriter

@@ -24,8 +24,8 @@ from typing import Any, Generic, Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
-from loopwright import __version__
 from loopwright._fs import atomic_write, drop_torn_tail, is_atomic_temp, open_append, write_all
+from loopwright._version import __version__
 from loopwright.errors import ConfigError, UsageError
 from loopwright.store._paths import check_new_dir
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from loopwright import __version__
+from loopwright._version import __version__
 from loopwright.errors import ConfigError
 from loopwright.store._paths import check_output_file
 

@@ -1,0 +1,252 @@
+"""What `loopwright evolve` and the `outer-loop` steps print: the live display, the tables
+and the end-of-run summary."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from loopwright.cli.report import report_at_end
+from loopwright.models import (
+    LEDGER_FILE,
+    LedgerTotals,
+    group_totals,
+    read_ledger,
+    role_kind,
+)
+from loopwright.search import (
+    Calibration,
+    CalibrationFinished,
+    CalibrationRunFinished,
+    CreditRow,
+    EvaluationFinished,
+    EvolutionEngine,
+    EvolveResult,
+    GenerationFinished,
+    GenerationStarted,
+    GenerationSummary,
+    ProgressEvent,
+    RunResumed,
+    StageVerdict,
+)
+from loopwright.store import INDEX_FILE, RunIndex, is_simulated
+from loopwright.workflow import to_mermaid
+
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+
+
+err_console = Console(stderr=True, highlight=False)
+
+
+_SIM_BANNER = (
+    "[bold yellow]SIMULATED[/] results: the offline `sim` model stands in for an LLM "
+    "(docs/sim-model.md). Scores show how workflows fare against the simulator, not a real model."
+)
+
+
+def _banner(model: str) -> None:
+    if is_simulated(model):
+        err_console.print(_SIM_BANNER)
+
+
+def _simulated(engine: EvolutionEngine) -> bool:
+    return is_simulated(engine.config.model)
+
+
+def _index_line(run_dir: Path) -> str:
+    """What the run index says the run paid (queried, not rescanned: docs/store.md)."""
+    if not (run_dir / INDEX_FILE).is_file():
+        return "run index: none (a run from before the index)"
+    with RunIndex.of_run(run_dir) as index:
+        s = index.spend(index.run_id_of(run_dir))
+    return (
+        f"run index: {s.evaluations} evaluations ({s.cached} from the cache), paid "
+        f"${s.paid_usd:.2f}, saved ${s.saved_usd:.2f}, {s.failed_attempts} failed attempts"
+    )
+
+
+class _Display:
+    """The live progress display of a run: a spinner line saying what is being evaluated,
+    the calibration table and one summary line per generation, fed by progress events."""
+
+    def __init__(self) -> None:
+        self.progress = Progress(
+            SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+            console=err_console, transient=True,
+        )  # fmt: skip
+        self.bar = self.progress.add_task("starting", total=None)
+        self.generation, self.evaluations = 0, 0
+
+    def __enter__(self) -> _Display:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(None, None, None)
+
+    def __call__(self, event: ProgressEvent) -> None:
+        text = None
+        if isinstance(event, RunResumed) and event.model is not None:
+            _banner(event.model)
+        elif isinstance(event, CalibrationRunFinished):
+            text = f"calibrating {event.done}/{event.total}: {event.task_id}"
+        elif isinstance(event, CalibrationFinished):
+            console.print(_calibration_table(event.calibration))
+            for warning in event.calibration.warnings:
+                err_console.print(f"[bold yellow]warning:[/] {escape(warning)}")
+        elif isinstance(event, GenerationStarted):
+            self.generation, self.evaluations = event.generation, 0
+            text = f"generation {self.generation}: 0 evaluations"
+        elif isinstance(event, EvaluationFinished):
+            self.evaluations += 1
+            text = (
+                f"generation {self.generation}: {self.evaluations} evaluations (last "
+                f"{event.individual_id[:8]} {event.task_id} rep {event.repetition}: "
+                f"{_fmt(event.score)})"
+            )
+        elif isinstance(event, GenerationFinished):
+            self.progress.console.print(_summary_line(event))
+        if text is not None:
+            self.progress.update(self.bar, description=text)
+
+
+def _calibration_table(result: Calibration) -> Table:
+    table = Table(title="calibration (pass rate of the seed)", title_justify="left", box=None)
+    for col in ("task", "level", "pass rate", "score", "split"):
+        table.add_column(col)
+    for row in result.rows:
+        table.add_row(row.task_id, str(row.level), _fmt(row.pass_rate), _fmt(row.mean_score),
+                      row.verdict)  # fmt: skip
+    return table
+
+
+def _summary_line(s: GenerationSummary) -> str:
+    alarm = " [bold red]OVERFIT[/]" if s.overfit.alarm else ""
+    return (
+        f"gen {s.generation}: train best {_fmt(s.train_best)} mean {_fmt(s.train_mean)}"
+        f" holdout {_fmt(s.holdout_best)}{alarm} coverage {s.archive_coverage:.2f}"
+        f" spent {s.spent.evaluations} evals ${s.spent.usd:.2f}"
+    )
+
+
+def _finish(result: EvolveResult, model: str, run_dir: Path, *, report: bool) -> None:
+    """The summary of a finished run, where it is, and its report."""
+    _report(result, simulated=is_simulated(model))
+    _print_spend(run_dir)
+    console.print(f"run written to {run_dir}")
+    if report:
+        report_at_end(run_dir, console)
+
+
+def _report(result: EvolveResult, *, simulated: bool) -> None:
+    console.print(_generation_table(result, simulated=simulated))
+    console.print(_holdout_line(result))
+    console.print(f"stop reason: {result.stop_reason or '(still running)'}")
+    spent = result.spent
+    meta = (
+        f" (agents ${spent.usd - spent.meta_usd:.2f}, meta ${spent.meta_usd:.2f})"
+        if spent.meta_usd
+        else ""
+    )
+    console.print(
+        f"spent: {spent.evaluations} evaluations, ${spent.usd:.2f}{meta}, {spent.wall_s:.0f}s"
+    )
+    w = result.winner
+    console.print(f"winner {w.mode} ({w.lineage.operator}), {len(w.workflow.nodes)} nodes:")
+    console.print(to_mermaid(w.workflow), markup=False)
+
+
+def _print_spend(run_dir: Path) -> None:
+    """The run ledger's spend by role, agents apart from the meta roles (nothing when no
+    gateway call was made: the sim and scripted models make none)."""
+    path = run_dir / LEDGER_FILE
+    records = read_ledger(path, torn_tail=True) if path.is_file() else []
+    if not records:
+        return
+    table = Table(title="model calls by role (ledger.jsonl)", title_justify="left", box=None)
+    for col in ("role", "kind", "calls", "failed", "tokens in", "tokens out", "cost $"):
+        table.add_column(col, justify="left" if col in ("role", "kind") else "right")
+    roles = group_totals(records, "role")
+    order = sorted(roles, key=lambda r: (role_kind(r) == "meta", r or ""))
+    for role in order:
+        table.add_row(role or "(none)", role_kind(role), *_totals_cells(roles[role]))
+    for kind, totals in sorted(group_totals(records, "kind").items(), key=lambda kv: kv[0] or ""):
+        table.add_row(f"all {kind}", "", *_totals_cells(totals), style="bold")
+    console.print(table)
+
+
+def _totals_cells(t: LedgerTotals) -> tuple[str, ...]:
+    cost = "unpriced" if t.cost_usd is None else f"{t.cost_usd:.4f}"
+    return (str(t.calls), str(t.failed_calls), str(t.input_tokens), str(t.output_tokens), cost)
+
+
+def _holdout_line(result: EvolveResult) -> str:
+    """The winner's and the seed's holdout scores and the gain with its interval, saying
+    whether the interval excludes zero (what `promote` asks for)."""
+    if result.gain is None:
+        return "best vs seed on holdout: no holdout scores"
+    scores = (result.winner.mean_score("holdout"), result.seed.mean_score("holdout"))
+    line = "holdout: " + ", ".join(
+        f"{who} {'-' if v is None else format(v, '.3f')}"
+        for who, v in zip(("winner", "seed"), scores, strict=True)
+    )
+    line += f"; gain {result.gain.describe()}"
+    if result.gain.includes_zero:
+        return line + ": the interval includes zero (not significant; promote needs --force)"
+    return line + ": significant"
+
+
+def _generation_table(result: EvolveResult, *, simulated: bool = True) -> Table:
+    sim = " [SIMULATED]" if simulated else ""
+    table = Table(title=f"generations{sim}", title_justify="left", box=None)
+    for col in ("gen", "train best", "train mean", "holdout best", "gap", "diversity",
+                "coverage", "evals", "spent $"):  # fmt: skip
+        table.add_column(col, justify="right")
+    for s in result.summaries:
+        gap = _fmt(s.overfit.gap) + (" ALARM" if s.overfit.alarm else "")
+        table.add_row(
+            str(s.generation), _fmt(s.train_best), _fmt(s.train_mean), _fmt(s.holdout_best),
+            gap, str(s.diversity), f"{s.archive_coverage:.2f}", str(s.spent.evaluations),
+            f"{s.spent.usd:.2f}",
+        )  # fmt: skip
+    return table
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _stage_table(verdicts: Sequence[StageVerdict]) -> Table:
+    """Staged evaluation: each child's minibatch mean against its parent's, and the verdict."""
+    table = Table(title="staged evaluation (children on their minibatch)", title_justify="left",
+                  box=None)  # fmt: skip
+    for col in ("child", "parent", "stage", "tasks", "child mean", "parent mean", "verdict"):
+        table.add_column(col)
+    for v in verdicts:
+        table.add_row(
+            v.individual_id[:8], v.parent_id[:8], str(v.stage), str(len(v.tasks)),
+            _fmt(v.child_mean), _fmt(v.parent_mean), "stopped" if v.stopped else "goes on",
+        )  # fmt: skip
+    return table
+
+
+def _credit_table(rows: Sequence[CreditRow]) -> Table:
+    table = Table(title="credit (children that beat their parents)", title_justify="left", box=None)
+    for col in ("suggestion kind", "operator", "children", "evaluated", "beat parent",
+                "win rate", "mean delta", "weight"):  # fmt: skip
+        table.add_column(col, justify="left" if col in ("suggestion kind", "operator") else "right")
+    for r in sorted(rows, key=lambda r: (-r.evaluated, r.kind, r.operator)):
+        table.add_row(r.kind, r.operator, str(r.children), str(r.evaluated), str(r.beat_parent),
+                      _fmt(r.win_rate), _fmt(r.mean_delta), f"{r.factor:.2f}")  # fmt: skip
+    return table
+
+
+def _generation_of(path: Path) -> int:
+    digits = path.stem.removeprefix("reflection_gen")
+    return int(digits) if digits.isdigit() else -1
