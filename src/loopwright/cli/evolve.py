@@ -132,6 +132,14 @@ Merge = Annotated[
     float,
     typer.Option("--merge", help="pareto: share of children made by merging two parents."),
 ]
+Objective = Annotated[
+    str,
+    typer.Option(
+        "--objective",
+        help="The winner: holdout (best on training) or cost-aware (cheapest within the best's "
+        "holdout interval, from the score/cost front; docs/evolve.md).",
+    ),
+]
 
 # The settings a new run is made with: `evolve` and `outer-loop calibrate` take the same ones and
 # build the config with `_new_config`, so a run driven a step at a time can have every setting
@@ -220,6 +228,7 @@ def evolve(
     stage_margin: StageMargin = 0.1,
     parents: Parents = "tournament",
     merge: Merge = 0.0,
+    objective: Objective = "holdout",
 ) -> None:
     """Evolve workflows: calibrate, then generations of train/holdout/select/mutate."""
     run = _execution(executor, workers, job_timeout, ray_address, cache, no_cache)
@@ -297,6 +306,7 @@ def outer_calibrate(
     stage_margin: StageMargin = 0.1,
     parents: Parents = "tournament",
     merge: Merge = 0.0,
+    objective: Objective = "holdout",
 ) -> None:
     """Create the run: calibrate the seed, choose the split, build generation 0.
 
@@ -477,6 +487,7 @@ def _new_config(params: Mapping[str, Any]) -> search.EvolveConfig:
             "strategy": p["strategy"], "exploration": p["exploration"],
             "first_children": p["first_children"], "stages": _stages(p["stages"]),
             "stage_margin": p["stage_margin"], "parents": p["parents"], "merge_rate": p["merge"],
+            "objective": p["objective"],
             "calibration": {"band_low": low, "band_high": high,
                             "repetitions": p["calibration_reps"],
                             "min_train": p["min_train"], "min_holdout": p["min_holdout"]},
@@ -635,9 +646,28 @@ def _report(result: EvolveResult, *, simulated: bool) -> None:
     console.print(
         f"spent: {spent.evaluations} evaluations, ${spent.usd:.2f}{meta}, {spent.wall_s:.0f}s"
     )
+    if result.points:
+        console.print(_front_table(result))
     w = result.winner
     console.print(f"winner {w.mode} ({w.lineage.operator}), {len(w.workflow.nodes)} nodes:")
     console.print(to_mermaid(w.workflow), markup=False)
+
+
+def _front_table(result: EvolveResult) -> Table:
+    """Holdout score against mean dollars per task for every holdout-evaluated individual,
+    cheapest first: on the Pareto front or not, within the best's interval or not, the winner."""
+    title = f"holdout vs cost (objective: {result.objective}; * on the front)"
+    table = Table(title=title, title_justify="left", box=None)
+    for col in ("individual", "gen", "holdout", "$/task", "front", "within best", ""):
+        table.add_column(col, justify="left" if col in ("individual", "") else "right")
+    for p in result.points:
+        usd = "unpriced" if p.usd_per_task is None else f"{p.usd_per_task:.4f}"
+        table.add_row(
+            p.individual_id[:8], str(p.generation), f"{p.holdout:.3f}", usd,
+            "*" if p.on_front else "", "yes" if p.within_best else "no",
+            "winner" if p.individual_id == result.winner.id else "",
+        )  # fmt: skip
+    return table
 
 
 def _print_spend(run_dir: Path) -> None:

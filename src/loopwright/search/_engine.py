@@ -69,6 +69,7 @@ from loopwright.search._engine_records import (
 )
 from loopwright.search._individual import Individual, Lineage, TaskResult
 from loopwright.search._modes import EphemeralModeRegistry
+from loopwright.search._objective import choose_winner
 from loopwright.search._overfit import OverfitDetector
 from loopwright.search._pareto import Frontier, frontier, pareto_pick
 from loopwright.search._progress import (
@@ -787,8 +788,10 @@ class EvolutionEngine:
 
     def _finish(self, reason: StopReason) -> None:
         """End the run: the winner is the `leader` (fully evaluated individuals only; the seed
-        when a budget stopped generation 0 before any individual finished training)."""
-        winner = self._leader()
+        when a budget stopped generation 0 before any individual finished training), or under
+        `objective: cost-aware` the point `choose_winner` takes from the cost front."""
+        state = self.state.model_copy(update={"individuals": dict(self.individuals)})
+        winner = self.individuals[choose_winner(state, self._leader().id)]
         self.modes.cleanup(keep=[self.individuals[winner.id]])
         self.state = self.state.model_copy(update={"stop_reason": reason, "winner_id": winner.id})
         self._checkpoint()
