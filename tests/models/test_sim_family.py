@@ -113,3 +113,11 @@ def test_extra_reads_cost_tokens_and_change_nothing(mini: Benchmark, tmp_path: P
     assert [d.variant for d in m_plain.decisions] == [d.variant for d in m_reads.decisions]
     rereads = [c for c in reads.calls if c.name == "read_file"]
     assert len(rereads) == len([c for c in plain.calls if c.name == "read_file"]) + 3
+
+
+@pytest.mark.parametrize("spec", ["sim:7", "sim:7?latency=0.05", "sim"])
+def test_a_landscape_is_offline_and_simulated(spec: str) -> None:
+    from loopwright.models._choice import is_offline_spec
+    from loopwright.store import is_simulated
+
+    assert is_offline_spec(spec) and is_simulated(spec)
