@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from loopwright.search import Individual, Lineage, TaskResult, evolve_result
+import pytest
+
+from loopwright.cli import main
+from loopwright.search import Checkpoint, Individual, Lineage, TaskResult, evolve_result
 from loopwright.search._checkpoint import load_checkpoint
 from loopwright.search._objective import choose_winner, cost_front, front_points
 from loopwright.workflow import builtin_workflow
@@ -57,19 +60,50 @@ def test_individuals_without_holdout_results_are_not_points() -> None:
     assert front_points([bare]) == []
 
 
-def test_cost_aware_run_picks_the_cheapest_point_within_the_best(tmp_path: Path) -> None:
-    config = make_config(
-        objective="cost-aware", holdout_tasks=("l1-roman-numerals", "l2-fsm-guards")
-    )
-    make_engine(tmp_path / "run", config).run()
-    cp = load_checkpoint(tmp_path / "run")
+@pytest.fixture(scope="module")
+def cost_aware_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One small cost-aware run on mini with sim, shared by the tests below."""
+    run_dir = tmp_path_factory.mktemp("objective") / "run"
+    holdout = ("l1-roman-numerals", "l2-fsm-guards")
+    make_engine(run_dir, make_config(objective="cost-aware", holdout_tasks=holdout)).run()
+    return run_dir
+
+
+@pytest.fixture
+def cost_aware_run(cost_aware_dir: Path) -> Checkpoint:
+    return load_checkpoint(cost_aware_dir)
+
+
+def test_cost_aware_run_picks_the_cheapest_point_within_the_best(
+    cost_aware_run: Checkpoint,
+) -> None:
+    cp = cost_aware_run
     result = evolve_result(cp)
     within = [p for p in result.points if p.within_best]
     cheapest = min(within, key=lambda p: (p.usd_per_task or 0.0, -p.holdout, p.individual_id))
     assert cp.winner_id == cheapest.individual_id == result.winner.id
     assert result.objective == "cost-aware"
-    leader = cp.summaries[-1].best_id
-    holdout_only = cp.model_copy(
-        update={"config": cp.config.model_copy(update={"objective": "holdout"})}
+
+
+def test_choose_winner_takes_the_cheapest_within_the_best_only_when_cost_aware(
+    cost_aware_run: Checkpoint,
+) -> None:
+    synthetic = {i.id: i for i in (BEST, CLOSE, POOR, DOMINATED)}
+    aware = cost_aware_run.model_copy(update={"individuals": synthetic})
+    assert choose_winner(aware, "dominated") == "close"
+    holdout = aware.model_copy(
+        update={"config": aware.config.model_copy(update={"objective": "holdout"})}
     )
-    assert choose_winner(holdout_only, leader) == leader
+    assert choose_winner(holdout, "dominated") == "dominated"
+
+
+def test_status_prints_the_front_and_the_winner(
+    cost_aware_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["outer-loop", "status", "--run-dir", str(cost_aware_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "holdout vs cost (objective: cost-aware" in out
+    winner = load_checkpoint(cost_aware_dir).winner_id
+    assert winner is not None
+    line = next(ln for ln in out.splitlines() if ln.strip().startswith(winner[:8]))
+    assert line.rstrip().endswith("winner")
