@@ -107,3 +107,18 @@ def test_status_prints_the_front_and_the_winner(
     assert winner is not None
     line = next(ln for ln in out.splitlines() if ln.strip().startswith(winner[:8]))
     assert line.rstrip().endswith("winner")
+
+
+def test_the_engine_records_the_objectives_choice_as_the_winner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chosen: list[str] = []
+
+    def choose_seed(checkpoint: Checkpoint, leader_id: str) -> str:
+        chosen.append(leader_id)
+        return checkpoint.seed_id
+
+    monkeypatch.setattr("loopwright.search._engine.choose_winner", choose_seed)
+    make_engine(tmp_path / "run", make_config(budgets={"max_generations": 1})).run()
+    cp = load_checkpoint(tmp_path / "run")
+    assert chosen and cp.winner_id == cp.seed_id
