@@ -122,7 +122,19 @@ def test_a_private_import_is_caught(tmp_path: Path) -> None:
     ]
 
 
-SIM_TABLES = frozenset({"GUIDANCE_KEYWORDS", "PITFALLS", "FAILURE_PATTERNS", "SimParams"})
+SIM_TABLES = frozenset(
+    {
+        "GUIDANCE_KEYWORDS",
+        "PITFALLS",
+        "FAILURE_PATTERNS",
+        "SimParams",
+        "REVIEW_CUES",
+        "TESTS_FIRST_CUES",
+        "RANGES",
+        "LANDSCAPE_FAMILY",
+        "draw_landscape",
+    }
+)
 """What the simulator reacts to and how: reading any of it outside the simulator lets search
 or reflection aim at the simulator instead of at the task (issue 19)."""
 
@@ -169,3 +181,39 @@ def test_the_simulator_check_sees_each_way_of_reading_it(tmp_path: Path) -> None
         "2: import loopwright.models._sim_policy",
         "3: from loopwright.models._sim_task",
     ]
+
+
+# What the sim may know of a task beyond its tools' results, by documented design
+# (docs/sim-model.md): the gold's and flawed variants' files and the flawed variants' kinds,
+# read in `_sim_task.py` (TaskFacts), and handed to the decision model by `_sim.py` alone. The
+# study notes, the landscape draw and the decision model never open a task directory.
+_TASK_SECRETS = frozenset({"solution_dir", "flawed_dir", "tests_dir", "test_dir", "root"})
+_SECRET_READERS = {"_sim_task.py": _TASK_SECRETS}
+
+
+def _secret_reads(path: Path, allowed: frozenset[str]) -> list[str]:
+    """Attribute reads in `path` of a task's directories (gold, flawed, hidden tests, root)
+    that its module is not allowed."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        f"{path.name}:{node.lineno} .{node.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr in _TASK_SECRETS - allowed
+    ]
+
+
+def test_only_the_task_facts_open_a_tasks_gold_or_flawed_files() -> None:
+    sim_modules = sorted((SRC / "models").glob("_sim*.py"))
+    assert {p.name for p in sim_modules} >= {"_sim.py", "_sim_landscape.py", "_sim_policy.py"}
+    bad = [
+        hit
+        for path in sim_modules
+        for hit in _secret_reads(path, _SECRET_READERS.get(path.name, frozenset()))
+    ]
+    assert bad == []
+
+
+def test_the_task_secret_check_sees_a_read(tmp_path: Path) -> None:
+    bad = tmp_path / "_sim_landscape.py"
+    bad.write_text("def draw(task):\n    return task.solution_dir / 'x.py'\n", encoding="utf-8")
+    assert _secret_reads(bad, frozenset()) == ["_sim_landscape.py:2 .solution_dir"]

@@ -100,6 +100,14 @@ Merge = Annotated[
     float,
     typer.Option("--merge", help="pareto: share of children made by merging two parents."),
 ]
+Objective = Annotated[
+    str,
+    typer.Option(
+        "--objective",
+        help="The winner: holdout (best on training) or cost-aware (cheapest within the best's "
+        "holdout interval, from the score/cost front; docs/evolve.md).",
+    ),
+]
 
 Generations = Annotated[int, typer.Option("--generations", help="Max generations.")]
 
@@ -164,6 +172,7 @@ def new_config(params: Mapping[str, Any]) -> search.EvolveConfig:
             "strategy": p["strategy"], "exploration": p["exploration"],
             "first_children": p["first_children"], "stages": _stages(p["stages"]),
             "stage_margin": p["stage_margin"], "parents": p["parents"], "merge_rate": p["merge"],
+            "objective": p["objective"],
             "calibration": {"band_low": low, "band_high": high,
                             "repetitions": p["calibration_reps"],
                             "min_train": p["min_train"], "min_holdout": p["min_holdout"]},
@@ -270,6 +279,7 @@ def _run_settings(
     stage_margin: StageMargin = 0.1,
     parents: Parents = "tournament",
     merge: Merge = 0.0,
+    objective: Objective = "holdout",
 ) -> None:
     """The options of a new run, declared once (`takes_run_settings` adds them to a command)."""
 

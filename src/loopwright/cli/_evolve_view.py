@@ -157,9 +157,28 @@ def _report(result: EvolveResult, *, simulated: bool) -> None:
     console.print(
         f"spent: {spent.evaluations} evaluations, ${spent.usd:.2f}{meta}, {spent.wall_s:.0f}s"
     )
+    if result.points:
+        console.print(_front_table(result))
     w = result.winner
     console.print(f"winner {w.mode} ({w.lineage.operator}), {len(w.workflow.nodes)} nodes:")
     console.print(to_mermaid(w.workflow), markup=False)
+
+
+def _front_table(result: EvolveResult) -> Table:
+    """Holdout score against mean dollars per task for every holdout-evaluated individual,
+    cheapest first: on the Pareto front or not, within the best's interval or not, the winner."""
+    title = f"holdout vs cost (objective: {result.objective}; * on the front)"
+    table = Table(title=title, title_justify="left", box=None)
+    for col in ("individual", "gen", "holdout", "$/task", "front", "within best", ""):
+        table.add_column(col, justify="left" if col in ("individual", "") else "right")
+    for p in result.points:
+        usd = "unpriced" if p.usd_per_task is None else f"{p.usd_per_task:.4f}"
+        table.add_row(
+            p.individual_id[:8], str(p.generation), f"{p.holdout:.3f}", usd,
+            "*" if p.on_front else "", "yes" if p.within_best else "no",
+            "winner" if p.individual_id == result.winner.id else "",
+        )  # fmt: skip
+    return table
 
 
 def _print_spend(run_dir: Path) -> None:

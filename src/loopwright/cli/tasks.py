@@ -160,7 +160,7 @@ def _nothing_kept(report: MineReport) -> str:
 
 def _rewriter(model: str | None, api_base: str | None) -> tuple[Rewrite | None, str]:
     """The instruction rewrite for `--model` and how the report names the instructions' source."""
-    if model is None or model.strip().partition("?")[0] == "sim":
+    if model is None or model.strip().partition("?")[0].partition(":")[0] == "sim":
         why = "no --model" if model is None else "sim does not rewrite"
         return None, f"the commit message, as is ({why})"
     chat = model_factory(model, benchmark=None, api_base=api_base)(0)

@@ -144,8 +144,10 @@ def is_gateway_spec(spec: str) -> bool:
 
 
 def is_offline_spec(spec: str) -> bool:
-    """True for `offline` and for the sim (`sim`, `sim?...`): meta roles follow offline rules."""
-    return spec.strip() == "offline" or spec.partition("?")[0].strip() == "sim"
+    """True for `offline` and for the sim (`sim`, `sim:7`, `sim?...`): meta roles follow offline
+    rules."""
+    name = spec.partition("?")[0].strip()
+    return spec.strip() == "offline" or name == "sim" or name.startswith("sim:")
 
 
 def meta_chat_model(

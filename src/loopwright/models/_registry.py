@@ -12,7 +12,7 @@ from pathlib import Path
 from loopwright.errors import ConfigError
 from loopwright.models._ledger import CostLedger
 from loopwright.models._pricing import DEFAULT_PRICES, PriceTable
-from loopwright.models._sim import parse_sim_spec
+from loopwright.models._sim import SimOptions, parse_sim_spec
 from loopwright.models._types import ChatModel
 from loopwright.tasks import Benchmark
 
@@ -24,6 +24,7 @@ state (the sim, a list script) must not be shared between runs."""
 
 MODEL_SPECS: tuple[str, ...] = (
     "sim",
+    "sim:LANDSCAPE",
     "sim?latency=SECONDS",
     "scripted:FILE",
     "PROVIDER/MODEL (e.g. anthropic/claude-sonnet-4-5 or openai/gpt-4o-mini)",
@@ -42,7 +43,8 @@ def model_factory(
     """The factory for a model spec. Known specs:
 
     - "sim": `SimModel(benchmark, seed)` per run; needs the benchmark the run is on.
-      "sim?latency=0.05": the same, each call sleeping that many seconds first.
+      "sim:7": landscape 7 of the sim's family (docs/sim-model.md, "Landscapes").
+      "sim?latency=0.05" (or "sim:7?latency=0.05"): each call sleeping that long first.
     - "scripted:PATH": a fresh `ScriptedModel` from the script file at PATH per run (the file is
       read and validated once, here).
     - "PROVIDER/MODEL" (any LiteLLM name with a provider prefix) or "litellm:NAME" (any LiteLLM
@@ -63,7 +65,7 @@ def model_factory(
         )
     sim_options = parse_sim_spec(spec)
     if sim_options is not None:
-        return _sim_factory(benchmark, sim_options.latency_s)
+        return _sim_factory(benchmark, sim_options)
     if spec.startswith("scripted:"):
         return _scripted_factory(spec.removeprefix("scripted:"))
     if name is not None:
@@ -156,7 +158,7 @@ def _gateway_factory(
     return make
 
 
-def _sim_factory(benchmark: Benchmark | None, latency_s: float = 0.0) -> ModelFactory:
+def _sim_factory(benchmark: Benchmark | None, options: SimOptions) -> ModelFactory:
     if benchmark is None:
         raise ConfigError(
             "the sim model needs the benchmark it runs on",
@@ -166,9 +168,10 @@ def _sim_factory(benchmark: Benchmark | None, latency_s: float = 0.0) -> ModelFa
     from loopwright.models._sim import SimModel
 
     bench = benchmark
+    params = options.params()
 
     def make(seed: int) -> ChatModel:
-        return SimModel(bench, seed, latency_s=latency_s)
+        return SimModel(bench, seed, params, latency_s=options.latency_s)
 
     return make
 

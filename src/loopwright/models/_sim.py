@@ -18,7 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from loopwright.errors import ConfigError
+from loopwright.models._sim_landscape import draw_landscape
 from loopwright.models._sim_policy import (
+    REVIEW_CUES,
     Choice,
     Context,
     SimParams,
@@ -50,21 +52,45 @@ NO_TASK = "did not read the task"
 
 @dataclass(frozen=True, slots=True)
 class SimOptions:
-    """Options of a `sim?key=value&...` model spec. `latency_s`: seconds every call sleeps
-    before answering (default 0), so a simulated job spends time the way a real model call does
-    (docs/sim-model.md). Latency changes timing only, never what the model says."""
+    """Options of a `sim[:LANDSCAPE][?key=value&...]` model spec. `latency_s`: seconds every
+    call sleeps before answering (default 0), so a simulated job spends time the way a real
+    model call does (docs/sim-model.md). Latency changes timing only, never what the model
+    says. `landscape`: the seed of the landscape (`sim:7`), None for the plain `sim`."""
 
     latency_s: float = 0.0
+    landscape: int | None = None
+
+    def params(self) -> SimParams:
+        """The landscape's parameters: the defaults for plain `sim`, else drawn from its seed."""
+        return SimParams() if self.landscape is None else draw_landscape(self.landscape)
+
+
+def _landscape(name: str, spec: str) -> int | None:
+    """The landscape seed of `sim:SEED` (None for `sim`). ConfigError when SEED is not an
+    integer >= 0."""
+    if name == "sim":
+        return None
+    seed = name.removeprefix("sim:")
+    if not seed.isdigit():
+        raise ConfigError(
+            "a sim landscape is a whole number >= 0",
+            got=spec,
+            fix="write sim:SEED, e.g. sim:7 (or plain sim for the default landscape)",
+        )
+    return int(seed)
 
 
 def parse_sim_spec(spec: str) -> SimOptions | None:
-    """`sim` or `sim?latency=0.05` -> its options; None for a spec that is not the sim.
+    """`sim`, `sim:7`, `sim?latency=0.05` or `sim:7?latency=0.05` -> its options; None for a
+    spec that is not the sim.
 
-    Raises ConfigError for an unknown option or a latency that is not a number >= 0.
+    Raises ConfigError for an unknown option, a latency that is not a number >= 0, or a
+    landscape that is not a whole number.
     """
     name, sep, query = spec.strip().partition("?")
-    if name != "sim":
+    if name != "sim" and not name.startswith("sim:"):
         return None
+    landscape = _landscape(name, spec)
     options: dict[str, float] = {}
     for item in query.split("&") if sep else ():
         key, _, value = item.partition("=")
@@ -72,7 +98,7 @@ def parse_sim_spec(spec: str) -> SimOptions | None:
             raise ConfigError(
                 f"unknown sim option {key!r}",
                 got=spec,
-                fix="the sim takes one option: sim?latency=SECONDS (e.g. sim?latency=0.05)",
+                fix="the sim takes one option: sim?latency=SECONDS (e.g. sim:7?latency=0.05)",
             )
         try:
             latency = float(value)
@@ -85,7 +111,7 @@ def parse_sim_spec(spec: str) -> SimOptions | None:
                 fix="write e.g. sim?latency=0.05",
             )
         options["latency_s"] = latency
-    return SimOptions(**options)
+    return SimOptions(landscape=landscape, **options)
 
 
 def find_instruction_path(prompt: str) -> str | None:
@@ -355,6 +381,7 @@ class SimModel:
         """Queue the episode's role-specific actions, once its context is gathered."""
         facts = episode.facts
         assert facts is not None  # set by _identify before the "gather" phase
+        _queue_extra_reads(episode, self.params.extra_reads.get(episode.role, 0))
         if episode.role == "builder":
             _build(self, episode, facts, messages)
             return
@@ -381,18 +408,31 @@ def _head(messages: Sequence[Message]) -> tuple[str, ...]:
     return tuple(head)
 
 
+def _queue_extra_reads(episode: _Episode, count: int) -> None:
+    """`count` more turns re-reading the instruction (the landscape's `extra_reads` for the
+    role): they cost tokens and change no decision."""
+    first = episode.emitted[0] if episode.emitted else None
+    if not isinstance(first, ToolCall) or first.name != "read_file":
+        return
+    for _ in range(count):
+        episode.queue.append(episode.call("read_file", path=first.arguments()["path"]))
+
+
 def _build(sim: SimModel, episode: _Episode, facts: TaskFacts, messages: Sequence[Message]) -> None:
     state = sim.state(facts.task.id)
     guidance = episode.prompt + "\n" + episode.notes_read(messages)
+    files_read = episode.read_text(messages)
     ctx = Context(
         guidance=guidance,
         notes_coverage=facts.coverage(guidance),
         failing_feedback=has_failing_feedback(episode.prompt),
         previous=state.last,
+        context_chars=len(guidance) + sum(len(t) for t in files_read.values()),
+        review=any(cue in episode.prompt.lower() for cue in REVIEW_CUES),
     )
     choice = choose_variant(facts.task.level, facts.task.spec.flawed, ctx, sim.params, state.rng)
     files = {} if choice.reason == "keep" else facts.target_files(choice.variant, state.written)
-    written = _queue_writes(episode, files, episode.read_text(messages))
+    written = _queue_writes(episode, files, files_read)
     if written or choice.reason == "keep":
         state.last = choice.variant
         state.written |= set(written)

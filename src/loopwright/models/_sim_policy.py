@@ -20,6 +20,8 @@ __all__ = [
     "FAILURE_PATTERNS",
     "GOLD",
     "GUIDANCE_KEYWORDS",
+    "REVIEW_CUES",
+    "TESTS_FIRST_CUES",
     "Choice",
     "Context",
     "SimParams",
@@ -59,8 +61,30 @@ FAILURE_PATTERNS: tuple[re.Pattern[str], ...] = (
 )
 
 
+# A builder-role episode whose prompt asks it to review a change already made (case-insensitive
+# substrings). In a landscape whose `review` table is above 0 it may then find and fix its own
+# earlier flawed work without failing test output; in the default landscape this does nothing.
+REVIEW_CUES: tuple[str, ...] = ("review", "check that change", "check the change")
+
+# A context that puts tests before the code: the prompt or notes ask for the instruction to be
+# turned into tests first, or say such tests exist. Scales a fresh attempt's error by
+# `tests_first` (1.0 in the default landscape: no effect).
+TESTS_FIRST_CUES: tuple[str, ...] = (
+    "tests first",
+    "test first",
+    "into tests",
+    "before any code",
+    "added new tests",
+)
+
+
 def _frozen(values: Mapping[int, float]) -> Mapping[int, float]:
     return MappingProxyType(dict(values))
+
+
+def _cued(text: str, cues: Sequence[str]) -> bool:
+    lowered = text.lower()
+    return any(c in lowered for c in cues)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +99,21 @@ class SimParams:
       guide against (1.0 otherwise).
     - `repair[level]`: probability that a builder given failing-test feedback, after writing a
       flawed variant earlier in the run, writes the gold.
+
+    The rest are a landscape's other sensitivities (models/_sim_landscape.py draws them for
+    `sim:SEED`); their defaults change nothing, so `SimParams()` is the plain `sim`:
+    - `notes_by_level[level]`: the notes factor on tasks of that level (empty: `notes_factor`).
+    - `guidance_by_kind[kind]`: the guidance weight of that failure kind (missing: the
+      `guidance_factor`).
+    - `review[level]`: probability that a builder-role episode whose prompt asks for a review
+      (REVIEW_CUES) finds and fixes its earlier flawed work with no failing feedback.
+    - `tests_first`: a fresh attempt's error is multiplied by this when the context puts tests
+      first (TESTS_FIRST_CUES); above 1 the model is distracted by them.
+    - `context_budget`, `context_penalty`: per 1,000 estimated tokens (characters / 4) of
+      context (prompt, notes and files read) beyond the budget, a fresh attempt's error grows
+      by `context_penalty` times itself (capped at 1): long contexts hurt.
+    - `extra_reads[role]`: extra turns an episode of that role spends re-reading the files it
+      has read (tokens only: no decision changes), so each role costs differently.
     """
 
     base_error: Mapping[int, float] = field(
@@ -83,16 +122,45 @@ class SimParams:
     notes_factor: float = 0.7
     guidance_factor: float = 0.7
     repair: Mapping[int, float] = field(default_factory=lambda: _frozen({1: 0.6, 2: 0.4, 3: 0.3}))
+    notes_by_level: Mapping[int, float] = field(default_factory=lambda: _frozen({}))
+    guidance_by_kind: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    review: Mapping[int, float] = field(default_factory=lambda: _frozen({1: 0.0}))
+    tests_first: float = 1.0
+    context_budget: int = 0
+    context_penalty: float = 0.0
+    extra_reads: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
-        for name in ("base_error", "repair"):
+        for name in ("base_error", "repair", "review"):
             table = getattr(self, name)
             if not table or any(not 0.0 <= p <= 1.0 for p in table.values()):
                 raise ValueError(f"SimParams.{name} must map levels to probabilities in [0, 1]")
             object.__setattr__(self, name, _frozen(table))
+        for name in ("notes_by_level", "guidance_by_kind"):
+            table = getattr(self, name)
+            if any(not 0.0 <= p <= 1.0 for p in table.values()):
+                raise ValueError(f"SimParams.{name} must map to factors in [0, 1]")
+            object.__setattr__(self, name, MappingProxyType(dict(table)))
         for name in ("notes_factor", "guidance_factor"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"SimParams.{name} must be in [0, 1]")
+        if not (0.0 < self.tests_first <= 2.0 and 0.0 <= self.context_penalty <= 1.0):
+            raise ValueError("SimParams.tests_first must be in (0, 2], context_penalty in [0, 1]")
+        if self.context_budget < 0 or any(n < 0 for n in self.extra_reads.values()):
+            raise ValueError("SimParams.context_budget and extra_reads must be >= 0")
+        object.__setattr__(self, "extra_reads", MappingProxyType(dict(self.extra_reads)))
+
+    def notes_for(self, level: int) -> float:
+        """The notes factor on tasks of `level`."""
+        if not self.notes_by_level:
+            return self.notes_factor
+        return self.for_level(self.notes_by_level, level)
+
+    def error_scale(self, guidance: str, context_chars: int) -> float:
+        """What the tests-first cue and the context's length multiply a fresh error by."""
+        scale = self.tests_first if _cued(guidance, TESTS_FIRST_CUES) else 1.0
+        excess = max(0, context_chars // 4 - self.context_budget)
+        return scale * (1.0 + self.context_penalty * excess / 1000.0)
 
     def for_level(self, table: Mapping[int, float], level: int) -> float:
         """`table[level]`, or the entry of the nearest level the table has."""
@@ -106,12 +174,16 @@ class Context:
 
     `guidance`: the prompt plus the notes it read. `notes_coverage`: the fraction of the gold's
     changed files named in that text. `failing_feedback`: the prompt carries failing test output.
-    `previous`: the variant this model last wrote for the task in this run (None: nothing)."""
+    `previous`: the variant this model last wrote for the task in this run (None: nothing).
+    `context_chars`: the length of everything in context (prompt, notes, files read);
+    `review`: the prompt asks for a review of the change (REVIEW_CUES)."""
 
     guidance: str
     notes_coverage: float
     failing_feedback: bool
     previous: str | None
+    context_chars: int = 0
+    review: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,9 +210,10 @@ def guided_kinds(text: str) -> frozenset[FailureKind]:
 
 
 def _weights(
-    flawed: Sequence[FlawedVariant], guided: frozenset[FailureKind], g: float
+    flawed: Sequence[FlawedVariant], guided: frozenset[FailureKind], params: SimParams
 ) -> list[float]:
-    return [g if v.kind in guided else 1.0 for v in flawed]
+    by_kind, g = params.guidance_by_kind, params.guidance_factor
+    return [by_kind.get(v.kind.value, g) if v.kind in guided else 1.0 for v in flawed]
 
 
 def _pick(flawed: Sequence[FlawedVariant], weights: Sequence[float], v: float) -> FlawedVariant:
@@ -164,7 +237,9 @@ def choose_variant(
 
     1. It wrote something earlier in this run and the prompt carries no failing feedback, or
        what it wrote was the gold: it keeps it, writing nothing (no draw). Nothing tells it
-       that its earlier work is wrong.
+       that its earlier work is wrong. Except: when its prompt asks for a review
+       (`ctx.review`), the earlier work was flawed and `review[level]` > 0 (never in the default
+       landscape), it draws twice and writes the gold with probability `review[level]`.
     2. Failing feedback after it wrote a flawed variant: with probability repair[level] the gold,
        else a flawed variant (the same or another) drawn by kind weights (two draws).
     3. Otherwise a fresh attempt (two draws): each flawed variant v has probability
@@ -180,9 +255,14 @@ def choose_variant(
         return Choice(GOLD, GOLD, "fresh", 0.0)
     if ctx.previous is not None and (ctx.previous == GOLD or not ctx.failing_feedback):
         kinds = {v.name: v.kind.value for v in flawed}
-        return Choice(ctx.previous, kinds.get(ctx.previous, GOLD), "keep", 0.0)
+        keep = Choice(ctx.previous, kinds.get(ctx.previous, GOLD), "keep", 0.0)
+        p_review = params.for_level(params.review, level)
+        if ctx.previous == GOLD or not ctx.review or p_review <= 0.0:
+            return keep
+        u, _ = rng.random(), rng.random()
+        return Choice(GOLD, GOLD, "review", 1.0 - p_review) if u < p_review else keep
     u, v = rng.random(), rng.random()
-    weights = _weights(flawed, guided_kinds(ctx.guidance), params.guidance_factor)
+    weights = _weights(flawed, guided_kinds(ctx.guidance), params)
     if ctx.failing_feedback and ctx.previous is not None:
         p_fail = 1.0 - params.for_level(params.repair, level)
         if u >= p_fail:
@@ -190,7 +270,8 @@ def choose_variant(
         chosen = _pick(flawed, weights, v)
         return Choice(chosen.name, chosen.kind.value, "relapse", p_fail)
     p = params.for_level(params.base_error, level)
-    p *= 1.0 - (1.0 - params.notes_factor) * ctx.notes_coverage
+    p *= 1.0 - (1.0 - params.notes_for(level)) * ctx.notes_coverage
+    p = min(1.0, p * params.error_scale(ctx.guidance, ctx.context_chars))
     masses = [p * w / len(flawed) for w in weights]
     p_error = sum(masses)
     if u >= p_error:

@@ -16,6 +16,7 @@ from loopwright.research._knowledge import Bullet, Knowledge
 from loopwright.research._memory import Memory
 from loopwright.research._state import read_run_state
 from loopwright.research._workspace import Workspace
+from loopwright.store import is_simulated
 
 __all__ = ["ContractRow", "IterRow", "SpecRow", "StatusReport", "research_status"]
 
@@ -116,7 +117,7 @@ def research_status(root: Path) -> StatusReport:
     learned = tuple(f"{b.id} ({b.origin}) {b.text}" for b in _learned(memory))
     return StatusReport(
         dir=str(root), goal=load_goal(wd.goal).ultimate, status=state.status, reason=state.reason,
-        simulated=config.meta_model == "sim" or config.eval.model == "sim"
+        simulated=config.meta_model == "sim" or is_simulated(config.eval.model)
         or any(r.simulated for r in memory.records),
         meta_model=config.meta_model, eval_model=config.eval.model, workflow=config.workflow,
         tasks=config.eval.tasks, committed=len(memory.records), workspace_score=ws.score(),

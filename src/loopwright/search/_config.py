@@ -174,6 +174,11 @@ class EvolveConfig(_Frozen):
     fully evaluated individual; with `pareto`, `merge_rate` is the share of children made by
     a three-way merge of two frontier members that lead on different tasks.
 
+    `objective` decides the winner at the end: `holdout` (default) the best on training;
+    `cost-aware` the cheapest holdout-evaluated individual whose holdout is within the best's
+    interval, from the Pareto front of holdout score against mean dollars per task
+    (search/_objective.py, docs/evolve.md). It changes no evaluation and no selection.
+
     `seed_workflow` (a built-in name or a workflow file) and `bench` (a bundled name or a
     benchmark directory) are the one source of the seed and the tasks:
     `EvolutionEngine.start` resolves them, and a resumed run reloads the tasks from `bench`.
@@ -210,6 +215,7 @@ class EvolveConfig(_Frozen):
     stage_margin: float = 0.1
     parents: Literal["tournament", "pareto"] = "tournament"
     merge_rate: float = 0.0
+    objective: Literal["holdout", "cost-aware"] = "holdout"
 
     @model_validator(mode="after")
     def _check(self) -> EvolveConfig:

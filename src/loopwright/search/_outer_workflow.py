@@ -257,7 +257,15 @@ def write_result(
             "stage_margin": config.stage_margin if config.stages else None,
             "merge_rate": config.merge_rate,
             "stopped_children": sum(s.stopped for s in result.summaries),
+            "objective": config.objective,
         }
+    data["front"] = [
+        {
+            "id": p.individual_id, "generation": p.generation, "holdout": p.holdout,
+            "usd_per_task": p.usd_per_task, "on_front": p.on_front, "within_best": p.within_best,
+        }
+        for p in result.points
+    ]  # fmt: skip
     return RunDir(run_dir).write_json(RESULT_FILE, data)
 
 

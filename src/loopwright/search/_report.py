@@ -12,6 +12,7 @@ from loopwright.errors import ConfigError
 from loopwright.records import CycleRecord, load_record
 from loopwright.search._checkpoint import Checkpoint
 from loopwright.search._individual import Individual
+from loopwright.search._objective import FrontPoint, choose_winner, front_points
 from loopwright.search._progress import GenerationSummary, Spent
 from loopwright.search._selection import selection_key
 from loopwright.search._stats import BootstrapCI, paired_bootstrap
@@ -135,7 +136,10 @@ def holdout_scores(ind: Individual) -> dict[str, list[float]]:
 class EvolveResult:
     """The outcome of a run (or of its state so far): why it stopped, the winner (best on
     training), the seed, every summary, the winner's holdout gain over the seed and spend.
-    `tied` lists the individuals tied at the best training fitness (`tied_best`)."""
+    `tied` lists the individuals tied at the best training fitness (`tied_best`). `points` are
+    the holdout-evaluated individuals as (holdout, dollars per task) points, cheapest first,
+    marked on the front and within the best's interval (search/_objective.py); `objective` is
+    the run's (`holdout` or `cost-aware`), which chose the winner."""
 
     stop_reason: str | None
     winner: Individual
@@ -145,15 +149,18 @@ class EvolveResult:
     spent: Spent
     generation: int
     tied: tuple[Individual, ...] = ()
+    points: tuple[FrontPoint, ...] = ()
+    objective: str = "holdout"
 
 
 def evolve_result(checkpoint: Checkpoint) -> EvolveResult:
-    """Build the result from a checkpoint. The winner is the recorded one, else the `leader` of
-    the current population (fully evaluated individuals only). The gain is a paired bootstrap
+    """Build the result from a checkpoint. The winner is the recorded one, else the one the
+    run's objective takes now (`choose_winner`: the `leader` of the current population, fully
+    evaluated individuals only, or the cost-aware choice). The gain is a paired bootstrap
     over holdout tasks (2,000 resamples, seeded with the run seed)."""
     inds = checkpoint.individuals
     tied = tied_best(checkpoint)
-    winner_id = checkpoint.winner_id or tied[0].id
+    winner_id = checkpoint.winner_id or choose_winner(checkpoint, tied[0].id)
     winner, seed = inds[winner_id], inds[checkpoint.seed_id]
     gain = paired_bootstrap(
         holdout_scores(seed), holdout_scores(winner), seed=checkpoint.config.seed
@@ -167,4 +174,6 @@ def evolve_result(checkpoint: Checkpoint) -> EvolveResult:
         spent=checkpoint.spent,
         generation=checkpoint.generation,
         tied=tied,
+        points=tuple(front_points(inds.values(), seed=checkpoint.config.seed)),
+        objective=checkpoint.config.objective,
     )

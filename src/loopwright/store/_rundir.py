@@ -54,7 +54,7 @@ def is_simulated(model: str | None) -> bool:
     if model is None:
         return False
     name = model.partition("?")[0]
-    return name == "sim" or name.startswith("scripted:")
+    return name == "sim" or name.startswith(("sim:", "scripted:"))
 
 
 class RunMeta(BaseModel):

@@ -1,0 +1,364 @@
+"""Search value: does search find better workflows than the hand designs, landscape by landscape?
+
+SIMULATED: the offline sim model stands in for an LLM (docs/sim-model.md); each landscape seed L
+is `--model sim:L`, one member of the sim's family of landscapes (family `sim-landscapes-1`,
+its parameters fixed before this script measured anything). The figures say how the search
+strategies fare against that family, not against a real model.
+
+For each landscape, on one benchmark (`--bench`, default mini) with a fixed split (level by
+level in id order, alternately to training and to holdout; 1 repetition each):
+  arms          random, guided, guided+pareto, guided+staging, guided+merge: `evolve` from
+                `builder-only` with the designer off and `--budget` task runs (training and
+                holdout both count); the holdout of the best-on-training individual after each
+                generation against the task runs spent so far
+  hand designs  every built-in task workflow in the registry, evaluated alone on the holdout
+                tasks (its task runs: the holdout tasks)
+  optimum       the best holdout seen on the landscape: every design, every arm's best-on-
+                training of every generation, and a long guided search (`--long-budget`, 0:
+                none); the figure for each arm is its regret (optimum - its holdout) at the
+                budget. An arm whose budget ran out before any holdout was measured leaves
+                the user with the seed: its holdout is then `builder-only`'s (same workflow,
+                same runs)
+All runs of one landscape share one fitness cache, so a workflow two arms both make runs once
+(and is counted against each arm's budget). Landscapes run in `--jobs` processes; each one's
+outcome is written to `--out/L{n}.json` as it finishes, and `--report-only` reports them.
+
+Paired tests across landscapes: the Wilcoxon signed-rank test (exact, two-sided) and the
+sign test on the per-landscape differences of regret, and on task runs to reach `--regret`.
+The issue's targets (issue 28):
+  (a) on >= 7 of 10 landscapes, evolve's winner beats the best hand design on holdout with a
+      95% paired-bootstrap interval excluding zero, or ties it (the interval's low end <= 0 <
+      its high end) at <= 0.6x its dollars per task;
+  (b) guided reaches the fixed regret in <= 0.6x random's task runs (median, p < 0.05);
+  (c) guided+staging and guided+pareto reach it in <= 0.7x guided's runs, holdout no worse.
+
+    python bench/search_value.py [--landscapes 10] [--first 0] [--budget 60] [--bench mini]
+        [--long-budget 0] [--regret 0.02] [--jobs 2] [--out DIR] [--report-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from loopwright.errors import ConfigError, UsageError
+from loopwright.evaluation import (
+    CachedExecutor,
+    EvalSettings,
+    Evaluator,
+    FitnessCache,
+    SerialExecutor,
+)
+from loopwright.models import DEFAULT_PRICES, model_factory
+from loopwright.sandbox import default_sandbox
+from loopwright.search import EvolutionEngine, EvolveConfig, load_checkpoint, paired_bootstrap
+from loopwright.tasks import Benchmark, load_benchmark
+from loopwright.workflow import Workflow, builtin_workflow_names, resolve_task_workflow
+
+ARMS: dict[str, dict[str, Any]] = {
+    "random": {"strategy": "random"},
+    "guided": {"strategy": "guided"},
+    "guided+pareto": {"strategy": "guided", "parents": "pareto"},
+    "guided+staging": {"strategy": "guided", "stages": (3,)},
+    "guided+merge": {"strategy": "guided", "parents": "pareto", "merge_rate": 0.5},
+}
+
+
+def hand_designs() -> dict[str, Workflow]:
+    """Every built-in workflow that runs on a task (the outer loop's own graph left out)."""
+    out = {}
+    for name in builtin_workflow_names():
+        try:
+            out[name] = resolve_task_workflow(name)
+        except (ConfigError, UsageError):
+            continue
+    return out
+
+
+def split(bench: Benchmark) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Every task, level by level in id order, alternately to training and to holdout."""
+    train: list[str] = []
+    holdout: list[str] = []
+    for level in sorted({t.level for t in bench.tasks}):
+        ids = sorted(t.id for t in bench.tasks if t.level == level)
+        train += ids[0::2]
+        holdout += ids[1::2]
+    return tuple(train), tuple(holdout)
+
+
+def _evaluator(spec: str, bench: Benchmark, seed: int, cache: FitnessCache) -> Evaluator:
+    return Evaluator(
+        model_factory(spec, benchmark=bench),
+        default_sandbox("local"),
+        DEFAULT_PRICES,
+        EvalSettings(model=spec, sandbox="local", seed=seed),
+        executor=CachedExecutor(SerialExecutor(), cache),
+    )
+
+
+def _holdout_of(results: Any) -> tuple[dict[str, float], float]:
+    """task -> score and mean dollars per run of an individual's holdout results."""
+    rows = [r for r in results if r.split == "holdout" and not r.invalid]
+    scores = {r.task_id: r.score for r in rows}
+    usd = statistics.fmean(r.cost_usd or 0.0 for r in rows) if rows else 0.0
+    return scores, usd
+
+
+def run_arm(
+    landscape: int, arm: str, budget: int, args: argparse.Namespace, folder: Path
+) -> dict[str, Any]:
+    """One evolve run: its trajectory (runs spent, holdout of the best) and its final best."""
+    bench = load_benchmark(args.bench)
+    train, holdout = split(bench)
+    spec = f"sim:{landscape}"
+    config = EvolveConfig.model_validate(
+        {
+            "seed_workflow": "builder-only", "bench": args.bench, "sandbox": "local",
+            "model": spec, "seed": landscape, "population": args.population,
+            "elitism": 1, "train_tasks": train, "holdout_tasks": holdout,
+            "holdout_repetitions": 1, "designs": [], **ARMS.get(arm, ARMS["guided"]),
+            "budgets": {"max_generations": 1000, "max_evaluations": budget},
+        }
+    )  # fmt: skip
+    cache = FitnessCache(folder / "cache.db")
+    run_dir = folder / arm
+    engine = EvolutionEngine.start(config, run_dir, _evaluator(spec, bench, landscape, cache))
+    engine.run()
+    cp = load_checkpoint(run_dir)
+    trajectory = [(s.spent.evaluations, s.holdout_best) for s in cp.summaries]
+    measured = [s for s in cp.summaries if s.holdout_best is not None]
+    best_id = measured[-1].best_id if measured else cp.seed_id
+    scores, usd = _holdout_of(cp.individuals[best_id].results)
+    seen = [i for i in cp.individuals.values() if any(r.split == "holdout" for r in i.results)]
+    best_seen = max(
+        (statistics.fmean(_holdout_of(i.results)[0].values()) for i in seen), default=0.0
+    )
+    return {
+        "trajectory": trajectory, "spent": cp.spent.evaluations, "scores": scores, "usd": usd,
+        "nodes": len(cp.individuals[best_id].workflow.nodes), "best_seen": best_seen,
+    }  # fmt: skip
+
+
+def run_landscape(landscape: int, args: argparse.Namespace, out: Path) -> dict[str, Any]:
+    """Every arm and every hand design on one landscape; written to out/L{n}.json."""
+    bench = load_benchmark(args.bench)
+    _, holdout = split(bench)
+    spec = f"sim:{landscape}"
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        cache = FitnessCache(folder / "cache.db")
+        evaluator = _evaluator(spec, bench, landscape, cache)
+        designs = {}
+        for name, wf in hand_designs().items():
+            evaluation = evaluator.evaluate(
+                wf, [bench.task(t) for t in holdout], folder / "designs" / name, run_id="designs"
+            )
+            scores = {r.task_id: r.score_end for r in evaluation.records}
+            usd = statistics.fmean(r.total_cost_usd or 0.0 for r in evaluation.records)
+            designs[name] = {"scores": scores, "usd": usd, "spent": len(holdout)}
+        arms = {arm: run_arm(landscape, arm, args.budget, args, folder) for arm in args.arms}
+        for arm in arms.values():
+            if not arm["scores"]:  # the budget ran out before any holdout: the user has the seed
+                arm.update(
+                    scores=designs["builder-only"]["scores"], usd=designs["builder-only"]["usd"]
+                )
+        if args.long_budget > 0:
+            (folder / "long").mkdir()
+            arms["long"] = run_arm(landscape, "guided", args.long_budget, args, folder / "long")
+    outcome = {"landscape": landscape, "bench": args.bench, "designs": designs, "arms": arms}
+    (out / f"L{landscape}.json").write_text(json.dumps(outcome, indent=1), encoding="utf-8")
+    return outcome
+
+
+# -- statistics -------------------------------------------------------------------------------
+
+
+def sign_test(diffs: list[float]) -> float:
+    """Two-sided exact sign test p-value of the nonzero differences (1.0 when none)."""
+    nonzero = [d for d in diffs if d != 0]
+    n = len(nonzero)
+    if n == 0:
+        return 1.0
+    k = min(sum(d > 0 for d in nonzero), sum(d < 0 for d in nonzero))
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def wilcoxon(diffs: list[float]) -> float:
+    """Two-sided exact Wilcoxon signed-rank p-value (zeros dropped, average ranks for ties,
+    every sign pattern enumerated; n <= 20)."""
+    nonzero = [d for d in diffs if d != 0]
+    n = len(nonzero)
+    if n == 0:
+        return 1.0
+    order = sorted(range(n), key=lambda i: abs(nonzero[i]))
+    ranks = [0.0] * n
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and abs(nonzero[order[j + 1]]) == abs(nonzero[order[i]]):
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    observed = sum(r for r, d in zip(ranks, nonzero, strict=True) if d > 0)
+    centre = sum(ranks) / 2
+    extreme = sum(
+        1
+        for signs in itertools.product((0, 1), repeat=n)
+        if abs(sum(r for r, s in zip(ranks, signs, strict=True) if s) - centre)
+        >= abs(observed - centre) - 1e-12
+    )
+    return extreme / 2**n
+
+
+# -- the report -------------------------------------------------------------------------------
+
+
+def _mean(scores: dict[str, float]) -> float:
+    return statistics.fmean(scores.values()) if scores else 0.0
+
+
+def optimum(o: dict[str, Any]) -> float:
+    """The best holdout seen on the landscape (designs, every arm's holdout-evaluated
+    individuals, the long search)."""
+    found = [_mean(d["scores"]) for d in o["designs"].values()]
+    found += [a["best_seen"] for a in o["arms"].values()]
+    return max(found)
+
+
+def runs_to(a: dict[str, Any], level: float) -> float:
+    """Task runs spent when the best-on-training's holdout first reached `level` (inf: never)."""
+    return next(
+        (float(n) for n, h in a["trajectory"] if h is not None and h >= level - 1e-9), math.inf
+    )
+
+
+def report(outcomes: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    outcomes = sorted(outcomes, key=lambda o: o["landscape"])
+    arms = [a for a in args.arms if all(a in o["arms"] for o in outcomes)]
+    designs = sorted(outcomes[0]["designs"])
+    print(f"\n{len(outcomes)} landscapes on {outcomes[0]['bench']}, budget {args.budget} task runs"
+          f" per arm; holdout (regret to the landscape's optimum):")  # fmt: skip
+    head = f"{'land':>5}{'optimum':>8}" + "".join(f"{n[:14]:>16}" for n in [*designs, *arms])
+    print(head)
+    regret: dict[str, list[float]] = {n: [] for n in [*designs, *arms]}
+    for o in outcomes:
+        best = optimum(o)
+        cells = []
+        for n in designs:
+            h = _mean(o["designs"][n]["scores"])
+            regret[n].append(best - h)
+            cells.append(f"{h:.3f} ({best - h:.3f})")
+        for a in arms:
+            h = _mean(o["arms"][a]["scores"])
+            regret[a].append(best - h)
+            cells.append(f"{h:.3f} ({best - h:.3f})")
+        print(f"{o['landscape']:>5}{best:>8.3f}" + "".join(f"{c:>16}" for c in cells))
+    print("\nmedian regret at the budget: " + ", ".join(
+        f"{n} {statistics.median(v):.3f}" for n, v in regret.items()))  # fmt: skip
+    print("best hand design per landscape: " + ", ".join(
+        f"L{o['landscape']} {max(designs, key=lambda n: _mean(o['designs'][n]['scores']))}"
+        for o in outcomes))  # fmt: skip
+    _paired(regret, arms, designs)
+    _target_a(outcomes, designs, arms)
+    _target_bc(outcomes, arms, args.regret)
+
+
+def _paired(regret: dict[str, list[float]], arms: list[str], designs: list[str]) -> None:
+    print("\npaired over landscapes, regret difference (first - second; negative: first better):")
+    pairs = [("guided", "random")] + [(a, "guided") for a in arms if a.startswith("guided+")]
+    pairs += [(a, "best design") for a in arms]
+    best_design = [min(regret[n][i] for n in designs) for i in range(len(regret[designs[0]]))]
+    for first, second in pairs:
+        if first not in regret or (second != "best design" and second not in regret):
+            continue
+        other = best_design if second == "best design" else regret[second]
+        diffs = [a - b for a, b in zip(regret[first], other, strict=True)]
+        print(f"  {first} vs {second}: median {statistics.median(diffs):+.3f}, "
+              f"wins {sum(d < 0 for d in diffs)}/ties {sum(d == 0 for d in diffs)}/"
+              f"losses {sum(d > 0 for d in diffs)}, Wilcoxon p {wilcoxon(diffs):.3f}, "
+              f"sign p {sign_test(diffs):.3f}")  # fmt: skip
+
+
+def _target_a(outcomes: list[dict[str, Any]], designs: list[str], arms: list[str]) -> None:
+    print("\ntarget (a): evolve's winner vs the best hand design on holdout (paired bootstrap):")
+    for arm in [a for a in ("guided", "random") if a in arms]:
+        met = 0
+        for o in outcomes:
+            best = max(designs, key=lambda n: _mean(o["designs"][n]["scores"]))
+            d, w = o["designs"][best], o["arms"][arm]
+            ci = paired_bootstrap({t: [s] for t, s in d["scores"].items()},
+                                  {t: [s] for t, s in w["scores"].items()}, seed=o["landscape"])  # fmt: skip
+            beats = ci is not None and ci.low > 0
+            ties = ci is not None and ci.low <= 0.0 < ci.high and w["usd"] <= 0.6 * d["usd"]
+            met += beats or ties
+            gain = ci.describe() if ci else "no shared tasks"
+            print(f"  {arm} L{o['landscape']}: vs {best} {gain}; ${w['usd']:.4f} vs "
+                  f"${d['usd']:.4f}/task -> {'beats' if beats else 'ties cheaper' if ties else 'no'}")  # fmt: skip
+        print(f"  {arm}: met on {met}/{len(outcomes)} landscapes (target: >= 7 of 10)")
+
+
+def _target_bc(outcomes: list[dict[str, Any]], arms: list[str], level: float) -> None:
+    print(f"\ntargets (b), (c): task runs to reach regret <= {level} (inf: not within budget):")
+    runs = {a: [runs_to(o["arms"][a], optimum(o) - level) for o in outcomes] for a in arms}
+    for a in arms:
+        print(f"  {a:>15}: " + " ".join("-" if math.isinf(r) else f"{r:.0f}" for r in runs[a]))
+    for first, second, goal in (("guided", "random", 0.6), ("guided+staging", "guided", 0.7),
+                                ("guided+pareto", "guided", 0.7)):  # fmt: skip
+        if first not in runs or second not in runs:
+            continue
+        both = [(f, s) for f, s in zip(runs[first], runs[second], strict=True)
+                if not (math.isinf(f) and math.isinf(s))]  # fmt: skip
+        ratios = [f / s for f, s in both if not math.isinf(f) and not math.isinf(s)]
+        diffs = [(-1.0 if f < s else 1.0 if f > s else 0.0) for f, s in both]
+        med = f"{statistics.median(ratios):.2f}" if ratios else "undefined"
+        print(f"  {first}/{second}: median ratio {med} over {len(ratios)} landscapes both reached "
+              f"({len(both)} reached by either); fewer runs on {sum(d < 0 for d in diffs)}, more on "
+              f"{sum(d > 0 for d in diffs)}; sign p {sign_test(diffs):.3f} (goal <= {goal}, p < 0.05)")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--landscapes", type=int, default=10)
+    parser.add_argument("--first", type=int, default=0, help="first landscape seed")
+    parser.add_argument("--budget", type=int, default=60, help="task runs per arm")
+    parser.add_argument("--long-budget", type=int, default=0, help="a long guided search (0: none)")
+    parser.add_argument("--population", type=int, default=3)
+    parser.add_argument("--bench", default="mini")
+    parser.add_argument("--arms", nargs="+", default=list(ARMS), choices=list(ARMS))
+    parser.add_argument("--regret", type=float, default=0.02)
+    parser.add_argument("--jobs", type=int, default=2, help="landscapes at once")
+    parser.add_argument("--out", type=Path, default=Path("search_value_out"))
+    parser.add_argument("--report-only", action="store_true")
+    args = parser.parse_args()
+    print("SIMULATED: the offline sim model stands in for an LLM (docs/sim-model.md); "
+          "landscape family sim-landscapes-1.")  # fmt: skip
+    args.out.mkdir(parents=True, exist_ok=True)
+    seeds = range(args.first, args.first + args.landscapes)
+    started = time.monotonic()
+    if not args.report_only:
+        with ProcessPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+            futures = [pool.submit(run_landscape, s, args, args.out) for s in seeds]
+            for f in futures:
+                f.result()
+    outcomes = [
+        json.loads(p.read_text()) for s in seeds if (p := args.out / f"L{s}.json").is_file()
+    ]
+    if not outcomes:
+        sys.exit(f"no finished landscape in {args.out}")
+    report(outcomes, args)
+    print(f"\nwall {time.monotonic() - started:.0f}s")
+
+
+if __name__ == "__main__":
+    main()
