@@ -27,6 +27,26 @@ def test_calc_task_loads_with_its_metadata(tmp_path: Path) -> None:
     assert "mul(a, b)" in task.instruction
 
 
+def test_metadata_table_is_kept_and_changes_nothing_else(tmp_path: Path) -> None:
+    task = make_calc_task(tmp_path)
+    assert task.spec.metadata == {}
+    toml = task.root / "task.toml"
+    table = '\n[metadata]\nfiles = 2\nlocate = "find"\nlong = true\nweight = 0.5\n'
+    toml.write_text(toml.read_text().replace("[timeouts]", table + "\n[timeouts]", 1))
+    loaded = load_task(task.root)
+    assert loaded.spec.metadata == {"files": 2, "locate": "find", "long": True, "weight": 0.5}
+    assert loaded.spec.model_copy(update={"metadata": {}}) == task.spec
+
+
+def test_metadata_values_must_be_scalars(tmp_path: Path) -> None:
+    task = make_calc_task(tmp_path)
+    toml = task.root / "task.toml"
+    table = "\n[metadata]\nfiles = [1, 2]\n"
+    toml.write_text(toml.read_text().replace("[timeouts]", table + "\n[timeouts]", 1))
+    with pytest.raises(ConfigError, match=r"metadata\.files"):
+        load_task(task.root)
+
+
 def test_digest_changes_when_any_task_file_changes(tmp_path: Path) -> None:
     task = make_calc_task(tmp_path)
     before = task.digest

@@ -229,6 +229,9 @@ class TaskSpec(_Strict):
     flawed: list[FlawedVariant] = Field(default_factory=list)
     environment: Environment | None = None
     grading: GradingTable = Field(default_factory=GradingTable)
+    metadata: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    """Free-form facts about the task (`[metadata]`: e.g. a generated benchmark's axes, such as
+    forge's `files` or `locate`); loopwright only stores and reports them (docs/task-format.md)."""
 
     @field_validator("fail_to_pass", "pass_to_pass")
     @classmethod

@@ -87,3 +87,4 @@ def _bundled(name: str) -> Callable[[], Path]:
 
 
 register_benchmark("mini", _bundled("mini"))
+register_benchmark("forge", _bundled("forge"))

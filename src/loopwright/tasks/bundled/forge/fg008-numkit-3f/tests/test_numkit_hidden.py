@@ -1,0 +1,73 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("numkit." + name)
+
+
+def test_mean_or_none_main():
+    assert _module("stats").mean_or_none([1, 2, 3, 4]) == 2.5
+    assert _module("stats").mean_or_none([10]) == 10.0
+
+
+def test_mean_or_none_edge_1():
+    assert _module("stats").mean_or_none([]) == None
+
+
+def test_mean_or_none_edge_2():
+    assert _module("stats").mean_or_none([2, None, 4]) == 3.0
+
+
+def test_mean_or_none_edge_3():
+    assert _module("stats").mean_or_none([None]) == None
+
+
+def test_clamp_main():
+    assert _module("ranges").clamp(5, 0, 10) == 5
+    assert _module("ranges").clamp(-3, 0, 10) == 0
+    assert _module("ranges").clamp(42, 0, 10) == 10
+
+
+def test_clamp_edge_1():
+    assert _module("ranges").clamp(10, 0, 10) == 10
+
+
+def test_clamp_edge_2():
+    with pytest.raises(ValueError):
+        _module("ranges").clamp(1, 5, 2)
+
+
+def test_split_amount_main():
+    assert _module("money").split_amount(100, 3) == [34, 33, 33]
+    assert _module("money").split_amount(90, 3) == [30, 30, 30]
+
+
+def test_split_amount_edge_1():
+    assert _module("money").split_amount(101, 4) == [26, 25, 25, 25]
+
+
+def test_split_amount_edge_2():
+    assert _module("money").split_amount(102, 4) == [26, 26, 25, 25]
+
+
+def test_split_amount_edge_3():
+    with pytest.raises(ValueError):
+        _module("money").split_amount(5, 0)
+
+
+def test_median_unchanged():
+    assert _module("stats").median([3, 1, 2]) == 2.0
+    assert _module("stats").median([9, 1, 5, 7, 3]) == 5.0
+
+
+def test_overlap_unchanged():
+    assert _module("ranges").overlap((0, 10), (5, 20)) == 5
+    assert _module("ranges").overlap((3, 8), (0, 100)) == 5
+
+
+def test_format_cents_unchanged():
+    assert _module("money").format_cents(123456) == '$1,234.56'
+    assert _module("money").format_cents(250, symbol='€') == '€2.50'

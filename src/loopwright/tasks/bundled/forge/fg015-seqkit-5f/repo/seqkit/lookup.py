@@ -1,0 +1,15 @@
+"""seqkit.lookup: Looking things up in nested dicts."""
+
+from __future__ import annotations
+
+
+def get_path(data: dict, path: str, default=None):
+    """The value at dotted `path` in nested dicts, or `default`."""
+    if not path:
+        return data
+    node = data
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return default
+        node = node[part]
+    return node

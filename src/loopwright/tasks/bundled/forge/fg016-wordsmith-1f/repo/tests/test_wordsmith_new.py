@@ -1,0 +1,12 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("wordsmith." + name)
+
+
+def test_center_text_basic_1():
+    assert _module("pad").center_text('ab', 6, '*') == '**ab**'

@@ -1,0 +1,127 @@
+"""numkit.rounding: Rounding rules."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+import math
+from numkit._compat import text_type
+
+
+def round_half_up(value: float, digits: int = 0) -> float:
+    """`value` rounded to `digits` decimals, halves away from zero."""
+    quantum = Decimal(1).scaleb(-digits)
+    return float(Decimal(str(value)).quantize(quantum, rounding=ROUND_HALF_UP))
+
+
+def round_to_step(value: float, step: float) -> float:
+    """`value` rounded to the nearest multiple of `step`; halves up."""
+    if step <= 0:
+        raise ValueError("step must be positive")
+    return float(math.floor(value / step + 0.5) * step)
+
+
+# --- General helpers below: used across the project, kept in this module so that it has
+# --- no dependency on the other packages. Not part of this module's own API.
+
+
+def strip_prefix(text: str, prefix: str, *, ignore_case: bool = False) -> str:
+    """`text` without one leading `prefix`."""
+    head = text[: len(prefix)]
+    if prefix and (head.lower() == prefix.lower() if ignore_case else head == prefix):
+        return text[len(prefix) :]
+    return text
+
+
+def swap_case_words(text: str) -> str:
+    """Each space-separated word capitalised, spacing kept."""
+    return " ".join(word[:1].upper() + word[1:].lower() for word in text.split(" "))
+
+
+def count_vowels(text: str, *, include_y: bool = False) -> int:
+    """How many vowels `text` holds (y too when `include_y`)."""
+    vowels = "aeiouy" if include_y else "aeiou"
+    return sum(1 for ch in text.lower() if ch in vowels)
+
+
+def longest_word(text: str) -> str:
+    """The longest word; the first one on a tie; "" for blank text."""
+    best = ""
+    for word in text.split():
+        if len(word) > len(best):
+            best = word
+    return best
+
+
+def split_pairs(text: str, sep: str = ",") -> dict[str, str]:
+    """'k=v,k2=v2' -> dict; empty items skipped; ValueError on an item without '='."""
+    pairs = {}
+    for item in text.split(sep):
+        if not item.strip():
+            continue
+        if "=" not in item:
+            raise ValueError(f"not a key=value item: {item!r}")
+        key, value = item.split("=", 1)
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def center_text(text: str, width: int, fill: str = " ") -> str:
+    """`text` centred in `width` columns; extra padding on the right."""
+    if len(fill) != 1:
+        raise ValueError("fill must be one character")
+    total = max(width - len(text), 0)
+    left = total // 2
+    return fill * left + text + fill * (total - left)
+
+
+def unique_in_order(items: list, key=None) -> list:
+    """Items without repeats (by `key` when given), first occurrences, in order."""
+    seen = set()
+    out = []
+    for item in items:
+        marker = key(item) if key is not None else item
+        if marker not in seen:
+            seen.add(marker)
+            out.append(item)
+    return out
+
+
+def count_by(items: list, key) -> dict:
+    """key(item) -> how many items have it, keys in first-seen order."""
+    counts: dict = {}
+    for item in items:
+        k = key(item)
+        counts[k] = counts.get(k, 0) + 1
+    return counts
+
+
+def pairwise_diffs(values: list[float]) -> list[float]:
+    """Consecutive differences, later minus earlier."""
+    return [b - a for a, b in zip(values, values[1:])]
+
+
+def moving_average(values: list[float], window: int) -> list[float]:
+    """Mean of each run of `window` consecutive values."""
+    if window < 1:
+        raise ValueError("window must be at least 1")
+    return [sum(values[i : i + window]) / window for i in range(len(values) - window + 1)]
+
+
+def get_path(data: dict, path: str, default=None):
+    """The value at dotted `path` in nested dicts, or `default`."""
+    if not path:
+        return data
+    node = data
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return default
+        node = node[part]
+    return node
+
+
+def invert_dict(mapping: dict) -> dict:
+    """value -> [keys with that value], in order."""
+    inverted: dict = {}
+    for key, value in mapping.items():
+        inverted.setdefault(value, []).append(key)
+    return inverted

@@ -1,0 +1,130 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("numkit." + name)
+
+
+def test_mean_or_none_main():
+    assert _module("stats").mean_or_none([1, 2, 3, 4]) == 2.5
+    assert _module("stats").mean_or_none([10]) == 10.0
+
+
+def test_mean_or_none_edge_1():
+    assert _module("stats").mean_or_none([]) == None
+
+
+def test_mean_or_none_edge_2():
+    assert _module("stats").mean_or_none([2, None, 4]) == 3.0
+
+
+def test_mean_or_none_edge_3():
+    assert _module("stats").mean_or_none([None]) == None
+
+
+def test_round_to_step_main():
+    assert _module("rounding").round_to_step(7, 5) == 5.0
+    assert _module("rounding").round_to_step(8, 5) == 10.0
+    assert _module("rounding").round_to_step(0.26, 0.25) == 0.25
+
+
+def test_round_to_step_edge_1():
+    assert _module("rounding").round_to_step(7.5, 5) == 10.0
+
+
+def test_round_to_step_edge_2():
+    assert _module("rounding").round_to_step(12.5, 5) == 15.0
+
+
+def test_round_to_step_edge_3():
+    with pytest.raises(ValueError):
+        _module("rounding").round_to_step(3, 0)
+
+
+def test_round_to_step_edge_4():
+    with pytest.raises(ValueError):
+        _module("rounding").round_to_step(3, -1)
+
+
+def test_overlap_main():
+    assert _module("ranges").overlap((0, 10), (5, 20)) == 5
+    assert _module("ranges").overlap((3, 8), (0, 100)) == 5
+
+
+def test_overlap_edge_1():
+    assert _module("ranges").overlap((0, 5), (5, 9)) == 0
+
+
+def test_overlap_edge_2():
+    assert _module("ranges").overlap((0, 2), (7, 9)) == 0
+
+
+def test_overlap_edge_3():
+    assert _module("ranges").overlap((5, 5), (0, 10)) == 0
+
+
+def test_parse_percent_main():
+    assert _module("convert").parse_percent('12.5%') == 0.125
+    assert _module("convert").parse_percent('100%') == 1.0
+
+
+def test_parse_percent_edge_1():
+    assert _module("convert").parse_percent(' 40 % ') == 0.4
+
+
+def test_parse_percent_edge_2():
+    with pytest.raises(ValueError):
+        _module("convert").parse_percent('40')
+
+
+def test_parse_percent_edge_3():
+    with pytest.raises(ValueError):
+        _module("convert").parse_percent('abc%')
+
+
+def test_format_cents_main():
+    assert _module("money").format_cents(123456) == '$1,234.56'
+    assert _module("money").format_cents(250, symbol='€') == '€2.50'
+
+
+def test_format_cents_edge_1():
+    assert _module("money").format_cents(-500) == '-$5.00'
+
+
+def test_format_cents_edge_2():
+    assert _module("money").format_cents(5) == '$0.05'
+
+
+def test_format_cents_edge_3():
+    assert _module("money").format_cents(-1) == '-$0.01'
+
+
+def test_median_unchanged():
+    assert _module("stats").median([3, 1, 2]) == 2.0
+    assert _module("stats").median([9, 1, 5, 7, 3]) == 5.0
+
+
+def test_round_half_up_unchanged():
+    assert _module("rounding").round_half_up(2.5) == 3.0
+    assert _module("rounding").round_half_up(0.125, 2) == 0.13
+    assert _module("rounding").round_half_up(7.24, digits=1) == 7.2
+
+
+def test_clamp_unchanged():
+    assert _module("ranges").clamp(5, 0, 10) == 5
+    assert _module("ranges").clamp(-3, 0, 10) == 0
+    assert _module("ranges").clamp(42, 0, 10) == 10
+
+
+def test_to_base_unchanged():
+    assert _module("convert").to_base(255, 16) == 'ff'
+    assert _module("convert").to_base(6) == '110'
+    assert _module("convert").to_base(35, base=36) == 'z'
+
+
+def test_split_amount_unchanged():
+    assert _module("money").split_amount(100, 3) == [34, 33, 33]
+    assert _module("money").split_amount(90, 3) == [30, 30, 30]

@@ -1,0 +1,16 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("wordsmith." + name)
+
+
+def test_swap_case_words_1():
+    assert _module("case").swap_case_words('hELLO wORLD') == 'Hello World'
+
+
+def test_swap_case_words_2():
+    assert _module("case").swap_case_words('the quick FOX') == 'The Quick Fox'

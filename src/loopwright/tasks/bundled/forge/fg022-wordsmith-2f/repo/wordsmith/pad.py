@@ -1,0 +1,116 @@
+"""wordsmith.pad: Padding and indenting text."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+import math
+
+
+def center_text(text: str, width: int, fill: str = " ") -> str:
+    """`text` centred in `width` columns; extra padding on the right."""
+    if len(fill) != 1:
+        raise ValueError("fill must be one character")
+    total = max(width - len(text), 0)
+    left = total // 2
+    return fill * left + text + fill * (total - left)
+
+
+def indent_lines(text: str, prefix: str = "    ") -> str:
+    """Each non-blank line prefixed; a final newline kept."""
+    return "".join(
+        prefix + line if line.strip() else line for line in text.splitlines(keepends=True)
+    )
+
+
+# --- General helpers below: used across the project, kept in this module so that it has
+# --- no dependency on the other packages. Not part of this module's own API.
+
+
+def mean_or_none(values: list[float]) -> float | None:
+    """The mean of the non-None values, or None when there are none."""
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
+
+
+def median(values: list[float]) -> float:
+    """The median; the mean of the middle two for an even count; ValueError when empty."""
+    if not values:
+        raise ValueError("median of an empty list")
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    if len(ordered) % 2:
+        return float(ordered[mid])
+    return (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def round_half_up(value: float, digits: int = 0) -> float:
+    """`value` rounded to `digits` decimals, halves away from zero."""
+    quantum = Decimal(1).scaleb(-digits)
+    return float(Decimal(str(value)).quantize(quantum, rounding=ROUND_HALF_UP))
+
+
+def round_to_step(value: float, step: float) -> float:
+    """`value` rounded to the nearest multiple of `step`; halves up."""
+    if step <= 0:
+        raise ValueError("step must be positive")
+    return float(math.floor(value / step + 0.5) * step)
+
+
+def overlap(a: tuple[int, int], b: tuple[int, int]) -> int:
+    """How many integers the half-open ranges a and b share."""
+    return max(0, min(a[1], b[1]) - max(a[0], b[0]))
+
+
+def format_cents(cents: int, symbol: str = "$") -> str:
+    """123456 -> '$1,234.56'; '-$5.00' for negatives."""
+    sign = "-" if cents < 0 else ""
+    dollars, rest = divmod(abs(cents), 100)
+    return f"{sign}{symbol}{dollars:,}.{rest:02d}"
+
+
+def chunked(items: list, size: int) -> list[list]:
+    """`items` in consecutive chunks of `size`; the last may be shorter."""
+    if size < 1:
+        raise ValueError("size must be at least 1")
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def count_by(items: list, key) -> dict:
+    """key(item) -> how many items have it, keys in first-seen order."""
+    counts: dict = {}
+    for item in items:
+        k = key(item)
+        counts[k] = counts.get(k, 0) + 1
+    return counts
+
+
+def pairwise_diffs(values: list[float]) -> list[float]:
+    """Consecutive differences, later minus earlier."""
+    return [b - a for a, b in zip(values, values[1:])]
+
+
+def moving_average(values: list[float], window: int) -> list[float]:
+    """Mean of each run of `window` consecutive values."""
+    if window < 1:
+        raise ValueError("window must be at least 1")
+    return [sum(values[i : i + window]) / window for i in range(len(values) - window + 1)]
+
+
+def get_path(data: dict, path: str, default=None):
+    """The value at dotted `path` in nested dicts, or `default`."""
+    if not path:
+        return data
+    node = data
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return default
+        node = node[part]
+    return node
+
+
+def invert_dict(mapping: dict) -> dict:
+    """value -> [keys with that value], in order."""
+    inverted: dict = {}
+    for key, value in mapping.items():
+        inverted.setdefault(value, []).append(key)
+    return inverted

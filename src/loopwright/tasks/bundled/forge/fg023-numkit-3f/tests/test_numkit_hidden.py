@@ -1,0 +1,84 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("numkit." + name)
+
+
+def test_median_main():
+    assert _module("stats").median([3, 1, 2]) == 2.0
+    assert _module("stats").median([9, 1, 5, 7, 3]) == 5.0
+
+
+def test_median_edge_1():
+    assert _module("stats").median([4, 1, 3, 2]) == 2.5
+
+
+def test_median_edge_2():
+    with pytest.raises(ValueError):
+        _module("stats").median([])
+
+
+def test_median_edge_3():
+    assert _module("stats").median([7]) == 7.0
+
+
+def test_round_to_step_main():
+    assert _module("rounding").round_to_step(7, 5) == 5.0
+    assert _module("rounding").round_to_step(8, 5) == 10.0
+    assert _module("rounding").round_to_step(0.26, 0.25) == 0.25
+
+
+def test_round_to_step_edge_1():
+    assert _module("rounding").round_to_step(7.5, 5) == 10.0
+
+
+def test_round_to_step_edge_2():
+    assert _module("rounding").round_to_step(12.5, 5) == 15.0
+
+
+def test_round_to_step_edge_3():
+    with pytest.raises(ValueError):
+        _module("rounding").round_to_step(3, 0)
+
+
+def test_round_to_step_edge_4():
+    with pytest.raises(ValueError):
+        _module("rounding").round_to_step(3, -1)
+
+
+def test_split_amount_main():
+    assert _module("money").split_amount(100, 3) == [34, 33, 33]
+    assert _module("money").split_amount(90, 3) == [30, 30, 30]
+
+
+def test_split_amount_edge_1():
+    assert _module("money").split_amount(101, 4) == [26, 25, 25, 25]
+
+
+def test_split_amount_edge_2():
+    assert _module("money").split_amount(102, 4) == [26, 26, 25, 25]
+
+
+def test_split_amount_edge_3():
+    with pytest.raises(ValueError):
+        _module("money").split_amount(5, 0)
+
+
+def test_mean_or_none_unchanged():
+    assert _module("stats").mean_or_none([1, 2, 3, 4]) == 2.5
+    assert _module("stats").mean_or_none([10]) == 10.0
+
+
+def test_round_half_up_unchanged():
+    assert _module("rounding").round_half_up(2.5) == 3.0
+    assert _module("rounding").round_half_up(0.125, 2) == 0.13
+    assert _module("rounding").round_half_up(7.24, digits=1) == 7.2
+
+
+def test_format_cents_unchanged():
+    assert _module("money").format_cents(123456) == '$1,234.56'
+    assert _module("money").format_cents(250, symbol='€') == '€2.50'

@@ -1,0 +1,130 @@
+"""wordsmith.measure: Measuring text: counts and extremes."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+import math
+
+
+def count_vowels(text: str, *, include_y: bool = False) -> int:
+    """How many vowels `text` holds (y too when `include_y`)."""
+    vowels = "aeiouy" if include_y else "aeiou"
+    return sum(1 for ch in text.lower() if ch in vowels)
+
+
+def longest_word(text: str) -> str:
+    """The longest word; the first one on a tie; "" for blank text."""
+    best = ""
+    for word in text.split():
+        if len(word) > len(best):
+            best = word
+    return best
+
+
+# --- General helpers below: used across the project, kept in this module so that it has
+# --- no dependency on the other packages. Not part of this module's own API.
+
+
+def median(values: list[float]) -> float:
+    """The median; the mean of the middle two for an even count; ValueError when empty."""
+    if not values:
+        raise ValueError("median of an empty list")
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    if len(ordered) % 2:
+        return float(ordered[mid])
+    return (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def round_half_up(value: float, digits: int = 0) -> float:
+    """`value` rounded to `digits` decimals, halves away from zero."""
+    quantum = Decimal(1).scaleb(-digits)
+    return float(Decimal(str(value)).quantize(quantum, rounding=ROUND_HALF_UP))
+
+
+def clamp(value: float, low: float, high: float) -> float:
+    """`value` limited to [low, high]; ValueError when low > high."""
+    if low > high:
+        raise ValueError(f"low {low} is above high {high}")
+    return max(low, min(value, high))
+
+
+def parse_percent(text: str) -> float:
+    """'12.5%' -> 0.125; ValueError unless it is a number followed by %."""
+    stripped = text.strip()
+    if not stripped.endswith("%"):
+        raise ValueError(f"not a percentage: {text!r}")
+    return float(stripped[:-1].strip()) / 100
+
+
+def to_base(number: int, base: int = 2) -> str:
+    """`number` written in `base` (2..36), lower-case digits."""
+    if not 2 <= base <= 36:
+        raise ValueError(f"base must be 2..36, got {base}")
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    if number == 0:
+        return "0"
+    sign, number = ("-", -number) if number < 0 else ("", number)
+    out = []
+    while number:
+        number, rest = divmod(number, base)
+        out.append(digits[rest])
+    return sign + "".join(reversed(out))
+
+
+def split_amount(cents: int, parts: int) -> list[int]:
+    """`cents` split into `parts` shares summing to it; extra cents first."""
+    if parts < 1:
+        raise ValueError("parts must be at least 1")
+    share, rest = divmod(cents, parts)
+    return [share + 1 if i < rest else share for i in range(parts)]
+
+
+def chunked(items: list, size: int) -> list[list]:
+    """`items` in consecutive chunks of `size`; the last may be shorter."""
+    if size < 1:
+        raise ValueError("size must be at least 1")
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def duplicates(items: list) -> list:
+    """Items seen more than once, each once, in order of their second occurrence."""
+    seen = set()
+    out = []
+    for item in items:
+        if item in seen and item not in out:
+            out.append(item)
+        seen.add(item)
+    return out
+
+
+def pairwise_diffs(values: list[float]) -> list[float]:
+    """Consecutive differences, later minus earlier."""
+    return [b - a for a, b in zip(values, values[1:])]
+
+
+def moving_average(values: list[float], window: int) -> list[float]:
+    """Mean of each run of `window` consecutive values."""
+    if window < 1:
+        raise ValueError("window must be at least 1")
+    return [sum(values[i : i + window]) / window for i in range(len(values) - window + 1)]
+
+
+def get_path(data: dict, path: str, default=None):
+    """The value at dotted `path` in nested dicts, or `default`."""
+    if not path:
+        return data
+    node = data
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return default
+        node = node[part]
+    return node
+
+
+def invert_dict(mapping: dict) -> dict:
+    """value -> [keys with that value], in order."""
+    inverted: dict = {}
+    for key, value in mapping.items():
+        inverted.setdefault(value, []).append(key)
+    return inverted

@@ -1,0 +1,30 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("numkit." + name)
+
+
+def test_format_cents_main():
+    assert _module("money").format_cents(123456) == '$1,234.56'
+    assert _module("money").format_cents(250, symbol='€') == '€2.50'
+
+
+def test_format_cents_edge_1():
+    assert _module("money").format_cents(-500) == '-$5.00'
+
+
+def test_format_cents_edge_2():
+    assert _module("money").format_cents(5) == '$0.05'
+
+
+def test_format_cents_edge_3():
+    assert _module("money").format_cents(-1) == '-$0.01'
+
+
+def test_split_amount_unchanged():
+    assert _module("money").split_amount(100, 3) == [34, 33, 33]
+    assert _module("money").split_amount(90, 3) == [30, 30, 30]

@@ -1,0 +1,1 @@
+"""numkit: small numeric helpers: statistics, rounding, ranges, conversions and money."""

@@ -1,0 +1,16 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("numkit." + name)
+
+
+def test_parse_percent_1():
+    assert _module("convert").parse_percent('12.5%') == 0.125
+
+
+def test_parse_percent_2():
+    assert _module("convert").parse_percent('100%') == 1.0

@@ -1,0 +1,10 @@
+"""seqkit.chunks: Cutting lists into pieces."""
+
+from __future__ import annotations
+
+
+def pad_to_multiple(items: list, size: int, fill=None) -> list:
+    """A copy of `items` padded with `fill` to a multiple of `size`."""
+    if size < 1:
+        raise ValueError("size must be at least 1")
+    return list(items) + [fill] * (-len(items) % size)

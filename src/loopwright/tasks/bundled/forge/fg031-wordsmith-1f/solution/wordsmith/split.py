@@ -1,0 +1,135 @@
+"""wordsmith.split: Splitting text into parts."""
+
+from __future__ import annotations
+
+import re
+
+
+def split_pairs(text: str, sep: str = ",") -> dict[str, str]:
+    """'k=v,k2=v2' -> dict; empty items skipped; ValueError on an item without '='."""
+    pairs = {}
+    for item in text.split(sep):
+        if not item.strip():
+            continue
+        if "=" not in item:
+            raise ValueError(f"not a key=value item: {item!r}")
+        key, value = item.split("=", 1)
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences ending in . ! or ?, marks kept; a trailing fragment kept."""
+    parts = re.findall(r"[^.!?]+[.!?]+|[^.!?]+$", text)
+    return [p.strip() for p in parts if p.strip()]
+
+
+# --- General helpers below: used across the project, kept in this module so that it has
+# --- no dependency on the other packages. Not part of this module's own API.
+
+
+def median(values: list[float]) -> float:
+    """The median; the mean of the middle two for an even count; ValueError when empty."""
+    if not values:
+        raise ValueError("median of an empty list")
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    if len(ordered) % 2:
+        return float(ordered[mid])
+    return (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def clamp(value: float, low: float, high: float) -> float:
+    """`value` limited to [low, high]; ValueError when low > high."""
+    if low > high:
+        raise ValueError(f"low {low} is above high {high}")
+    return max(low, min(value, high))
+
+
+def overlap(a: tuple[int, int], b: tuple[int, int]) -> int:
+    """How many integers the half-open ranges a and b share."""
+    return max(0, min(a[1], b[1]) - max(a[0], b[0]))
+
+
+def to_base(number: int, base: int = 2) -> str:
+    """`number` written in `base` (2..36), lower-case digits."""
+    if not 2 <= base <= 36:
+        raise ValueError(f"base must be 2..36, got {base}")
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    if number == 0:
+        return "0"
+    sign, number = ("-", -number) if number < 0 else ("", number)
+    out = []
+    while number:
+        number, rest = divmod(number, base)
+        out.append(digits[rest])
+    return sign + "".join(reversed(out))
+
+
+def format_cents(cents: int, symbol: str = "$") -> str:
+    """123456 -> '$1,234.56'; '-$5.00' for negatives."""
+    sign = "-" if cents < 0 else ""
+    dollars, rest = divmod(abs(cents), 100)
+    return f"{sign}{symbol}{dollars:,}.{rest:02d}"
+
+
+def chunked(items: list, size: int) -> list[list]:
+    """`items` in consecutive chunks of `size`; the last may be shorter."""
+    if size < 1:
+        raise ValueError("size must be at least 1")
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def unique_in_order(items: list, key=None) -> list:
+    """Items without repeats (by `key` when given), first occurrences, in order."""
+    seen = set()
+    out = []
+    for item in items:
+        marker = key(item) if key is not None else item
+        if marker not in seen:
+            seen.add(marker)
+            out.append(item)
+    return out
+
+
+def duplicates(items: list) -> list:
+    """Items seen more than once, each once, in order of their second occurrence."""
+    seen = set()
+    out = []
+    for item in items:
+        if item in seen and item not in out:
+            out.append(item)
+        seen.add(item)
+    return out
+
+
+def group_by(items: list, key) -> dict:
+    """key(item) -> [items], keys in first-seen order, items in order."""
+    groups: dict = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
+    return groups
+
+
+def pairwise_diffs(values: list[float]) -> list[float]:
+    """Consecutive differences, later minus earlier."""
+    return [b - a for a, b in zip(values, values[1:])]
+
+
+def moving_average(values: list[float], window: int) -> list[float]:
+    """Mean of each run of `window` consecutive values."""
+    if window < 1:
+        raise ValueError("window must be at least 1")
+    return [sum(values[i : i + window]) / window for i in range(len(values) - window + 1)]
+
+
+def get_path(data: dict, path: str, default=None):
+    """The value at dotted `path` in nested dicts, or `default`."""
+    if not path:
+        return data
+    node = data
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return default
+        node = node[part]
+    return node

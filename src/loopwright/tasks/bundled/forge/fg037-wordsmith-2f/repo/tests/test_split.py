@@ -1,0 +1,20 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("wordsmith." + name)
+
+
+def test_split_pairs_1():
+    assert _module("split").split_pairs('a=1, b = 2') == {'a': '1', 'b': '2'}
+
+
+def test_split_pairs_2():
+    assert _module("split").split_pairs('x=y;z=w', sep=';') == {'x': 'y', 'z': 'w'}
+
+
+def test_split_sentences_1():
+    assert _module("split").split_sentences('Hi there. How are you? Fine!') == ['Hi there.', 'How are you?', 'Fine!']

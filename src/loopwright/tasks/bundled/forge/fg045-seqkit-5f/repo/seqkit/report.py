@@ -1,0 +1,21 @@
+"""seqkit.report: a self-check that runs the package's newest helpers on sample input."""
+
+from __future__ import annotations
+
+from seqkit import chunks, dedupe, group, lookup, window
+
+
+def run_checks() -> list[str]:
+    """One `name: result` line per helper, in a fixed order."""
+    lines: list[str] = []
+    lines.append("pad_to_multiple: " + repr(chunks.pad_to_multiple([1, 2, 3], 4)))
+    lines.append("duplicates: " + repr(dedupe.duplicates([1, 2, 1, 3, 2])))
+    lines.append("group_by: " + repr(group.group_by(['apple', 'avocado', 'banana'], key=lambda s: s[0])))
+    lines.append("moving_average: " + repr(window.moving_average([1, 2, 3, 4], 2)))
+    lines.append("get_path: " + repr(lookup.get_path({'a': {'b': 1}}, 'a.b')))
+    return lines
+
+
+def summary_line(lines: list[str]) -> str:
+    """A one-line summary of a check report."""
+    return f"{len(lines)} checks ran"

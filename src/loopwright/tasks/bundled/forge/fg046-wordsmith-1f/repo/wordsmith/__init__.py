@@ -1,0 +1,1 @@
+"""wordsmith: small text utilities: cleaning, case, measuring, splitting and padding strings."""

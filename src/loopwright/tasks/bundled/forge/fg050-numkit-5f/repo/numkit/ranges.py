@@ -1,0 +1,8 @@
+"""numkit.ranges: Numeric ranges and bounds."""
+
+from __future__ import annotations
+
+
+def overlap(a: tuple[int, int], b: tuple[int, int]) -> int:
+    """How many integers the half-open ranges a and b share."""
+    return max(0, min(a[1], b[1]) - max(a[0], b[0]))

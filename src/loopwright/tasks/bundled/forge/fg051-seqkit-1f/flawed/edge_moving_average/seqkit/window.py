@@ -1,0 +1,105 @@
+"""seqkit.window: Sliding windows over sequences."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+import math
+import re
+
+
+def pairwise_diffs(values: list[float]) -> list[float]:
+    """Consecutive differences, later minus earlier."""
+    return [b - a for a, b in zip(values, values[1:])]
+
+
+def moving_average(values: list[float], window: int) -> list[float]:
+    """Mean of each run of `window` consecutive values."""
+    if len(values) < window:
+        return [sum(values) / len(values)] if values else []
+    return [sum(values[i : i + window]) / window for i in range(len(values) - window + 1)]
+
+
+# --- General helpers below: used across the project, kept in this module so that it has
+# --- no dependency on the other packages. Not part of this module's own API.
+
+
+def collapse_spaces(text: str) -> str:
+    """Every run of whitespace becomes one space; the ends are stripped."""
+    return " ".join(text.split())
+
+
+def strip_prefix(text: str, prefix: str, *, ignore_case: bool = False) -> str:
+    """`text` without one leading `prefix`."""
+    head = text[: len(prefix)]
+    if prefix and (head.lower() == prefix.lower() if ignore_case else head == prefix):
+        return text[len(prefix) :]
+    return text
+
+
+def camel_to_snake(name: str) -> str:
+    """camelCase / PascalCase -> snake_case; capital runs are one word."""
+    name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    return name.lower()
+
+
+def count_vowels(text: str, *, include_y: bool = False) -> int:
+    """How many vowels `text` holds (y too when `include_y`)."""
+    vowels = "aeiouy" if include_y else "aeiou"
+    return sum(1 for ch in text.lower() if ch in vowels)
+
+
+def longest_word(text: str) -> str:
+    """The longest word; the first one on a tie; "" for blank text."""
+    best = ""
+    for word in text.split():
+        if len(word) > len(best):
+            best = word
+    return best
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences ending in . ! or ?, marks kept; a trailing fragment kept."""
+    parts = re.findall(r"[^.!?]+[.!?]+|[^.!?]+$", text)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def center_text(text: str, width: int, fill: str = " ") -> str:
+    """`text` centred in `width` columns; extra padding on the right."""
+    if len(fill) != 1:
+        raise ValueError("fill must be one character")
+    total = max(width - len(text), 0)
+    left = total // 2
+    return fill * left + text + fill * (total - left)
+
+
+def indent_lines(text: str, prefix: str = "    ") -> str:
+    """Each non-blank line prefixed; a final newline kept."""
+    return "".join(
+        prefix + line if line.strip() else line for line in text.splitlines(keepends=True)
+    )
+
+
+def round_half_up(value: float, digits: int = 0) -> float:
+    """`value` rounded to `digits` decimals, halves away from zero."""
+    quantum = Decimal(1).scaleb(-digits)
+    return float(Decimal(str(value)).quantize(quantum, rounding=ROUND_HALF_UP))
+
+
+def round_to_step(value: float, step: float) -> float:
+    """`value` rounded to the nearest multiple of `step`; halves up."""
+    if step <= 0:
+        raise ValueError("step must be positive")
+    return float(math.floor(value / step + 0.5) * step)
+
+
+def clamp(value: float, low: float, high: float) -> float:
+    """`value` limited to [low, high]; ValueError when low > high."""
+    if low > high:
+        raise ValueError(f"low {low} is above high {high}")
+    return max(low, min(value, high))
+
+
+def overlap(a: tuple[int, int], b: tuple[int, int]) -> int:
+    """How many integers the half-open ranges a and b share."""
+    return max(0, min(a[1], b[1]) - max(a[0], b[0]))

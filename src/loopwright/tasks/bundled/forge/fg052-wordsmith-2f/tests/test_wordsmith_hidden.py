@@ -1,0 +1,52 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("wordsmith." + name)
+
+
+def test_longest_word_main():
+    assert _module("measure").longest_word('a quick brownish fox') == 'brownish'
+    assert _module("measure").longest_word('hello') == 'hello'
+
+
+def test_longest_word_edge_1():
+    assert _module("measure").longest_word('abc xyz') == 'abc'
+
+
+def test_longest_word_edge_2():
+    assert _module("measure").longest_word('') == ''
+
+
+def test_longest_word_edge_3():
+    assert _module("measure").longest_word('   ') == ''
+
+
+def test_split_pairs_main():
+    assert _module("split").split_pairs('a=1, b = 2') == {'a': '1', 'b': '2'}
+    assert _module("split").split_pairs('x=y;z=w', sep=';') == {'x': 'y', 'z': 'w'}
+
+
+def test_split_pairs_edge_1():
+    assert _module("split").split_pairs('a=1,,b=2') == {'a': '1', 'b': '2'}
+
+
+def test_split_pairs_edge_2():
+    assert _module("split").split_pairs('url=a=b') == {'url': 'a=b'}
+
+
+def test_split_pairs_edge_3():
+    with pytest.raises(ValueError):
+        _module("split").split_pairs('broken')
+
+
+def test_count_vowels_unchanged():
+    assert _module("measure").count_vowels('Hello World') == 3
+    assert _module("measure").count_vowels('AEIOU') == 5
+
+
+def test_split_sentences_unchanged():
+    assert _module("split").split_sentences('Hi there. How are you? Fine!') == ['Hi there.', 'How are you?', 'Fine!']

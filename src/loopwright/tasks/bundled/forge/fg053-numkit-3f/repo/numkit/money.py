@@ -1,0 +1,112 @@
+"""numkit.money: Amounts of money held as integer cents."""
+
+from __future__ import annotations
+
+import re
+
+
+def format_cents(cents: int, symbol: str = "$") -> str:
+    """123456 -> '$1,234.56'; '-$5.00' for negatives."""
+    sign = "-" if cents < 0 else ""
+    dollars, rest = divmod(abs(cents), 100)
+    return f"{sign}{symbol}{dollars:,}.{rest:02d}"
+
+
+# --- General helpers below: used across the project, kept in this module so that it has
+# --- no dependency on the other packages. Not part of this module's own API.
+
+
+def collapse_spaces(text: str) -> str:
+    """Every run of whitespace becomes one space; the ends are stripped."""
+    return " ".join(text.split())
+
+
+def strip_prefix(text: str, prefix: str, *, ignore_case: bool = False) -> str:
+    """`text` without one leading `prefix`."""
+    head = text[: len(prefix)]
+    if prefix and (head.lower() == prefix.lower() if ignore_case else head == prefix):
+        return text[len(prefix) :]
+    return text
+
+
+def camel_to_snake(name: str) -> str:
+    """camelCase / PascalCase -> snake_case; capital runs are one word."""
+    name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    return name.lower()
+
+
+def count_vowels(text: str, *, include_y: bool = False) -> int:
+    """How many vowels `text` holds (y too when `include_y`)."""
+    vowels = "aeiouy" if include_y else "aeiou"
+    return sum(1 for ch in text.lower() if ch in vowels)
+
+
+def longest_word(text: str) -> str:
+    """The longest word; the first one on a tie; "" for blank text."""
+    best = ""
+    for word in text.split():
+        if len(word) > len(best):
+            best = word
+    return best
+
+
+def split_pairs(text: str, sep: str = ",") -> dict[str, str]:
+    """'k=v,k2=v2' -> dict; empty items skipped; ValueError on an item without '='."""
+    pairs = {}
+    for item in text.split(sep):
+        if not item.strip():
+            continue
+        if "=" not in item:
+            raise ValueError(f"not a key=value item: {item!r}")
+        key, value = item.split("=", 1)
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def center_text(text: str, width: int, fill: str = " ") -> str:
+    """`text` centred in `width` columns; extra padding on the right."""
+    if len(fill) != 1:
+        raise ValueError("fill must be one character")
+    total = max(width - len(text), 0)
+    left = total // 2
+    return fill * left + text + fill * (total - left)
+
+
+def indent_lines(text: str, prefix: str = "    ") -> str:
+    """Each non-blank line prefixed; a final newline kept."""
+    return "".join(
+        prefix + line if line.strip() else line for line in text.splitlines(keepends=True)
+    )
+
+
+def unique_in_order(items: list, key=None) -> list:
+    """Items without repeats (by `key` when given), first occurrences, in order."""
+    seen = set()
+    out = []
+    for item in items:
+        marker = key(item) if key is not None else item
+        if marker not in seen:
+            seen.add(marker)
+            out.append(item)
+    return out
+
+
+def group_by(items: list, key) -> dict:
+    """key(item) -> [items], keys in first-seen order, items in order."""
+    groups: dict = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
+    return groups
+
+
+def pairwise_diffs(values: list[float]) -> list[float]:
+    """Consecutive differences, later minus earlier."""
+    return [b - a for a, b in zip(values, values[1:])]
+
+
+def moving_average(values: list[float], window: int) -> list[float]:
+    """Mean of each run of `window` consecutive values."""
+    if window < 1:
+        raise ValueError("window must be at least 1")
+    return [sum(values[i : i + window]) / window for i in range(len(values) - window + 1)]

@@ -1,0 +1,19 @@
+"""wordsmith.pad: Padding and indenting text."""
+
+from __future__ import annotations
+
+
+def center_text(text: str, width: int, pad: str = " ") -> str:
+    """`text` centred in `width` columns; extra padding on the right."""
+    if len(pad) != 1:
+        raise ValueError("pad must be one character")
+    total = max(width - len(text), 0)
+    left = total // 2
+    return pad * left + text + pad * (total - left)
+
+
+def indent_lines(text: str, prefix: str = "    ") -> str:
+    """Each non-blank line prefixed; a final newline kept."""
+    return "".join(
+        prefix + line if line.strip() else line for line in text.splitlines(keepends=True)
+    )

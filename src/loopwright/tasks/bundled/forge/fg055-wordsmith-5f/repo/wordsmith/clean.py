@@ -1,0 +1,11 @@
+"""wordsmith.clean: Cleaning text: whitespace and prefixes."""
+
+from __future__ import annotations
+
+
+def strip_prefix(text: str, prefix: str, *, ignore_case: bool = False) -> str:
+    """`text` without one leading `prefix`."""
+    head = text[: len(prefix)]
+    if prefix and (head.lower() == prefix.lower() if ignore_case else head == prefix):
+        return text[len(prefix) :]
+    return text

@@ -1,0 +1,49 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("seqkit." + name)
+
+
+def test_pad_to_multiple_main():
+    assert _module("chunks").pad_to_multiple([1, 2, 3], 4) == [1, 2, 3, None]
+    assert _module("chunks").pad_to_multiple(['a'], 3, fill='-') == ['a', '-', '-']
+
+
+def test_pad_to_multiple_edge_1():
+    assert _module("chunks").pad_to_multiple([1, 2], 2) == [1, 2]
+
+
+def test_pad_to_multiple_edge_2():
+    assert _module("chunks").pad_to_multiple([], 3) == []
+
+
+def test_pad_to_multiple_edge_3():
+    with pytest.raises(ValueError):
+        _module("chunks").pad_to_multiple([1], 0)
+
+
+def test_unique_in_order_main():
+    assert _module("dedupe").unique_in_order([3, 1, 3, 2, 1]) == [3, 1, 2]
+    assert _module("dedupe").unique_in_order(list('banana')) == ['b', 'a', 'n']
+
+
+def test_unique_in_order_edge_1():
+    assert _module("dedupe").unique_in_order(['A', 'b', 'a', 'B'], key=str.lower) == ['A', 'b']
+
+
+def test_unique_in_order_edge_2():
+    assert _module("dedupe").unique_in_order([]) == []
+
+
+def test_chunked_unchanged():
+    assert _module("chunks").chunked([1, 2, 3, 4], 2) == [[1, 2], [3, 4]]
+    assert _module("chunks").chunked(list('abcdef'), 3) == [['a', 'b', 'c'], ['d', 'e', 'f']]
+
+
+def test_duplicates_unchanged():
+    assert _module("dedupe").duplicates([1, 2, 1, 3, 2]) == [1, 2]
+    assert _module("dedupe").duplicates(['b', 'a', 'a', 'b']) == ['a', 'b']

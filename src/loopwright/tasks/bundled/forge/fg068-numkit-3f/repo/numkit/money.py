@@ -1,0 +1,119 @@
+"""numkit.money: Amounts of money held as integer cents."""
+
+from __future__ import annotations
+
+import re
+
+
+def split_amount(cents: int, parts: int) -> list[int]:
+    """`cents` split into `parts` shares summing to it; extra cents first."""
+    if parts < 1:
+        raise ValueError("parts must be at least 1")
+    share, rest = divmod(cents, parts)
+    return [share + 1 if i < rest else share for i in range(parts)]
+
+
+# --- General helpers below: used across the project, kept in this module so that it has
+# --- no dependency on the other packages. Not part of this module's own API.
+
+
+def camel_to_snake(name: str) -> str:
+    """camelCase / PascalCase -> snake_case; capital runs are one word."""
+    name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    return name.lower()
+
+
+def count_vowels(text: str, *, include_y: bool = False) -> int:
+    """How many vowels `text` holds (y too when `include_y`)."""
+    vowels = "aeiouy" if include_y else "aeiou"
+    return sum(1 for ch in text.lower() if ch in vowels)
+
+
+def longest_word(text: str) -> str:
+    """The longest word; the first one on a tie; "" for blank text."""
+    best = ""
+    for word in text.split():
+        if len(word) > len(best):
+            best = word
+    return best
+
+
+def split_pairs(text: str, sep: str = ",") -> dict[str, str]:
+    """'k=v,k2=v2' -> dict; empty items skipped; ValueError on an item without '='."""
+    pairs = {}
+    for item in text.split(sep):
+        if not item.strip():
+            continue
+        if "=" not in item:
+            raise ValueError(f"not a key=value item: {item!r}")
+        key, value = item.split("=", 1)
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences ending in . ! or ?, marks kept; a trailing fragment kept."""
+    parts = re.findall(r"[^.!?]+[.!?]+|[^.!?]+$", text)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def indent_lines(text: str, prefix: str = "    ") -> str:
+    """Each non-blank line prefixed; a final newline kept."""
+    return "".join(
+        prefix + line if line.strip() else line for line in text.splitlines(keepends=True)
+    )
+
+
+def chunked(items: list, size: int) -> list[list]:
+    """`items` in consecutive chunks of `size`; the last may be shorter."""
+    if size < 1:
+        raise ValueError("size must be at least 1")
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def unique_in_order(items: list, key=None) -> list:
+    """Items without repeats (by `key` when given), first occurrences, in order."""
+    seen = set()
+    out = []
+    for item in items:
+        marker = key(item) if key is not None else item
+        if marker not in seen:
+            seen.add(marker)
+            out.append(item)
+    return out
+
+
+def duplicates(items: list) -> list:
+    """Items seen more than once, each once, in order of their second occurrence."""
+    seen = set()
+    out = []
+    for item in items:
+        if item in seen and item not in out:
+            out.append(item)
+        seen.add(item)
+    return out
+
+
+def pairwise_diffs(values: list[float]) -> list[float]:
+    """Consecutive differences, later minus earlier."""
+    return [b - a for a, b in zip(values, values[1:])]
+
+
+def moving_average(values: list[float], window: int) -> list[float]:
+    """Mean of each run of `window` consecutive values."""
+    if window < 1:
+        raise ValueError("window must be at least 1")
+    return [sum(values[i : i + window]) / window for i in range(len(values) - window + 1)]
+
+
+def get_path(data: dict, path: str, default=None):
+    """The value at dotted `path` in nested dicts, or `default`."""
+    if not path:
+        return data
+    node = data
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return default
+        node = node[part]
+    return node

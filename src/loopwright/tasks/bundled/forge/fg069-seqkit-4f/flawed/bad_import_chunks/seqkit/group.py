@@ -1,0 +1,127 @@
+"""seqkit.group: Grouping and counting by key."""
+
+from __future__ import annotations
+
+import math
+import re
+
+
+def group_by(items: list, key) -> dict:
+    """key(item) -> [items], keys in first-seen order, items in order."""
+    groups: dict = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
+    return groups
+
+
+def count_by(items: list, key) -> dict:
+    """key(item) -> how many items have it, keys in first-seen order."""
+    counts: dict = {}
+    for item in items:
+        k = key(item)
+        counts[k] = counts.get(k, 0) + 1
+    return counts
+
+
+# --- General helpers below: used across the project, kept in this module so that it has
+# --- no dependency on the other packages. Not part of this module's own API.
+
+
+def strip_prefix(text: str, prefix: str, *, ignore_case: bool = False) -> str:
+    """`text` without one leading `prefix`."""
+    head = text[: len(prefix)]
+    if prefix and (head.lower() == prefix.lower() if ignore_case else head == prefix):
+        return text[len(prefix) :]
+    return text
+
+
+def swap_case_words(text: str) -> str:
+    """Each space-separated word capitalised, spacing kept."""
+    return " ".join(word[:1].upper() + word[1:].lower() for word in text.split(" "))
+
+
+def count_vowels(text: str, *, include_y: bool = False) -> int:
+    """How many vowels `text` holds (y too when `include_y`)."""
+    vowels = "aeiouy" if include_y else "aeiou"
+    return sum(1 for ch in text.lower() if ch in vowels)
+
+
+def longest_word(text: str) -> str:
+    """The longest word; the first one on a tie; "" for blank text."""
+    best = ""
+    for word in text.split():
+        if len(word) > len(best):
+            best = word
+    return best
+
+
+def split_pairs(text: str, sep: str = ",") -> dict[str, str]:
+    """'k=v,k2=v2' -> dict; empty items skipped; ValueError on an item without '='."""
+    pairs = {}
+    for item in text.split(sep):
+        if not item.strip():
+            continue
+        if "=" not in item:
+            raise ValueError(f"not a key=value item: {item!r}")
+        key, value = item.split("=", 1)
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences ending in . ! or ?, marks kept; a trailing fragment kept."""
+    parts = re.findall(r"[^.!?]+[.!?]+|[^.!?]+$", text)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def center_text(text: str, width: int, fill: str = " ") -> str:
+    """`text` centred in `width` columns; extra padding on the right."""
+    if len(fill) != 1:
+        raise ValueError("fill must be one character")
+    total = max(width - len(text), 0)
+    left = total // 2
+    return fill * left + text + fill * (total - left)
+
+
+def indent_lines(text: str, prefix: str = "    ") -> str:
+    """Each non-blank line prefixed; a final newline kept."""
+    return "".join(
+        prefix + line if line.strip() else line for line in text.splitlines(keepends=True)
+    )
+
+
+def round_to_step(value: float, step: float) -> float:
+    """`value` rounded to the nearest multiple of `step`; halves up."""
+    if step <= 0:
+        raise ValueError("step must be positive")
+    return float(math.floor(value / step + 0.5) * step)
+
+
+def clamp(value: float, low: float, high: float) -> float:
+    """`value` limited to [low, high]; ValueError when low > high."""
+    if low > high:
+        raise ValueError(f"low {low} is above high {high}")
+    return max(low, min(value, high))
+
+
+def to_base(number: int, base: int = 2) -> str:
+    """`number` written in `base` (2..36), lower-case digits."""
+    if not 2 <= base <= 36:
+        raise ValueError(f"base must be 2..36, got {base}")
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    if number == 0:
+        return "0"
+    sign, number = ("-", -number) if number < 0 else ("", number)
+    out = []
+    while number:
+        number, rest = divmod(number, base)
+        out.append(digits[rest])
+    return sign + "".join(reversed(out))
+
+
+def split_amount(cents: int, parts: int) -> list[int]:
+    """`cents` split into `parts` shares summing to it; extra cents first."""
+    if parts < 1:
+        raise ValueError("parts must be at least 1")
+    share, rest = divmod(cents, parts)
+    return [share + 1 if i < rest else share for i in range(parts)]

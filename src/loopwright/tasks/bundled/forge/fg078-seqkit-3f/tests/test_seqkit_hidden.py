@@ -1,0 +1,67 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("seqkit." + name)
+
+
+def test_duplicates_main():
+    assert _module("dedupe").duplicates([1, 2, 1, 3, 2]) == [1, 2]
+    assert _module("dedupe").duplicates(['b', 'a', 'a', 'b']) == ['a', 'b']
+
+
+def test_duplicates_edge_1():
+    assert _module("dedupe").duplicates([5, 5, 5]) == [5]
+
+
+def test_duplicates_edge_2():
+    assert _module("dedupe").duplicates([1, 2, 3]) == []
+
+
+def test_duplicates_edge_3():
+    assert _module("dedupe").duplicates([]) == []
+
+
+def test_group_by_main():
+    assert _module("group").group_by(['apple', 'avocado', 'banana'], key=lambda s: s[0]) == {'a': ['apple', 'avocado'], 'b': ['banana']}
+
+
+def test_group_by_edge_1():
+    assert list(_module("group").group_by([3, 1, 2, 4], key=lambda n: n % 2).items()) == list(({1: [3, 1], 0: [2, 4]}).items())
+
+
+def test_group_by_edge_2():
+    assert _module("group").group_by([], key=len) == {}
+
+
+def test_get_path_main():
+    assert _module("lookup").get_path({'a': {'b': 1}}, 'a.b') == 1
+    assert _module("lookup").get_path({'x': {'y': {'z': 'deep'}}}, 'x.y.z') == 'deep'
+
+
+def test_get_path_edge_1():
+    assert _module("lookup").get_path({'a': 1}, 'a.b', default='none') == 'none'
+
+
+def test_get_path_edge_2():
+    assert _module("lookup").get_path({'a': {}}, 'a.q') == None
+
+
+def test_get_path_edge_3():
+    assert _module("lookup").get_path({'k': 2}, '') == {'k': 2}
+
+
+def test_unique_in_order_unchanged():
+    assert _module("dedupe").unique_in_order([3, 1, 3, 2, 1]) == [3, 1, 2]
+    assert _module("dedupe").unique_in_order(list('banana')) == ['b', 'a', 'n']
+
+
+def test_count_by_unchanged():
+    assert _module("group").count_by(['a', 'bb', 'cc', 'd'], len) == {1: 2, 2: 2}
+
+
+def test_invert_dict_unchanged():
+    assert _module("lookup").invert_dict({'a': 1, 'b': 2}) == {1: ['a'], 2: ['b']}

@@ -1,0 +1,12 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("numkit." + name)
+
+
+def test_round_to_step_basic_1():
+    assert _module("rounding").round_to_step(7, 5) == 5.0

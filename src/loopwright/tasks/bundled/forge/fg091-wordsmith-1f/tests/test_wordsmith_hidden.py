@@ -1,0 +1,31 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("wordsmith." + name)
+
+
+def test_collapse_spaces_main():
+    assert _module("clean").collapse_spaces('a   b\t\tc') == 'a b c'
+    assert _module("clean").collapse_spaces('one\n\ntwo three') == 'one two three'
+
+
+def test_collapse_spaces_edge_1():
+    assert _module("clean").collapse_spaces('  padded  ') == 'padded'
+
+
+def test_collapse_spaces_edge_2():
+    assert _module("clean").collapse_spaces(' \t ') == ''
+
+
+def test_collapse_spaces_edge_3():
+    assert _module("clean").collapse_spaces('') == ''
+
+
+def test_strip_prefix_unchanged():
+    assert _module("clean").strip_prefix('re_re_name', 're_') == 're_name'
+    assert _module("clean").strip_prefix('v1.2', 'v') == '1.2'
+    assert _module("clean").strip_prefix('abc', 'x') == 'abc'

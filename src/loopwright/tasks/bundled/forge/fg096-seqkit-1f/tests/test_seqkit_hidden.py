@@ -1,0 +1,26 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("seqkit." + name)
+
+
+def test_unique_in_order_main():
+    assert _module("dedupe").unique_in_order([3, 1, 3, 2, 1]) == [3, 1, 2]
+    assert _module("dedupe").unique_in_order(list('banana')) == ['b', 'a', 'n']
+
+
+def test_unique_in_order_edge_1():
+    assert _module("dedupe").unique_in_order(['A', 'b', 'a', 'B'], key=str.lower) == ['A', 'b']
+
+
+def test_unique_in_order_edge_2():
+    assert _module("dedupe").unique_in_order([]) == []
+
+
+def test_duplicates_unchanged():
+    assert _module("dedupe").duplicates([1, 2, 1, 3, 2]) == [1, 2]
+    assert _module("dedupe").duplicates(['b', 'a', 'a', 'b']) == ['a', 'b']

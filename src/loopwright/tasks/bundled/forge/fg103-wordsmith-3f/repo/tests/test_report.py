@@ -1,0 +1,16 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("wordsmith." + name)
+
+
+def test_run_checks_output():
+    report = _module("report")
+    got = report.run_checks()
+    assert got == ["camel_to_snake: 'parse_http_response'", 'count_vowels: 3', "split_sentences: ['Hi there.', 'How are you?', 'Fine!']"], (
+        "report.run_checks() output changed: check how report.py formats its lines"
+    )

@@ -1,0 +1,15 @@
+"""seqkit.dedupe: Finding and removing repeats."""
+
+from __future__ import annotations
+
+
+def unique_in_order(items: list, key=None) -> list:
+    """Items without repeats (by `key` when given), first occurrences, in order."""
+    seen = set()
+    out = []
+    for item in items:
+        marker = key(item) if key is not None else item
+        if marker not in seen:
+            seen.add(marker)
+            out.append(item)
+    return out

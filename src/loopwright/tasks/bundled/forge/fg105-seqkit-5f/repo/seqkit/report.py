@@ -1,0 +1,21 @@
+"""seqkit.report: a self-check that runs the package's newest helpers on sample input."""
+
+from __future__ import annotations
+
+from seqkit import chunks, dedupe, group, lookup, window
+
+
+def run_checks() -> list[str]:
+    """One `name: result` line per helper, in a fixed order."""
+    lines: list[str] = []
+    lines.append("pad_to_multiple: " + repr(chunks.pad_to_multiple([1, 2, 3], 4)))
+    lines.append("duplicates: " + repr(dedupe.duplicates([1, 2, 1, 3, 2])))
+    lines.append("count_by: " + repr(group.count_by(['a', 'bb', 'cc', 'd'], len)))
+    lines.append("pairwise_diffs: " + repr(window.pairwise_diffs([1, 4, 9])))
+    lines.append("invert_dict: " + repr(lookup.invert_dict({'a': 1, 'b': 2})))
+    return lines
+
+
+def summary_line(lines: list[str]) -> str:
+    """A one-line summary of a check report."""
+    return f"{len(lines)} checks ran"

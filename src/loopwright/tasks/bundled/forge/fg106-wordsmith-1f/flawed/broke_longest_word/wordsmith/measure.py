@@ -1,0 +1,15 @@
+"""wordsmith.measure: Measuring text: counts and extremes."""
+
+from __future__ import annotations
+
+
+def count_vowels(text: str, *, include_y: bool = False) -> int:
+    """How many vowels `text` holds (y too when `include_y`)."""
+    vowels = "aeiouy" if include_y else "aeiou"
+    return sum(1 for ch in text.lower() if ch in vowels)
+
+
+def longest_word(text: str) -> str:
+    """The longest word; the first one on a tie; "" for blank text."""
+    words = text.split()
+    return max(words, key=len)[:-1] if words else ""

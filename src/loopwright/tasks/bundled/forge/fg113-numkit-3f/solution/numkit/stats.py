@@ -1,0 +1,120 @@
+"""numkit.stats: Summary statistics over lists of numbers."""
+
+from __future__ import annotations
+
+import re
+
+
+def mean_or_none(values: list[float]) -> float | None:
+    """The mean of the non-None values, or None when there are none."""
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
+
+
+def median(values: list[float]) -> float:
+    """The median; the mean of the middle two for an even count; ValueError when empty."""
+    if not values:
+        raise ValueError("median of an empty list")
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    if len(ordered) % 2:
+        return float(ordered[mid])
+    return (ordered[mid - 1] + ordered[mid]) / 2
+
+
+# --- General helpers below: used across the project, kept in this module so that it has
+# --- no dependency on the other packages. Not part of this module's own API.
+
+
+def collapse_spaces(text: str) -> str:
+    """Every run of whitespace becomes one space; the ends are stripped."""
+    return " ".join(text.split())
+
+
+def strip_prefix(text: str, prefix: str, *, ignore_case: bool = False) -> str:
+    """`text` without one leading `prefix`."""
+    head = text[: len(prefix)]
+    if prefix and (head.lower() == prefix.lower() if ignore_case else head == prefix):
+        return text[len(prefix) :]
+    return text
+
+
+def camel_to_snake(name: str) -> str:
+    """camelCase / PascalCase -> snake_case; capital runs are one word."""
+    name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    return name.lower()
+
+
+def longest_word(text: str) -> str:
+    """The longest word; the first one on a tie; "" for blank text."""
+    best = ""
+    for word in text.split():
+        if len(word) > len(best):
+            best = word
+    return best
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences ending in . ! or ?, marks kept; a trailing fragment kept."""
+    parts = re.findall(r"[^.!?]+[.!?]+|[^.!?]+$", text)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def center_text(text: str, width: int, fill: str = " ") -> str:
+    """`text` centred in `width` columns; extra padding on the right."""
+    if len(fill) != 1:
+        raise ValueError("fill must be one character")
+    total = max(width - len(text), 0)
+    left = total // 2
+    return fill * left + text + fill * (total - left)
+
+
+def indent_lines(text: str, prefix: str = "    ") -> str:
+    """Each non-blank line prefixed; a final newline kept."""
+    return "".join(
+        prefix + line if line.strip() else line for line in text.splitlines(keepends=True)
+    )
+
+
+def pad_to_multiple(items: list, size: int, fill=None) -> list:
+    """A copy of `items` padded with `fill` to a multiple of `size`."""
+    if size < 1:
+        raise ValueError("size must be at least 1")
+    return list(items) + [fill] * (-len(items) % size)
+
+
+def unique_in_order(items: list, key=None) -> list:
+    """Items without repeats (by `key` when given), first occurrences, in order."""
+    seen = set()
+    out = []
+    for item in items:
+        marker = key(item) if key is not None else item
+        if marker not in seen:
+            seen.add(marker)
+            out.append(item)
+    return out
+
+
+def group_by(items: list, key) -> dict:
+    """key(item) -> [items], keys in first-seen order, items in order."""
+    groups: dict = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
+    return groups
+
+
+def count_by(items: list, key) -> dict:
+    """key(item) -> how many items have it, keys in first-seen order."""
+    counts: dict = {}
+    for item in items:
+        k = key(item)
+        counts[k] = counts.get(k, 0) + 1
+    return counts
+
+
+def moving_average(values: list[float], window: int) -> list[float]:
+    """Mean of each run of `window` consecutive values."""
+    if window < 1:
+        raise ValueError("window must be at least 1")
+    return [sum(values[i : i + window]) / window for i in range(len(values) - window + 1)]

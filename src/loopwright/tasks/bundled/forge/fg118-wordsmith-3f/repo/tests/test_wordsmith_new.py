@@ -1,0 +1,20 @@
+import importlib
+
+import pytest
+
+
+def _module(name):
+    # looked up per test, so that one module failing to import fails only its own tests
+    return importlib.import_module("wordsmith." + name)
+
+
+def test_longest_word_basic_1():
+    assert _module("measure").longest_word('a quick brownish fox') == 'brownish'
+
+
+def test_split_sentences_basic_1():
+    assert _module("split").split_sentences('Hi there. How are you? Fine!') == ['Hi there.', 'How are you?', 'Fine!']
+
+
+def test_indent_lines_basic_1():
+    assert _module("pad").indent_lines('a\nb', '> ') == '> a\n> b'

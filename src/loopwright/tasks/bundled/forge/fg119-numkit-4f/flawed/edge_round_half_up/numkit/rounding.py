@@ -1,0 +1,19 @@
+"""numkit.rounding: Rounding rules."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+import math
+
+
+def round_half_up(value: float, digits: int = 0) -> float:
+    """`value` rounded to `digits` decimals, halves away from zero."""
+    factor = 10**digits
+    return math.floor(value * factor + 0.5) / factor
+
+
+def round_to_step(value: float, step: float) -> float:
+    """`value` rounded to the nearest multiple of `step`; halves up."""
+    if step <= 0:
+        raise ValueError("step must be positive")
+    return float(math.floor(value / step + 0.5) * step)
