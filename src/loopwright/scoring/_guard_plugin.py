@@ -26,7 +26,7 @@ process, so a determined attacker can still defeat much of this; docs/grading.md
 remains possible. Runs on Python 3.7+ (no newer syntax or API here).
 """
 
-# ruff: noqa: PTH100, PTH118, PTH120, B905  (runs on Python 3.7+: os.path, zip without strict)
+# ruff: noqa: PTH100, PTH116, PTH118, PTH120, B905  (runs on Python 3.7+: os.path, zip without strict)
 from __future__ import annotations
 
 import ast
@@ -38,7 +38,7 @@ import os
 import sys
 import types
 import unittest.case
-from collections.abc import Iterable
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -89,19 +89,9 @@ def _spaces(modules: list[types.ModuleType]) -> list[Any]:
     return found
 
 
-def _code_digest(codes: Iterable[types.CodeType]) -> str:
-    digest = hashlib.sha256()
-    stack = list(codes)
-    while stack:
-        code = stack.pop()
-        digest.update(code.co_code)
-        digest.update(repr(code.co_names).encode())
-        for const in code.co_consts:
-            if isinstance(const, types.CodeType):
-                stack.append(const)
-            else:
-                digest.update(repr(const).encode("utf-8", "replace"))
-    return digest.hexdigest()
+def _code_digest(codes: list[types.CodeType]) -> str:
+    """A hash of the bytecode of `codes` (each given with its nested code objects)."""
+    return hashlib.sha256(b"".join(map(attrgetter("co_code"), codes))).hexdigest()
 
 
 def _nested(code: types.CodeType, into: list[types.CodeType]) -> list[types.CodeType]:
@@ -116,7 +106,9 @@ def _nested(code: types.CodeType, into: list[types.CodeType]) -> list[types.Code
 
 def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     """Install the guard; returns the names the plugin module must define (hooks, canaries)."""
-    write, getpid, dumps = os.write, os.getpid, json.dumps
+    from operator import attrgetter, is_not, itemgetter  # local names: out of the module's reach
+
+    write, getpid, dumps, getcode = os.write, os.getpid, json.dumps, attrgetter("__code__")
     code_digest, nested, root_of, abspath = _code_digest, _nested, _rootpath, os.path.abspath
     settings = json.loads(Path(here).with_suffix(".json").read_text(encoding="utf-8"))
     record = Path(os.environ.pop("LOOPWRIGHT_GUARD_RECORD"))  # as the sandbox shows it
@@ -175,28 +167,39 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     ] = {}  # id -> code of every function pytest, pluggy and the kit loaded so far
     digest: list[str] = []
 
+    groups: list[Any] = []  # (namespace, getter of its watched names, their values then)
+    functions: list[Any] = []  # every watched function, and its code object then:
+    function_codes: list[types.CodeType] = []
+
     def snapshot() -> None:
         """The framework's functions and their code, as pytest left them once its own start-up
         patches are made (pytest_load_initial_conftests) and before any conftest is imported."""
         for space in _spaces(modules):
+            names, values = [], []
+            owner = getattr(space, "__qualname__", None) or space.__name__
             for name, value in list(vars(space).items()):
                 if name.startswith("__") or not (
                     callable(value) or isinstance(value, _FUNCTION_KINDS)
                 ):
                     continue
                 pairs = [(f, f.__code__) for f in _functions(value)]
-                owner = getattr(space, "__qualname__", None) or space.__name__
                 watched.append((vars(space), name, f"{owner}.{name}", value, pairs))
-                for _, code in pairs:
+                names.append(name)
+                values.append(value)
+                for function, code in pairs:
+                    functions.append(function)
+                    function_codes.append(code)
                     for inner in nested(code, []):
                         known_codes[id(inner)] = inner
+            if names:  # twice over: an itemgetter of one name returns no tuple
+                groups.append((vars(space), itemgetter(*names, *names), tuple(values + values)))
         for plugin in list(sys.modules.values()):  # plugins loaded before the guard (-p)
             if isinstance(plugin, types.ModuleType) and plugin.__name__.startswith("pytest_"):
                 for space in _spaces([plugin]):
                     for value in list(vars(space).values()):
                         for function in _functions(value):
                             known_codes[id(function.__code__)] = function.__code__
-        digest.append(code_digest(code for _, _, _, _, pairs in watched for _, code in pairs))
+        digest.append(code_digest(list(known_codes.values())))
 
     framework = [(m.__name__, m) for m in modules]  # as they are in sys.modules now
     compiled: dict[
@@ -211,25 +214,52 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     ] = []  # (namespace dict, name, value) of the plugin manager's own attributes
     own: list[Any] = []  # (namespace dict, name, value, its code, its closure's contents)
 
-    def codes_of(path: str, source: bytes, config: Any) -> list[types.CodeType]:
-        key = abspath(path)
-        if key not in compiled:
-            codes = []
-            try:
-                codes += nested(compile(source, key, "exec", dont_inherit=True), [])
-                tree = ast.parse(source, key)
-                rewrite_asserts(tree, source, key, config)
-                codes += nested(compile(tree, key, "exec", dont_inherit=True), [])
-            except Exception:  # noqa: BLE001  a file that does not compile holds no code
-                pass
-            compiled[key] = codes
-        return compiled[key]
-
+    rewritten: dict[str, list[types.CodeType]] = {}  # path -> its assertion-rewritten code
     rewrite_asserts = _pytest.assertion.rewrite.rewrite_asserts
 
+    def plain_codes(key: str, source: bytes) -> list[types.CodeType]:
+        if key not in compiled:
+            try:
+                compiled[key] = nested(compile(source, key, "exec", dont_inherit=True), [])
+            except Exception:  # noqa: BLE001  a file that does not compile holds no code
+                compiled[key] = []
+        return compiled[key]
+
+    def rewritten_codes(key: str, source: bytes, config: Any) -> list[types.CodeType]:
+        if key not in rewritten:
+            try:
+                rewritten[key] = nested(rewrite(key, source, config), [])
+            except Exception:  # noqa: BLE001  as above
+                rewritten[key] = []
+        return rewritten[key]
+
+    def rewrite(key: str, source: bytes, config: Any) -> types.CodeType:
+        """`source` compiled as pytest's assertion rewriter compiles a test module."""
+        tree = ast.parse(source, filename=key)
+        rewrite_asserts(tree, source, key, config)
+        return compile(tree, key, "exec", dont_inherit=True)
+
+    original_rewrite_test: Any = getattr(_pytest.assertion.rewrite, "_rewrite_test", None)
+
+    def rewrite_test(fn: Any, config: Any) -> tuple[os.stat_result, types.CodeType]:
+        """pytest's `_rewrite_test`, but a task file's code is compiled from the source read as
+        the guard loaded (what is on disk now may have been rewritten by the code under test),
+        and kept: the code the guard holds that file's functions to."""
+        key = abspath(str(fn))
+        rel = relative(key, config) if config is not None else None
+        source = sources.get(rel) if rel is not None else None
+        if source is None or original_rewrite_test is None:
+            return original_rewrite_test(fn, config)  # type: ignore[no-any-return]
+        code = rewrite(key, source, config)
+        rewritten[key] = nested(code, [])
+        return os.stat(key), code
+
+    def matches(code: types.CodeType, codes: list[types.CodeType]) -> bool:
+        return any(c == code for c in codes if c.co_firstlineno == code.co_firstlineno)
+
     def from_its_file(code: types.CodeType, config: Any) -> bool:
-        """Whether `code` is code of the file it names: compiled here from the source read as
-        the guard loaded (a task file) or from the environment's file (read-only there)."""
+        """Whether `code` is code of the file it names: compiled from the source read as the
+        guard loaded (a task file) or from the environment's file (read-only there)."""
         filename = abspath(code.co_filename)
         rel = relative(filename, config)
         if rel is not None:
@@ -243,7 +273,9 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
                 return False
         else:
             return False
-        return any(c == code for c in codes_of(filename, source, config))
+        return matches(code, plain_codes(filename, source)) or matches(
+            code, rewritten_codes(filename, source, config)
+        )
 
     def relative(filename: str, config: Any) -> str | None:
         root = os.path.join(abspath(str(root_of(config))), "")
@@ -262,11 +294,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         if state["tamper"]:
             return  # the first finding is the evidence; later ones follow from it
         problem = changed_code() or changed_manager() or changed_guard()
-        if (
-            problem is None
-            and last
-            and code_digest(code for _, _, _, _, pairs in watched for _, code in pairs) != digest[0]
-        ):
+        if problem is None and last and code_digest(list(known_codes.values())) != digest[0]:
             problem = "the bytecode of a pytest or pluggy function was changed in place"
         if problem is None:
             problem = foreign_hook(full)
@@ -274,6 +302,20 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             found(f"{problem} (noticed {where})")
 
     def changed_code() -> str | None:
+        """Fast (C-level comparisons) while nothing changed; then names what did."""
+        try:
+            same = not any(
+                any(map(is_not, getter(namespace), values)) for namespace, getter, values in groups
+            )
+        except KeyError:  # a watched name was deleted
+            same = False
+        if same and not any(map(is_not, map(getcode, functions), function_codes)):
+            same = all(sys.modules.get(name) is module_then for name, module_then in framework)
+        else:
+            same = False
+        return None if same else what_changed()
+
+    def what_changed() -> str | None:
         for namespace, name, qualified, original, pairs in watched:
             if namespace.get(name) is not original:
                 return f"{qualified} was replaced"
@@ -458,9 +500,13 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     own.extend(
         (vars(module), name, value, value.__code__, _cells(value)) for name, value in names.items()
     )
+    if original_rewrite_test is not None and original_rewrite_test.__code__.co_varnames[
+        : original_rewrite_test.__code__.co_argcount
+    ] == ("fn", "config"):
+        vars(_pytest.assertion.rewrite)["_rewrite_test"] = rewrite_test  # watched from the snapshot
     for value in names.values():  # the guard's own hooks: code the kit loaded
         known_codes[id(value.__code__)] = value.__code__
-    for helper in (check, send, found, changed_code, changed_manager, changed_guard):
+    for helper in (check, send, found, changed_code, changed_manager, changed_guard, rewrite_test):
         own.append(({"f": helper}, "f", helper, helper.__code__, _cells(helper)))
     atexit.register(exited)
     record.with_suffix(".started").write_text("started\n", encoding="utf-8")
