@@ -90,7 +90,7 @@ def _spaces(modules: list[types.ModuleType]) -> list[Any]:
 
 
 def _code_digest(codes: list[types.CodeType]) -> str:
-    """A hash of the bytecode of `codes` (each given with its nested code objects)."""
+    """A hash of the bytecode of `codes`."""
     return hashlib.sha256(b"".join(map(attrgetter("co_code"), codes))).hexdigest()
 
 
@@ -189,8 +189,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
                 for function, code in pairs:
                     functions.append(function)
                     function_codes.append(code)
-                    for inner in nested(code, []):
-                        known_codes[id(inner)] = inner
+                    known_codes[id(code)] = code
             if names:  # twice over: an itemgetter of one name returns no tuple
                 groups.append((vars(space), itemgetter(*names, *names), tuple(values + values)))
         for plugin in list(sys.modules.values()):  # plugins loaded before the guard (-p)
