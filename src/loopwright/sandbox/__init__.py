@@ -46,6 +46,7 @@ from loopwright.sandbox._images import (
     prepare_images,
 )
 from loopwright.sandbox._local import LocalSandbox
+from loopwright.sandbox._process import CHANNEL_ENV, CHANNEL_OVERFLOW
 from loopwright.sandbox._reaper import descendants as process_descendants
 from loopwright.sandbox._select import default_sandbox, sandbox_kinds
 from loopwright.sandbox._taskcontainers import TaskContainers
@@ -60,6 +61,8 @@ from loopwright.sandbox._workspace import (
 
 __all__ = [
     "BINARY_SIZES",
+    "CHANNEL_ENV",
+    "CHANNEL_OVERFLOW",
     "DEFAULT_OUTPUT_CAP",
     "ENV_CACHE_VARIABLE",
     "ENV_IMAGE_REPOSITORY",

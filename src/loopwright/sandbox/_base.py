@@ -56,6 +56,8 @@ class CommandResult:
     `stdout`/`stderr` are decoded as UTF-8 with errors replaced; each keeps at most the output
     cap in bytes, and when more was written the excess is dropped, a marker is appended and
     `truncated` is True. `sandbox` names the sandbox that ran it ("bubblewrap", "local", ...).
+    `channel` is what the command wrote to its outcome channel (`Sandbox.run(channel=True)`),
+    None when none was asked for or the sandbox cannot pass one.
     """
 
     argv: tuple[str, ...]
@@ -66,6 +68,7 @@ class CommandResult:
     truncated: bool
     duration_s: float
     sandbox: str
+    channel: bytes | None = None
 
     @property
     def ok(self) -> bool:
@@ -88,6 +91,7 @@ class RunRequest:
     output_cap: int
     network: bool
     stdin: str | None
+    channel: bool = False
 
     @property
     def stdin_bytes(self) -> bytes | None:
@@ -106,6 +110,9 @@ class Sandbox(ABC):
 
     name: str
     isolated: bool
+    channels: bool = True
+    """Whether `run(channel=True)` gives the command an outcome channel here."""
+
     python: str | None = None
     """The Python that loopwright's own commands run inside this sandbox (the grader, the agents'
     `run_tests` tool); None: loopwright's own interpreter, which the sandbox shows."""
@@ -150,6 +157,7 @@ class Sandbox(ABC):
         output_cap: int = DEFAULT_OUTPUT_CAP,
         network: bool = False,
         stdin: str | None = None,
+        channel: bool = False,
     ) -> CommandResult:
         """Run `argv` in `cwd` and return its result; never raises because the command failed.
 
@@ -162,6 +170,12 @@ class Sandbox(ABC):
         and HOME when it lacks them. The command and everything it started are killed when
         `timeout_s` passes. `network` allows network access where the sandbox can deny it.
         `stdin` is written to the command's standard input (else it reads /dev/null).
+        `channel` gives the command an outcome channel: the write end of a pipe that this
+        process drains while the command runs, its descriptor number in the command's
+        `CHANNEL_ENV` variable; what was written comes back as `CommandResult.channel`
+        (append-only: nothing the command does later takes back what it wrote). A sandbox
+        that cannot pass a descriptor (`channels` False: the docker CLI) sets no variable
+        and returns `channel=None`.
 
         Raises SandboxError when the command cannot be started at all (binary not found,
         `cwd` missing); UsageError for an empty argv or a non-positive timeout or cap.
@@ -178,6 +192,7 @@ class Sandbox(ABC):
             output_cap=output_cap,
             network=network,
             stdin=stdin,
+            channel=channel,
         )
         return self._execute(request)
 

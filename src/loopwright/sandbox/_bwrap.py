@@ -116,6 +116,7 @@ class BubblewrapSandbox(Sandbox):
             timeout_s=request.timeout_s,
             output_cap=request.output_cap,
             stdin=request.stdin_bytes,
+            channel=request.channel,  # bwrap passes inherited descriptors on, numbers kept
         )
         return to_result(request.argv, outcome, self.name)
 

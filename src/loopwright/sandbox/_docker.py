@@ -28,7 +28,7 @@ from loopwright.errors import ConfigError, SandboxError
 from loopwright.sandbox._base import CommandResult, RunRequest, Sandbox, resolve_dir, with_defaults
 from loopwright.sandbox._engine import ENV_PREFIX, ContainerSettings, Engine, labels
 from loopwright.sandbox._environment import EnvironmentSandbox, TaskEnvironment
-from loopwright.sandbox._process import run_process, to_result
+from loopwright.sandbox._process import CHANNEL_ENV, run_process, to_result
 
 __all__ = ["DockerSandbox"]
 
@@ -45,6 +45,7 @@ status=$?
 kill -KILL -1 2>/dev/null
 exit $status"""
 _KILL_ALL = "kill -KILL -1 2>/dev/null; true"
+_CHANNEL_FD = 3  # the first descriptor `--preserve-fds` passes on
 _ENGINE_FAILED = {125, 126, 127}  # what `docker exec` / `podman exec` exit with on their own errors
 
 
@@ -106,6 +107,8 @@ class DockerSandbox(Sandbox):
                 fix="build it locally first (no registry is used; see docs/sandbox.md)",
             )
         self.python = self.settings.python
+        # `podman exec --preserve-fds` passes an outcome channel in; `docker exec` cannot.
+        self.channels = self.engine.kind == "podman"
         self.engine.remove_stale()
         self._reset()
         atexit.register(_close_if_alive, weakref.ref(self))
@@ -193,6 +196,10 @@ class DockerSandbox(Sandbox):
         HOME=/tmp, LANG, PYTHONDONTWRITEBYTECODE, PYTHONHASHSEED; a mapping: the image's
         environment overridden by it (HOME=/tmp unless it names one)."""
         args, workdir, stdin = request.argv, request.cwd, request.stdin
+        channel = request.channel and self.channels
+        env = with_defaults(request.env, {"HOME": _HOME})
+        if channel:  # the client's descriptor 3 is the command's 3
+            env = {**env, CHANNEL_ENV: str(_CHANNEL_FD)}
         container = self._container_for(workdir, request.network)
         with _staged(container, list(request.writable), list(request.readonly)) as staged:
             paths = _PathMap(
@@ -200,7 +207,8 @@ class DockerSandbox(Sandbox):
             )
             command = self.engine.argv(
                 "exec", *(["-i"] if stdin is not None else []), "-w", paths.inside(str(workdir)),
-                *_env_flags(with_defaults(request.env, {"HOME": _HOME}), paths), container.id,
+                *(["--preserve-fds", "1"] if channel else []),
+                *_env_flags(env, paths), container.id,
                 "sh", "-c", _WRAPPER, "sh", *(paths.inside(a) for a in args),
             )  # fmt: skip
             outcome = run_process(
@@ -210,6 +218,8 @@ class DockerSandbox(Sandbox):
                 timeout_s=request.timeout_s,
                 output_cap=request.output_cap,
                 stdin=request.stdin_bytes,
+                channel=channel,
+                channel_at=_CHANNEL_FD if channel else None,
             )
             alive = self._kill_all(container)
         result = to_result(args, outcome, self.name)

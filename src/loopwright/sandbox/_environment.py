@@ -116,6 +116,7 @@ class EnvironmentSandbox(Sandbox):
         self.workspace = workspace
         self.name = inner.name
         self.isolated = inner.isolated
+        self.channels = inner.channels
 
     def _execute(self, request: RunRequest) -> CommandResult:
         """The command runs in the environment, through `inner.run` (which checks it again)."""
@@ -132,6 +133,7 @@ class EnvironmentSandbox(Sandbox):
             output_cap=request.output_cap,
             network=request.network,
             stdin=request.stdin,
+            channel=request.channel,
         )
 
     def close(self) -> None:

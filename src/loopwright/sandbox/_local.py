@@ -47,6 +47,7 @@ class LocalSandbox(Sandbox):
                 output_cap=request.output_cap,
                 stdin=request.stdin_bytes,
                 reap=self.reap,
+                channel=request.channel,
             )
         finally:
             if home:

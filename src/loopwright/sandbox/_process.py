@@ -31,7 +31,24 @@ from loopwright.sandbox._reaper import descendants
 if TYPE_CHECKING:
     from _typeshed import FileDescriptorLike
 
-__all__ = ["ProcessOutcome", "run_process", "to_result", "truncation_marker"]
+__all__ = [
+    "CHANNEL_ENV",
+    "CHANNEL_OVERFLOW",
+    "ProcessOutcome",
+    "run_process",
+    "to_result",
+    "truncation_marker",
+]
+
+CHANNEL_ENV = "LOOPWRIGHT_CHANNEL_FD"
+"""The variable naming the outcome channel's descriptor in a command run with `channel=True`."""
+CHANNEL_OVERFLOW = b'\n{"kind": "overflow"}\n'
+"""Appended to a channel's bytes when the command wrote more than `_CHANNEL_CAP`."""
+_CHANNEL_CAP = 16_000_000
+# Moves the channel (its number in $1) to descriptor $2, then runs the rest: for a client that
+# passes descriptors on by number (`podman exec --preserve-fds 1` passes 3). bash: dash takes
+# single-digit descriptors only.
+_MOVE_FD = 'exec {to}>&{fd} {fd}>&-; exec "$@"'
 
 _CHUNK = 65536
 _GRACE_S = 0.5  # between SIGTERM and SIGKILL at a timeout
@@ -74,6 +91,7 @@ class ProcessOutcome:
     stderr_dropped: int
     timed_out: bool
     duration_s: float
+    channel: bytes | None = None
 
 
 def truncation_marker(dropped: int) -> str:
@@ -98,6 +116,7 @@ def to_result(argv: tuple[str, ...], outcome: ProcessOutcome, sandbox: str) -> C
         truncated=bool(outcome.stdout_dropped or outcome.stderr_dropped),
         duration_s=outcome.duration_s,
         sandbox=sandbox,
+        channel=outcome.channel,
     )
 
 
@@ -110,6 +129,8 @@ def run_process(
     output_cap: int,
     stdin: bytes | None = None,
     reap: bool = False,
+    channel: bool = False,
+    channel_at: int | None = None,
 ) -> ProcessOutcome:
     """Run `argv` in a new session; wait at most `timeout_s` seconds of wall-clock time.
 
@@ -124,14 +145,32 @@ def run_process(
     exited or was killed, kills and reaps all that is left before exiting with the command's
     status: then nothing the command started is alive when this returns, unless the command killed
     the reaper itself (a same-user process can). Stdin, output, timeout and exit code are the same
-    either way. Raises SandboxError when the process cannot be started.
+    either way.
+
+    With `channel`, the command inherits the write end of a pipe that is drained like its output
+    (`ProcessOutcome.channel`): its number is in the command's `CHANNEL_ENV`, or it is moved to
+    descriptor `channel_at` (for a client that passes descriptors by number; the caller then
+    tells the command the number). Raises SandboxError when the process cannot be started.
     """
     started = time.monotonic()
-    if reap and reaper_supported():
-        proc, status_fd = _start_under_reaper(argv, cwd, env, stdin is not None)
-    else:
-        proc, status_fd = _start(argv, cwd, env, stdin is not None), None
-    with _Watcher(proc, stdin or b"", output_cap, status_fd) as watcher:
+    reading, writing = os.pipe() if channel else (None, None)
+    try:
+        if writing is not None:
+            env = {**env, CHANNEL_ENV: str(writing)} if channel_at is None else env
+            argv = argv if channel_at is None else _moving(argv, writing, channel_at)
+        passed = () if writing is None else (writing,)
+        if reap and reaper_supported():
+            proc, status_fd = _start_under_reaper(argv, cwd, env, stdin is not None, passed)
+        else:
+            proc, status_fd = _start(argv, cwd, env, stdin is not None, passed), None
+    except BaseException:
+        if reading is not None:
+            os.close(reading)
+        raise
+    finally:
+        if writing is not None:
+            os.close(writing)
+    with _Watcher(proc, stdin or b"", output_cap, status_fd, reading) as watcher:
         timed_out = watcher.run(started + timeout_s)
     if watcher.status.kept:  # the reaper could not start the command
         reason = watcher.status.kept.decode("utf-8", errors="replace")
@@ -149,7 +188,12 @@ def run_process(
         stderr_dropped=err.dropped,
         timed_out=timed_out,
         duration_s=time.monotonic() - started,
+        channel=watcher.channel_bytes(),
     )
+
+
+def _moving(argv: Sequence[str], fd: int, to: int) -> list[str]:
+    return ["bash", "-c", _MOVE_FD.format(fd=fd, to=to), "bash", *argv]
 
 
 @functools.cache
@@ -160,14 +204,18 @@ def reaper_supported() -> bool:
 
 
 def _start_under_reaper(
-    argv: Sequence[str], cwd: Path, env: Mapping[str, str], feed_stdin: bool
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    feed_stdin: bool,
+    passed: tuple[int, ...] = (),
 ) -> tuple[subprocess.Popen[bytes], int]:
     """Start the reaper running `argv`; return it and the read end of its status pipe. `-I -S`:
     the interpreter reads no PYTHON* variable, user site or site-packages, and starts faster."""
     status_r, status_w = os.pipe()
     try:
         reaper = [sys.executable, "-I", "-S", "-c", _REAPER_START, str(status_w), *argv]
-        return _start(reaper, cwd, env, feed_stdin, pass_fds=(status_w,)), status_r
+        return _start(reaper, cwd, env, feed_stdin, pass_fds=(status_w, *passed)), status_r
     except SandboxError:
         os.close(status_r)
         raise
@@ -203,14 +251,21 @@ class _Watcher:
 
     `status_fd` is the reaper's status pipe when `proc` is the process reaper: its content (an
     error starting the command) lands in `status`, and at a timeout the reaper is spared until
-    its command is dead, so that it can kill and reap what is left."""
+    its command is dead, so that it can kill and reap what is left. `channel_fd` is the read
+    end of the command's outcome channel, drained into `channel`."""
 
     def __init__(
-        self, proc: subprocess.Popen[bytes], stdin: bytes, cap: int, status_fd: int | None = None
+        self,
+        proc: subprocess.Popen[bytes],
+        stdin: bytes,
+        cap: int,
+        status_fd: int | None = None,
+        channel_fd: int | None = None,
     ) -> None:
         self.proc = proc
         self.captures = (_Capture(cap), _Capture(cap))
         self.status = _Capture(4096)
+        self.channel = _Capture(_CHANNEL_CAP) if channel_fd is not None else None
         self.reaping = status_fd is not None
         self.selector = selectors.DefaultSelector()
         self.pending = memoryview(stdin)
@@ -228,8 +283,18 @@ class _Watcher:
             self.selector.register(
                 os.fdopen(status_fd, "rb", buffering=0), selectors.EVENT_READ, self.status
             )
+        if channel_fd is not None:
+            self.selector.register(
+                os.fdopen(channel_fd, "rb", buffering=0), selectors.EVENT_READ, self.channel
+            )
         if self.pidfd is not None:
             self.selector.register(self.pidfd, selectors.EVENT_READ, None)
+
+    def channel_bytes(self) -> bytes | None:
+        """What the command wrote to its channel (marked when it overflowed), None without one."""
+        if self.channel is None:
+            return None
+        return bytes(self.channel.kept) + (CHANNEL_OVERFLOW if self.channel.dropped else b"")
 
     def __enter__(self) -> _Watcher:
         return self

@@ -69,6 +69,7 @@ class Step:
     read: Callable[[CommandResult], Verdict]
     writable: tuple[Path, ...] = ()
     readonly: tuple[Path, ...] = ()
+    channel: bool = False  # give the command an outcome channel (`Sandbox.run`)
 
 
 class RunGrader(ABC):
@@ -134,6 +135,7 @@ class RunGrader(ABC):
                 readonly=step.readonly,
                 env=step.env,
                 network=task.spec.allow_internet,
+                channel=step.channel,
             )
             return step.read(result)
         finally:

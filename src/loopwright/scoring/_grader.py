@@ -68,7 +68,8 @@ class PytestGrader(RunGrader):
         self, workspace: Path, task: Task, private: Path, conftests: tuple[Path, ...]
     ) -> Step:
         seen = self.sandbox.visible
-        kit = write_kit(private, [p.relative_to(workspace) for p in conftests])
+        tests = node_files(task.test_ids)
+        kit = write_kit(private, [p.relative_to(workspace) for p in conftests], tests)
         environment = self.sandbox.environment
         paths = environment.import_paths(seen(workspace)) if environment else [seen(workspace)]
         flags = ["-I", "-S", "-B"] if environment else ["-I", "-B"]
@@ -77,9 +78,10 @@ class PytestGrader(RunGrader):
              *self._pytest_args(seen(workspace), task, kit)],
             {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0",
              RECORD_ENV: str(kit.record)},
-            functools.partial(_read, kit),
+            functools.partial(_read, kit, tuple(task.test_ids)),
             writable=(kit.out,),
             readonly=(kit.directory,),
+            channel=True,
         )  # fmt: skip
 
     def _pytest_args(self, workspace: str, task: Task, kit: Kit) -> list[str]:
@@ -109,7 +111,7 @@ class PytestGrader(RunGrader):
         ]
 
 
-def _read(kit: Kit, result: CommandResult) -> Verdict:
+def _read(kit: Kit, ids: tuple[str, ...], result: CommandResult) -> Verdict:
     """pytest's run read: its junit report (with the kit's canaries), the guard's verdict."""
     report, problem = None, None
     if not kit.junit.is_file():
@@ -119,7 +121,7 @@ def _read(kit: Kit, result: CommandResult) -> Verdict:
             report = parse_junit(kit.junit, canaries=kit.canaries)
         except ValueError as exc:
             problem = str(exc)
-    run = _Run(result, report, problem, guard_verdict(kit, result, report))
+    run = _Run(result, report, problem, guard_verdict(kit, result, report, ids))
     return Verdict(result, _invalid_reason(run), report)
 
 

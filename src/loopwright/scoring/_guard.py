@@ -8,26 +8,42 @@ finding is a reason that starts with `tamper:`; the grade is then invalid and co
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from pathlib import Path
 
 from loopwright.sandbox import CommandResult
 from loopwright.scoring._junit import JunitReport
 from loopwright.scoring._kit import Kit
 from loopwright.scoring._result import TAMPER_PREFIX, GradeResult
+from loopwright.scoring._stream import read_stream, stream_findings
 from loopwright.tasks import Task
 
 __all__ = ["failed_grade", "guard_verdict", "mark_tampered"]
 
 
-def guard_verdict(kit: Kit, result: CommandResult, report: JunitReport | None) -> str | None:
+def guard_verdict(
+    kit: Kit, result: CommandResult, report: JunitReport | None, ids: Collection[str] = ()
+) -> str | None:
     """The tamper reason for this run, or None when the guard saw nothing wrong.
 
-    Not a verdict when the run timed out (the timeout is the reason), when the guard never
-    loaded (pytest could not start: no workspace code had run yet), or when the process exited
-    normally before pytest finished (a usage error in the task's test_cmd): such runs are
-    invalid for their exit code.
+    Judged from the outcome stream when the sandbox passed a channel (`result.channel`), held
+    against the junit XML for the task's test `ids` and the exit code; else from the guard's
+    record file. Not a verdict when the run timed out (the timeout is the reason), when the
+    guard never loaded (pytest could not start: no workspace code had run yet), or when the
+    process exited normally before pytest finished and before any test ran (a usage error in
+    the task's test_cmd): such runs are invalid for their exit code.
     """
-    if result.timed_out or not kit.started_marker.is_file():
+    if result.timed_out:
+        return None
+    if result.channel is not None:
+        stream = read_stream(result.channel)
+        finding = stream_findings(stream, result.exit_code, report, ids, kit.canaries)
+        if finding is not None:
+            return f"{TAMPER_PREFIX} {finding}"
+        if stream.starts == 0 or not stream.finishes:
+            return None
+        return _canary_problem(kit, {}, report, junit_only=True)
+    if not kit.started_marker.is_file():
         return None
     record = _read_record(kit.record)
     if record is None:
@@ -60,9 +76,11 @@ def _read_record(path: Path) -> dict[str, object] | None:
     return data if isinstance(data, dict) else None
 
 
-def _canary_problem(kit: Kit, seen: object, report: JunitReport | None) -> str | None:
+def _canary_problem(
+    kit: Kit, seen: object, report: JunitReport | None, *, junit_only: bool = False
+) -> str | None:
     reported = seen if isinstance(seen, dict) else {}
-    for name, expected in kit.canaries.items():
+    for name, expected in () if junit_only else kit.canaries.items():
         got = reported.get(name, "missing")
         if got != expected:
             return (

@@ -2,35 +2,52 @@
 
 Never imported by loopwright itself. The grader copies this file into each grade's private,
 read-only kit under a random module name and loads it with `-p` before pytest imports any
-workspace code. Its settings are the JSON file beside it (same stem). It records, in a JSON file
-the grader reads afterwards:
-- that it started (written at import) and that pytest finished (written at unconfigure), with
-  pytest's own exit status; or, at a normal exit before that (a usage error), that pytest did
-  not finish. A run that ends with neither was cut short by the code under test;
-- the outcome of each canary test (defined here under names the agent could not predict, and
-  added after every other test): a must-pass canary that fails, or a must-fail canary that
-  passes, means outcomes were forged wholesale;
-- any pytest or unittest function or class replaced while the tests ran (checked before each
-  report reaches the junit writer, and at the end).
+workspace code. Its settings are the JSON file beside it (same stem). It sends, as they happen,
+on the outcome channel the host gave the process (a pipe the host drains; docs/grading.md, "The
+outcome stream"): that it started, every test report's outcome, every finding, and that pytest
+finished with its exit status. What was sent stays sent: nothing the code under test does later
+(an `atexit` handler, `os._exit`, a rewritten junit file) takes a failure back. It also writes a
+JSON record at the end, read where the sandbox passes no channel (the docker CLI).
 
-The code under test runs in this same process, so a determined attacker can defeat this too;
-docs/grading.md says what remains possible.
+It checks, per test and at the end:
+- the code, not the names, of every pytest, pluggy and unittest function the outcome of a test
+  depends on (a replaced function, a swapped `__code__`, bytecode changed in place), the plugin
+  manager's own executor and hook callers, and the guard's own functions and hook registrations;
+- every hook implementation: its code must be code pytest or the kit loaded before any workspace
+  code ran, or code found by compiling its file (the environment's, or a conftest.py of the task
+  as it was when the guard loaded): a name under a trusted prefix is not enough;
+- each collected test function of the task's test files: its code must be the code of its file,
+  compiled here from the source read as the guard loaded;
+- the canary tests (defined here under names the agent could not predict, and run last): a
+  must-pass canary that fails, or a must-fail canary that passes, means outcomes were forged.
+
+Its state lives in closures, not in module globals. The code under test runs in this same
+process, so a determined attacker can still defeat much of this; docs/grading.md says what
+remains possible. Runs on Python 3.7+ (no newer syntax or API here).
 """
 
+# ruff: noqa: PTH100, PTH116, PTH118, PTH120, B905  (runs on Python 3.7+: os.path, zip without strict)
 from __future__ import annotations
 
+import ast
 import atexit
+import fcntl
+import hashlib
 import json
 import os
 import sys
+import types
 import unittest.case
+from operator import attrgetter
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import _pytest.assertion.rewrite
 import _pytest.junitxml
+import _pytest.main
+import _pytest.nodes
 import _pytest.outcomes
+import _pytest.pathlib
 import _pytest.python
 import _pytest.reports
 import _pytest.runner
@@ -42,197 +59,504 @@ import pytest
 # workspace (which the code under test could forge mid-run) is never read.
 _pytest.assertion.rewrite._read_pyc = lambda *args, **kwargs: None
 
-_SETTINGS = json.loads(Path(__file__).with_suffix(".json").read_text(encoding="utf-8"))
-_RECORD = Path(os.environ.pop("LOOPWRIGHT_GUARD_RECORD"))  # as the sandbox shows it
-_CANARIES: dict[str, str] = _SETTINGS["canaries"]  # test name -> expected outcome
-_N: int = _SETTINGS["n"]  # the canaries' arithmetic, so that no answer is a constant
-# The workspace's conftest.py files after restore, relative to it (the rootdir, as shown here).
-_CONFTESTS_IN_WORKSPACE: list[str] = _SETTINGS["conftests"]
-_CONFTESTS: set[str] = set()  # their absolute paths, once the rootdir is known (configure)
+_FUNCTION_KINDS = (types.FunctionType, staticmethod, classmethod, property)
+_PLUGGY = ("pluggy._callers", "pluggy._hooks", "pluggy._manager", "pluggy._result")
+_PLUGGY_OLD = ("pluggy.callers", "pluggy.hooks", "pluggy.manager")
 
 
-def _namespaces() -> list[Any]:
-    spaces: list[Any] = [
-        pytest,
-        _pytest.reports,
-        _pytest.reports.TestReport,
-        _pytest.reports.BaseReport,
-        _pytest.runner,
-        _pytest.runner.CallInfo,
-        _pytest.junitxml,
-        _pytest.junitxml.LogXML,
-        _pytest.junitxml._NodeReporter,
-        _pytest.outcomes,
-        _pytest.python,
-        _pytest.python.Function,
-        _pytest.skipping,
-        _pytest.unittest,
-        _pytest.unittest.TestCaseFunction,
-        unittest.case.TestCase,
-    ]
-    raises = sys.modules.get("_pytest.raises") or sys.modules.get("_pytest.python_api")
-    if isinstance(raises, ModuleType):
-        spaces.append(raises)
-    return spaces
+def _functions(value: object) -> list[types.FunctionType]:
+    """The plain functions inside a namespace entry (a function, a static or class method, the
+    accessors of a property)."""
+    if isinstance(value, types.FunctionType):
+        return [value]
+    if isinstance(value, (staticmethod, classmethod)):
+        return _functions(value.__func__)
+    if isinstance(value, property):
+        return [
+            f for f in (value.fget, value.fset, value.fdel) if isinstance(f, types.FunctionType)
+        ]
+    return []
 
 
-def _watched() -> list[tuple[Any, str, object]]:
-    """Every function, class and descriptor the outcome of a test depends on: (the namespace's
-    live attribute mapping, the name, the object it holds now)."""
-    found = []
-    for space in _namespaces():
-        for name, value in list(vars(space).items()):
-            if name.startswith("__") or not (
-                callable(value) or isinstance(value, property | staticmethod | classmethod)
-            ):
-                continue
-            found.append((vars(space), name, value))
+def _spaces(modules: list[types.ModuleType]) -> list[Any]:
+    """Every module given and every class defined in one of them: the namespaces to watch."""
+    found: list[Any] = []
+    for module in modules:
+        found.append(module)
+        for value in list(vars(module).values()):
+            if isinstance(value, type) and value.__module__ == module.__name__:
+                found.append(value)
     return found
 
 
-_ENTRIES = _watched()  # as they were when the guard loaded, before any workspace code
-_STATE: dict[str, Any] = {
-    "exitstatus": None,
-    "tamper": [],
-    "canaries": {},
-    "config": None,
-    "plugins": -1,
-}
-_VETTED: dict[int, object] = {}  # hook implementations already found legitimate, by id
-# Where legitimate hook implementations live: the Python environment (read-only in the sandbox)
-# and the kit. Not the workspace (but for its conftest.py files), not /tmp.
-_TRUSTED = tuple(
-    {
-        os.path.join(os.path.abspath(place), "")  # noqa: PTH100, PTH118  prefixes as imported
-        for base in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
-        for place in (base, os.path.realpath(base))
+def _code_digest(codes: list[types.CodeType]) -> str:
+    """A hash of the bytecode of `codes`."""
+    return hashlib.sha256(b"".join(map(attrgetter("co_code"), codes))).hexdigest()
+
+
+def _nested(code: types.CodeType, into: list[types.CodeType]) -> list[types.CodeType]:
+    """`code` and every code object nested in it, appended to `into`."""
+    stack = [code]
+    while stack:
+        code = stack.pop()
+        into.append(code)
+        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return into
+
+
+def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
+    """Install the guard; returns the names the plugin module must define (hooks, canaries)."""
+    from operator import attrgetter, is_not, itemgetter  # local names: out of the module's reach
+
+    write, getpid, dumps, getcode = os.write, os.getpid, json.dumps, attrgetter("__code__")
+    code_digest, nested, root_of, abspath = _code_digest, _nested, _rootpath, os.path.abspath
+    settings = json.loads(Path(here).with_suffix(".json").read_text(encoding="utf-8"))
+    record = Path(os.environ.pop("LOOPWRIGHT_GUARD_RECORD"))  # as the sandbox shows it
+    channel = _open_channel()
+    canaries = settings["canaries"]  # test name -> expected outcome
+    n = settings["n"]  # the canaries' arithmetic, so that no answer is a constant
+    # The task's test files and conftest.py files, relative to the workspace (the working
+    # directory), read now: before any workspace code can rewrite them.
+    sources: dict[str, bytes] = {}
+    for rel in list(settings["tests"]) + list(settings["conftests"]):
+        try:
+            sources[rel] = Path(rel).read_bytes()
+        except OSError:
+            continue
+    state: dict[str, Any] = {
+        "exitstatus": None,
+        "tamper": [],
+        "canaries": {},
+        "config": None,
+        "plugins": -1,
     }
-    | {os.path.join(os.path.dirname(os.path.abspath(__file__)), "")}  # noqa: PTH100, PTH118, PTH120
-)
-_RECORD.with_suffix(".started").write_text("started\n", encoding="utf-8")
+    finished: list[bool] = []
 
-
-def _exited() -> None:
-    """At a normal interpreter exit: say so, unless pytest finished (then the record exists). A
-    run that ends with neither record was cut short (`os._exit`, a signal)."""
-    if not _RECORD.exists():
-        _RECORD.write_text(json.dumps({"finished": False}), encoding="utf-8")
-
-
-atexit.register(_exited)
-
-
-def _check(where: str, *, full: bool = False) -> None:
-    if _STATE["tamper"]:
-        return  # the first finding is the evidence; later ones follow from it
-    for namespace, name, original in _ENTRIES:
-        if namespace.get(name) is not original:
-            owner = namespace.get("__qualname__") or namespace.get("__name__")
-            _STATE["tamper"].append(f"{owner}.{name} was replaced (noticed {where})")
+    def send(*fields: str) -> None:
+        """One line on the channel: space-separated fields, text ones hex-encoded."""
+        if channel is None:
             return
-    config = _STATE["config"]
-    plugins = len(config.pluginmanager.get_plugins()) if config is not None else 0
-    if not full and plugins == _STATE["plugins"]:
-        return  # no plugin registered since the last look: no new hook to vet
-    _STATE["plugins"] = plugins
-    stranger = _foreign_hook()
-    if stranger:
-        _STATE["tamper"].append(f"a pytest hook was added from {stranger} (noticed {where})")
+        data = (" ".join(fields) + "\n").encode("ascii")
+        try:
+            while data:
+                data = data[write(channel, data) :]
+        except OSError:
+            pass  # closed by the code under test: the host sees what is missing
 
+    def hexed(text: object) -> str:
+        return str(text).encode("utf-8", "surrogateescape").hex()
 
-def _foreign_hook() -> str | None:
-    """Where a hook implementation comes from that is neither the Python environment's (pytest,
-    its plugins, installed packages), nor the kit's, nor one of the workspace's conftest.py files
-    (a plugin the code under test registered, from the workspace or from a file it wrote
-    elsewhere), or None when there is none."""
-    config = _STATE["config"]
-    if config is None:
+    def found(what: str) -> None:
+        if not state["tamper"]:
+            send("tamper", hexed(what))
+        state["tamper"].append(what)
+
+    modules = [
+        sys.modules[name]
+        for name in sorted(sys.modules)
+        if name == "pytest"
+        or name.startswith("_pytest.")
+        or name in _PLUGGY
+        or name in _PLUGGY_OLD
+        or name in ("pluggy", "unittest.case")
+    ]
+    modules = [m for m in modules if isinstance(m, types.ModuleType)]
+    watched: list[Any] = []  # (namespace dict, name, owner.name, value, [(function, its code)])
+    known_codes: dict[
+        int, types.CodeType
+    ] = {}  # id -> code of every function pytest, pluggy and the kit loaded so far
+    digest: list[str] = []
+
+    groups: list[Any] = []  # (namespace, getter of its watched names, their values then)
+    functions: list[Any] = []  # every watched function, and its code object then:
+    function_codes: list[types.CodeType] = []
+
+    def snapshot() -> None:
+        """The framework's functions and their code, as pytest left them once its own start-up
+        patches are made (pytest_load_initial_conftests) and before any conftest is imported."""
+        for space in _spaces(modules):
+            names, values = [], []
+            owner = getattr(space, "__qualname__", None) or space.__name__
+            for name, value in list(vars(space).items()):
+                if name.startswith("__") or not (
+                    callable(value) or isinstance(value, _FUNCTION_KINDS)
+                ):
+                    continue
+                pairs = [(f, f.__code__) for f in _functions(value)]
+                watched.append((vars(space), name, f"{owner}.{name}", value, pairs))
+                names.append(name)
+                values.append(value)
+                for function, code in pairs:
+                    functions.append(function)
+                    function_codes.append(code)
+                    known_codes[id(code)] = code
+            if names:  # twice over: an itemgetter of one name returns no tuple
+                groups.append((vars(space), itemgetter(*names, *names), tuple(values + values)))
+        for plugin in list(sys.modules.values()):  # plugins loaded before the guard (-p)
+            if isinstance(plugin, types.ModuleType) and plugin.__name__.startswith("pytest_"):
+                for space in _spaces([plugin]):
+                    for value in list(vars(space).values()):
+                        for function in _functions(value):
+                            known_codes[id(function.__code__)] = function.__code__
+        digest.append(code_digest(list(known_codes.values())))
+
+    framework = [(m.__name__, m) for m in modules]  # as they are in sys.modules now
+    compiled: dict[
+        str, list[types.CodeType]
+    ] = {}  # path -> [code objects of its source, plain and assertion-rewritten]
+    vetted: dict[int, object] = {}  # id -> hook implementation found legitimate
+    test_codes: dict[
+        int, tuple[Any, types.CodeType]
+    ] = {}  # id(function) -> (function, its code when collected)
+    pm_watch: list[
+        tuple[dict[str, Any], str, object]
+    ] = []  # (namespace dict, name, value) of the plugin manager's own attributes
+    own: list[Any] = []  # (namespace dict, name, value, its code, its closure's contents)
+
+    rewritten: dict[str, list[types.CodeType]] = {}  # path -> its assertion-rewritten code
+    rewrite_asserts = _pytest.assertion.rewrite.rewrite_asserts
+
+    def plain_codes(key: str, source: bytes) -> list[types.CodeType]:
+        if key not in compiled:
+            try:
+                compiled[key] = nested(compile(source, key, "exec", dont_inherit=True), [])
+            except Exception:  # noqa: BLE001  a file that does not compile holds no code
+                compiled[key] = []
+        return compiled[key]
+
+    def rewritten_codes(key: str, source: bytes, config: Any) -> list[types.CodeType]:
+        if key not in rewritten:
+            try:
+                rewritten[key] = nested(rewrite(key, source, config), [])
+            except Exception:  # noqa: BLE001  as above
+                rewritten[key] = []
+        return rewritten[key]
+
+    def rewrite(key: str, source: bytes, config: Any) -> types.CodeType:
+        """`source` compiled as pytest's assertion rewriter compiles a test module."""
+        tree = ast.parse(source, filename=key)
+        rewrite_asserts(tree, source, key, config)
+        return compile(tree, key, "exec", dont_inherit=True)
+
+    original_rewrite_test: Any = getattr(_pytest.assertion.rewrite, "_rewrite_test", None)
+
+    def rewrite_test(fn: Any, config: Any) -> tuple[os.stat_result, types.CodeType]:
+        """pytest's `_rewrite_test`, but a task file's code is compiled from the source read as
+        the guard loaded (what is on disk now may have been rewritten by the code under test),
+        and kept: the code the guard holds that file's functions to."""
+        key = abspath(str(fn))
+        rel = relative(key, config) if config is not None else None
+        source = sources.get(rel) if rel is not None else None
+        if source is None or original_rewrite_test is None:
+            return original_rewrite_test(fn, config)  # type: ignore[no-any-return]
+        code = rewrite(key, source, config)
+        rewritten[key] = nested(code, [])
+        return os.stat(key), code
+
+    def matches(code: types.CodeType, codes: list[types.CodeType]) -> bool:
+        return any(c == code for c in codes if c.co_firstlineno == code.co_firstlineno)
+
+    def from_its_file(code: types.CodeType, config: Any) -> bool:
+        """Whether `code` is code of the file it names: compiled from the source read as the
+        guard loaded (a task file) or from the environment's file (read-only there)."""
+        filename = abspath(code.co_filename)
+        rel = relative(filename, config)
+        if rel is not None:
+            source = sources.get(rel)
+            if source is None:
+                return False
+        elif filename.startswith(trusted):
+            try:
+                source = Path(filename).read_bytes()
+            except OSError:
+                return False
+        else:
+            return False
+        return matches(code, plain_codes(filename, source)) or matches(
+            code, rewritten_codes(filename, source, config)
+        )
+
+    def relative(filename: str, config: Any) -> str | None:
+        root = os.path.join(abspath(str(root_of(config))), "")
+        return filename[len(root) :] if filename.startswith(root) else None
+
+    trusted = tuple(
+        {
+            os.path.join(os.path.abspath(place), "")
+            for base in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
+            for place in (base, os.path.realpath(base))
+        }
+        | {os.path.join(os.path.dirname(os.path.abspath(here)), "")}
+    )
+
+    def check(where: str, full: bool = False, last: bool = False) -> None:
+        if state["tamper"]:
+            return  # the first finding is the evidence; later ones follow from it
+        problem = changed_code() or changed_manager() or changed_guard()
+        if problem is None and last and code_digest(list(known_codes.values())) != digest[0]:
+            problem = "the bytecode of a pytest or pluggy function was changed in place"
+        if problem is None:
+            problem = foreign_hook(full)
+        if problem is not None:
+            found(f"{problem} (noticed {where})")
+
+    def changed_code() -> str | None:
+        """Fast (C-level comparisons) while nothing changed; then names what did."""
+        try:
+            same = not any(
+                any(map(is_not, getter(namespace), values)) for namespace, getter, values in groups
+            )
+        except KeyError:  # a watched name was deleted
+            same = False
+        if same and not any(map(is_not, map(getcode, functions), function_codes)):
+            same = all(sys.modules.get(name) is module_then for name, module_then in framework)
+        else:
+            same = False
+        return None if same else what_changed()
+
+    def what_changed() -> str | None:
+        for namespace, name, qualified, original, pairs in watched:
+            if namespace.get(name) is not original:
+                return f"{qualified} was replaced"
+            for function, code in pairs:
+                if function.__code__ is not code:
+                    return f"the code of {function.__module__}.{function.__qualname__} was swapped"
+        for name, module_then in framework:
+            if sys.modules.get(name) is not module_then:
+                return f"the module {name} in sys.modules was replaced"
         return None
-    for caller in list(vars(config.hook).values()):
-        for impl in getattr(caller, "get_hookimpls", list)():
-            if _VETTED.get(id(impl)) is impl:
-                continue
-            function = getattr(impl.function, "__func__", impl.function)
-            code = getattr(function, "__code__", None)
-            if code is None:
-                return f"an object without Python code ({type(function).__name__})"
-            filename: str = os.path.abspath(code.co_filename)  # noqa: PTH100  the path as imported
-            if filename not in _CONFTESTS and not filename.startswith(_TRUSTED):
-                return filename
-            _VETTED[id(impl)] = impl
-    return None
 
+    def changed_manager() -> str | None:
+        config = state["config"]
+        if config is None:
+            return None
+        manager = config.pluginmanager
+        for namespace, name, original in pm_watch:
+            if namespace.get(name) is not original:
+                return f"the plugin manager's {name} was replaced"
+        for caller in list(vars(config.hook).values()):
+            bound = getattr(caller, "_hookexec", None)
+            if (
+                getattr(bound, "__self__", None) is not manager
+                or getattr(bound, "__func__", None) is not hookexec
+            ):
+                return f"the hook caller {getattr(caller, 'name', '?')} runs another executor"
+            if type(caller) not in caller_types:
+                return f"the hook caller {getattr(caller, 'name', '?')} is of another class"
+        return None
 
-def _canary_pass() -> None:
-    """Must pass: and the means by which tests reject wrong code must still reject it."""
-    if sum(range(_N)) != _N * (_N - 1) // 2:
-        raise AssertionError("arithmetic is broken")
-    try:
-        with pytest.raises(ZeroDivisionError):
+    def changed_guard() -> str | None:
+        for namespace, name, original, code, cells in own:
+            if namespace.get(name) is not original or original.__code__ is not code:
+                return f"the guard's {name} was replaced"
+            now = tuple(c.cell_contents for c in original.__closure__ or ())
+            if len(now) != len(cells) or any(a is not b for a, b in zip(now, cells)):
+                return f"the guard's {name} was rewired"
+        config = state["config"]
+        if config is not None:
+            for name in hooks:
+                impls = getattr(config.hook, name).get_hookimpls()
+                if not any(i.plugin is module and i.function is hooks[name] for i in impls):
+                    return f"the guard's hook {name} was unregistered or replaced"
+        return None
+
+    def foreign_hook(full: bool) -> str | None:
+        config = state["config"]
+        if config is None:
+            return None
+        plugins = len(config.pluginmanager.get_plugins())
+        if not full and plugins == state["plugins"]:
+            return None  # no plugin registered since the last look: no new hook to vet
+        state["plugins"] = plugins
+        for caller in list(vars(config.hook).values()):
+            for impl in getattr(caller, "get_hookimpls", list)():
+                if vetted.get(id(impl)) is impl:
+                    continue
+                function = getattr(impl.function, "__func__", impl.function)
+                code = getattr(function, "__code__", None)
+                if code is None:
+                    return (
+                        f"a pytest hook was added without Python code ({type(function).__name__})"
+                    )
+                if id(code) not in known_codes and not from_its_file(code, config):
+                    return f"a pytest hook was added from {code.co_filename}"
+                vetted[id(impl)] = impl
+        return None
+
+    def exited() -> None:
+        """At a normal interpreter exit: say so, unless pytest finished (then the record
+        exists). A run that ends with neither was cut short (`os._exit`, a signal)."""
+        if not finished:
+            send("early")
+            if not record.exists():
+                record.write_text(dumps({"finished": False}), encoding="utf-8")
+
+    def canary_pass() -> None:
+        """Must pass: and the means by which tests reject wrong code must still reject it."""
+        if sum(range(n)) != n * (n - 1) // 2:
+            raise AssertionError("arithmetic is broken")
+        try:
+            with pytest.raises(ZeroDivisionError):
+                pass
+        except pytest.fail.Exception:
             pass
-    except pytest.fail.Exception:
-        pass
-    else:
-        raise AssertionError("pytest.raises accepted a block that raised nothing")
+        else:
+            raise AssertionError("pytest.raises accepted a block that raised nothing")
+        try:
+            unittest.case.TestCase().assertEqual(n, n + 1)
+        except AssertionError:
+            pass
+        else:
+            raise AssertionError("assertEqual accepted unequal values")
+
+    @pytest.mark.xfail(strict=True, reason="loopwright canary: must fail")
+    def canary_fail() -> None:
+        """Must fail (a strict xfail), through `pytest.fail` without a traceback: formatting an
+        assertion's failure would cost more than the rest of the guard."""
+        if sum(range(n)) == n * (n - 1) // 2:
+            pytest.fail("loopwright canary: must fail", pytrace=False)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.Item]) -> None:
+        """Each test function of the task's files must be its file's code; the canaries go
+        last: they run after every test the code under test could touch."""
+        config = session.config
+        for item in items:
+            function = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+            path = abspath(str(getattr(item, "path", None) or item.fspath))
+            if relative(path, config) not in settings["tests"] or not isinstance(
+                function, types.FunctionType
+            ):
+                continue
+            inner = function
+            while hasattr(inner, "__wrapped__"):  # a decorator's wrapper: judge what it wraps
+                inner = inner.__wrapped__
+            code = getattr(inner, "__code__", None)
+            if code is None or not from_its_file(code, config):
+                found(f"test {item.nodeid} is not the code of its file (noticed at collection)")
+                break
+            test_codes[id(item)] = (inner, code)
+        module_item = pytest.Module.from_parent(session, path=Path(here))
+        items.extend(item for item in module_item.collect() if isinstance(item, pytest.Item))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        pair = test_codes.get(id(item))
+        if pair is not None and pair[0].__code__ is not pair[1]:
+            found(f"the code of test {item.nodeid} was swapped (noticed at {item.nodeid})")
+
+    def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+        """After pytest's own start-up patches (tryfirst), before the conftests (trylast)."""
+        snapshot()
+        state["config"] = early_config
+        manager = early_config.pluginmanager
+        pm_watch.extend(
+            (vars(manager), name, value)
+            for name, value in list(vars(manager).items())
+            if callable(value) or name == "hook"
+        )
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+        if report.when == "call" or report.outcome != "passed":  # once a test, and at any failure
+            check(f"at {report.nodeid}")
+        xfail = "1" if hasattr(report, "wasxfail") else "0"
+        send("report", hexed(report.nodeid), str(report.when), str(report.outcome), xfail)
+        name = report.nodeid.rsplit("::", 1)[-1]
+        if name in canaries and (report.when == "call" or report.outcome != "passed"):
+            outcome = str(report.outcome)
+            if xfail == "1":
+                outcome = "xfailed" if report.skipped else "xpassed"
+            state["canaries"].setdefault(name, outcome)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+        check("at the end of the session", full=True)
+        state["exitstatus"] = int(exitstatus)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(config: pytest.Config) -> None:
+        check("at unconfigure", full=True, last=True)
+        finished.append(True)
+        send("finish", str(state["exitstatus"]))
+        result = {"finished": True, "pid": getpid(), **state, "config": None}
+        del result["plugins"]
+        record.write_text(dumps(result), encoding="utf-8")
+
+    hooks = {
+        "pytest_collection_modifyitems": pytest_collection_modifyitems,
+        "pytest_runtest_protocol": pytest_runtest_protocol,
+        "pytest_load_initial_conftests": pytest_load_initial_conftests,
+        "pytest_runtest_logreport": pytest_runtest_logreport,
+        "pytest_sessionfinish": pytest_sessionfinish,
+        "pytest_unconfigure": pytest_unconfigure,
+    }
+    hookexec = _manager_class().__dict__["_hookexec"]
+    caller_types = _caller_types()
+    names = dict(hooks)
+    for name, expected in canaries.items():
+        names[name] = canary_pass if expected == "passed" else canary_fail
+    own.extend(
+        (vars(module), name, value, value.__code__, _cells(value)) for name, value in names.items()
+    )
+    if original_rewrite_test is not None and original_rewrite_test.__code__.co_varnames[
+        : original_rewrite_test.__code__.co_argcount
+    ] == ("fn", "config"):
+        vars(_pytest.assertion.rewrite)["_rewrite_test"] = rewrite_test  # watched from the snapshot
+    for value in names.values():  # the guard's own hooks: code the kit loaded
+        known_codes[id(value.__code__)] = value.__code__
+    for helper in (check, send, found, changed_code, changed_manager, changed_guard, rewrite_test):
+        own.append(({"f": helper}, "f", helper, helper.__code__, _cells(helper)))
+    atexit.register(exited)
+    record.with_suffix(".started").write_text("started\n", encoding="utf-8")
+    send("start")
+    return names
+
+
+def _cells(function: Any) -> tuple[object, ...]:
+    return tuple(c.cell_contents for c in function.__closure__ or ())
+
+
+def _open_channel() -> int | None:
+    """The outcome channel's descriptor, moved to a number of its own (closed on exec, so that
+    no process the tests start inherits it); None when the sandbox passed none."""
+    raw = os.environ.pop("LOOPWRIGHT_CHANNEL_FD", None)
+    if raw is None:
+        return None
+    fd = int(raw)
     try:
-        unittest.case.TestCase().assertEqual(_N, _N + 1)
-    except AssertionError:
-        pass
-    else:
-        raise AssertionError("assertEqual accepted unequal values")
+        moved = fcntl.fcntl(fd, fcntl.F_DUPFD, 64 + int.from_bytes(os.urandom(2), "big") % 400)
+    except OSError:  # a low limit on descriptors: keep the number
+        os.set_inheritable(fd, False)
+        return fd
+    os.set_inheritable(moved, False)
+    os.close(fd)
+    return moved
 
 
-@pytest.mark.xfail(strict=True, reason="loopwright canary: must fail")
-def _canary_fail() -> None:
-    """Must fail (a strict xfail): a run that reports it passed forged its outcomes. It fails
-    through `pytest.fail` without a traceback: formatting an assertion's failure would cost
-    more than the rest of the guard."""
-    if sum(range(_N)) == _N * (_N - 1) // 2:
-        pytest.fail("loopwright canary: must fail", pytrace=False)
+def _manager_class() -> type:
+    import pluggy
+
+    return pluggy.PluginManager
 
 
-for _name, _expected in _CANARIES.items():
-    globals()[_name] = _canary_pass if _expected == "passed" else _canary_fail
+def _caller_types() -> tuple[type, ...]:
+    import pluggy
+
+    kinds = []
+    for name in _PLUGGY + _PLUGGY_OLD:
+        space = sys.modules.get(name)
+        for attr in ("HookCaller", "_HookCaller", "_SubsetHookCaller"):
+            kind = getattr(space, attr, None)
+            if isinstance(kind, type):
+                kinds.append(kind)
+    kinds.append(getattr(pluggy, "HookCaller", type(None)))
+    return tuple(kinds)
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.Item]) -> None:
-    """The canaries go last: they run after every test the code under test could touch."""
-    module = pytest.Module.from_parent(session, path=Path(__file__))
-    items.extend(item for item in module.collect() if isinstance(item, pytest.Item))
+def _rootpath(config: Any) -> object:
+    return getattr(config, "rootpath", None) or config.rootdir
 
 
-def _canary_outcome(report: pytest.TestReport) -> str:
-    if hasattr(report, "wasxfail"):
-        return "xfailed" if report.skipped else "xpassed"
-    return str(report.outcome)
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_configure(config: pytest.Config) -> None:
-    _STATE["config"] = config
-    root = os.path.abspath(config.rootpath)  # noqa: PTH100  the path as imported
-    _CONFTESTS.update(os.path.join(root, rel) for rel in _CONFTESTS_IN_WORKSPACE)  # noqa: PTH118
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if report.when == "call" or report.outcome != "passed":  # once a test, and at any failure
-        _check(f"at {report.nodeid}")
-    name = report.nodeid.rsplit("::", 1)[-1]
-    if name in _CANARIES and (report.when == "call" or report.outcome != "passed"):
-        _STATE["canaries"].setdefault(name, _canary_outcome(report))
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    _check("at the end of the session", full=True)
-    _STATE["exitstatus"] = int(exitstatus)
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_unconfigure(config: pytest.Config) -> None:
-    _check("at unconfigure", full=True)
-    record = {"finished": True, "pid": os.getpid(), **_STATE, "config": None}
-    del record["plugins"]
-    _RECORD.write_text(json.dumps(record), encoding="utf-8")
+globals().update(_guard(__file__, sys.modules[__name__]))
+del _guard

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,11 +115,13 @@ class Kit:
         return self.record.with_suffix(".started")
 
 
-def write_kit(private: Path, conftests: list[Path]) -> Kit:
+def write_kit(private: Path, conftests: list[Path], tests: Sequence[str] = ()) -> Kit:
     """Create `private/kit` and `private/out` (private must exist and be empty) and the files.
 
     `conftests` are the workspace's conftest.py files after restoration, relative to the
-    workspace: the only files in it allowed to define pytest hooks. The guard's record path
+    workspace: the only files in it allowed to define pytest hooks; `tests` the task's test
+    files, relative to it (posix): the guard reads both as it loads, and holds each collected
+    test function of `tests` to its file's code. The guard's record path
     reaches the test run in the environment (`RECORD_ENV`), as the sandbox shows it."""
     token = secrets.token_hex(8)
     directory, out = private / "kit", private / "out"
@@ -133,6 +136,7 @@ def write_kit(private: Path, conftests: list[Path]) -> Kit:
         "canaries": canaries,
         "n": 10 + secrets.randbelow(90),
         "conftests": [p.as_posix() for p in conftests],
+        "tests": list(tests),
     }
     (directory / f"{plugin}.json").write_text(json.dumps(settings), encoding="utf-8")
     ini = directory / "pytest.ini"
