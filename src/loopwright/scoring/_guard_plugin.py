@@ -83,7 +83,7 @@ def _watched() -> list[tuple[Any, str, object]]:
     for space in _namespaces():
         for name, value in list(vars(space).items()):
             if name.startswith("__") or not (
-                callable(value) or isinstance(value, property | staticmethod | classmethod)
+                callable(value) or isinstance(value, (property, staticmethod, classmethod))
             ):
                 continue
             found.append((vars(space), name, value))
