@@ -171,9 +171,10 @@ def _level2(inst: Instance, repo: OriginalRepo, options: ImportOptions) -> TaskP
     f2p = _files(inst.FAIL_TO_PASS)
     test_paths = _paths(inst.test_patch, "test_patch")
     orig = repo.all_files()
-    adjusted = {rel: orig[rel] for rel in test_paths if rel in orig}
+    adjusted: dict[str, bytes | None] = {rel: orig[rel] for rel in test_paths if rel in orig}
     if inst.test_patch.strip():
-        adjusted = {**adjusted, **apply_patch_to(adjusted, inst.test_patch, "test_patch")}
+        present = {rel: c for rel, c in adjusted.items() if c is not None}
+        adjusted = {**adjusted, **apply_patch_to(present, inst.test_patch, "test_patch")}
     graded = {rel: adjusted.get(rel, orig.get(rel)) for rel in f2p}
     missing = [rel for rel, content in graded.items() if content is None]
     if missing:
