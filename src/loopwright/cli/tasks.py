@@ -430,6 +430,9 @@ def _print_report(report: ImportReport, out: Path) -> None:
             f"[bold red]skipped[/] {escape(skip.reason)}",
         )
     console.print(table)
+    for done in report.converted:
+        for note in done.notes:
+            console.print(f"[yellow]{escape(done.source_id)}[/]: {escape(note)}")
     handled = len(report.converted) + len(report.skipped)
     console.print(
         f"converted {len(report.converted)} of {handled} instance(s), skipped "

@@ -94,6 +94,7 @@ class TaskParts:
     start_patch: str = ""
     repo_files: Mapping[str, bytes] | None = None
     gold_files: Mapping[str, bytes] | None = None
+    notes: tuple[str, ...] = ()  # what the user should know: test ids left out, and why
 
 
 class _Strict(BaseModel):
@@ -106,6 +107,7 @@ class ConvertedTask(_Strict):
     source_id: str
     task_id: str
     seconds: float
+    notes: list[str] = Field(default_factory=list)  # e.g. test ids left out, with the reason
 
 
 class SkippedInstance(_Strict):
@@ -384,10 +386,12 @@ def run_import(
         t0 = time.perf_counter()
         result: ConvertedTask | SkippedInstance
         try:
-            path = write_task(make_parts(), out)
+            parts = make_parts()
+            path = write_task(parts, out)
             result = ConvertedTask(
-                source_id=source_id, task_id=path.name, seconds=round(time.perf_counter() - t0, 4)
-            )
+                source_id=source_id, task_id=path.name,
+                seconds=round(time.perf_counter() - t0, 4), notes=list(parts.notes),
+            )  # fmt: skip
             converted.append(result)
         except SkipInstance as exc:
             result = SkippedInstance(

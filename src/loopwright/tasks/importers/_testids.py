@@ -56,12 +56,14 @@ class TreeView:
 @dataclass(frozen=True)
 class MappedTests:
     """The grader's view of an instance's tests: runner, test_dir and the two id lists (each
-    deduplicated in order; an id in both lists is kept in fail_to_pass only)."""
+    deduplicated in order; an id in both lists is kept in fail_to_pass only). `dropped` says
+    which ids of the instance were left out and why (cut off, or naming no test of its file)."""
 
     runner: str
     test_dir: str
     fail_to_pass: list[str]
     pass_to_pass: list[str]
+    dropped: tuple[str, ...] = ()
 
 
 def map_test_ids(f2p: Sequence[str], p2p: Sequence[str], tree: TreeView) -> MappedTests:
@@ -79,9 +81,44 @@ def map_test_ids(f2p: Sequence[str], p2p: Sequence[str], tree: TreeView) -> Mapp
         if len(dirs) != 1:
             raise SkipInstance(f"the unittest ids span several top-level packages: {sorted(dirs)}")
         return _mapped("unittest", dirs.pop(), mapped_f2p, mapped_p2p)
-    mapped_f2p = [m for t in f2p for m in _pytest_ids(t, tree)]
-    mapped_p2p = [m for t in p2p for m in _pytest_ids(t, tree)]
-    return _mapped("pytest", _pytest_dir(mapped_f2p), mapped_f2p, mapped_p2p)
+    dropped: dict[str, str] = {}
+    mapped_f2p = _kept([m for t in f2p for m in _pytest_ids(t, tree)], tree, dropped)
+    mapped_p2p = _kept([m for t in p2p for m in _pytest_ids(t, tree)], tree, dropped)
+    if not mapped_f2p:
+        raise SkipInstance(
+            "no FAIL_TO_PASS id names a test of its file: "
+            + "; ".join(f"{i} ({why})" for i, why in dropped.items())
+        )
+    mapped = _mapped("pytest", _pytest_dir(mapped_f2p), mapped_f2p, mapped_p2p)
+    notes = tuple(f"{test_id}: {why}" for test_id, why in dropped.items())
+    return MappedTests(mapped.runner, mapped.test_dir, mapped.fail_to_pass,
+                       mapped.pass_to_pass, notes)  # fmt: skip
+
+
+def _kept(ids: list[str], tree: TreeView, dropped: dict[str, str]) -> list[str]:
+    """`ids` less those that cannot name a test pytest reports (recorded in `dropped`): cut
+    off (a `[` never closed, as ids cut at a space are) or naming no function of its file."""
+    kept = []
+    for test_id in ids:
+        why = _unresolvable(test_id, tree)
+        if why is None:
+            kept.append(test_id)
+        else:
+            dropped[test_id] = why
+    return kept
+
+
+def _unresolvable(test_id: str, tree: TreeView) -> str | None:
+    path, _, rest = test_id.partition("::")
+    if "[" in rest and not rest.endswith("]"):
+        return "cut off: its parameter's `[` is never closed"
+    text = tree.text(path)
+    if text is None:
+        return None  # not a file here (made at build or test time?): pytest will tell
+    name = rest.split("[", 1)[0].rsplit("::", 1)[-1]
+    if not re.search(rf"\b{re.escape(name)}\b", text):  # defined, assigned or generated
+        return f"{path} never names a test {name}"
+    return None
 
 
 def _mapped(runner: str, test_dir: str, f2p: list[str], p2p: list[str]) -> MappedTests:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from loopwright.tasks._hidden import patch_paths
-from loopwright.tasks._model import Environment, GradingTable, Timeouts
+from loopwright.tasks._model import Environment, GradingTable, TaskSpec, Timeouts
 from loopwright.tasks.importers._common import (
     ImportProgress,
     ImportReport,
@@ -45,6 +45,7 @@ from loopwright.tasks.importers._testids import MappedTests, TreeView, map_test_
 from loopwright.tasks.importers.swebench import (
     ImportOptions,
     choose_environment,
+    dropped_notes,
     import_records,
     instruction_text,
     task_spec,
@@ -139,8 +140,10 @@ def _level1(inst: Instance, repo: OriginalRepo, options: ImportOptions) -> TaskP
     tree = TreeView(
         patched={rel: graded.get(rel) for rel in touched}, exists=repo.exists, read=_reader(repo)
     )
+    spec, notes = _spec(inst, repo, options, tree, level=1, f2p=f2p, p2p=p2p)
     return TaskParts(
-        spec=_spec(inst, repo, options, tree, level=1, f2p=f2p, p2p=p2p),
+        spec=spec,
+        notes=notes,
         instruction=instruction_text(inst, hints=options.hints),
         clone=repo.clone,
         commit=repo.commit,
@@ -180,7 +183,7 @@ def _level2(inst: Instance, repo: OriginalRepo, options: ImportOptions) -> TaskP
     if missing:
         raise SkipInstance(f"FAIL_TO_PASS {missing} is neither in the repository nor test_patch")
     tree = TreeView(patched=graded, exists=lambda rel: rel in graded, read=graded.get)
-    spec = _spec(inst, repo, options, tree, level=2, f2p=f2p, p2p=[])
+    spec, notes = _spec(inst, repo, options, tree, level=2, f2p=f2p, p2p=[])
     # At grading the harness has the whole original repository back: its test directory (the
     # FAIL_TO_PASS files as test_patch left them, their conftest.py and data) is hidden here;
     # the rest of it is the gold, which the agent builds from nothing.
@@ -195,6 +198,7 @@ def _level2(inst: Instance, repo: OriginalRepo, options: ImportOptions) -> TaskP
         gold_patch="",
         files=_environment_files(inst, repo, options, level=2),
         repo_files={"README.md": _LEVEL2_README},
+        notes=notes,
         gold_files={rel: content for rel, content in orig.items() if rel not in hidden},
     )
 
@@ -216,7 +220,7 @@ def _spec(
     level: int,
     f2p: list[str],
     p2p: list[str],
-) -> Any:
+) -> tuple[TaskSpec, tuple[str, ...]]:
     environment = _environment(inst, repo, options, level=level)
     if options.grading == "files":
         test_dir = map_test_ids(f2p, [], tree).test_dir
@@ -224,11 +228,13 @@ def _spec(
         command = _files_command(inst, f2p, p2p, level=level)
         grading = GradingTable(runner="command", command=command, junit=JUNIT_FILE)
         timeouts = _timeouts(inst, runs=len(f2p) + len(p2p))
-        return task_spec(
+        spec = task_spec(
             inst, mapped, level=level, environment=environment, timeouts=timeouts, grading=grading
         )
+        return spec, ()
     mapped = map_test_ids(f2p, p2p, tree)
-    return task_spec(inst, mapped, level=level, environment=environment, timeouts=_timeouts(inst))
+    spec = task_spec(inst, mapped, level=level, environment=environment, timeouts=_timeouts(inst))
+    return spec, dropped_notes(mapped)
 
 
 def _environment(

@@ -189,7 +189,13 @@ def instance_parts(record: dict[str, Any], options: ImportOptions) -> TaskParts:
         tests_patch=inst.test_patch,
         gold_patch=inst.patch,
         files=files,
+        notes=dropped_notes(mapped),
     )
+
+
+def dropped_notes(mapped: MappedTests) -> tuple[str, ...]:
+    """The import report's notes on the ids `map_test_ids` left out."""
+    return tuple(f"test id left out: {note}" for note in mapped.dropped)
 
 
 def patched_tree(clone: Path, commit: str, patch: str, label: str) -> TreeView:
