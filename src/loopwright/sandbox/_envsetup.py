@@ -35,6 +35,7 @@ __all__ = [
     "EnvironmentBuildError",
     "Interpreter",
     "build_steps",
+    "copy_distribution",
     "copy_distributions",
     "editable_roots",
     "find_interpreter",
@@ -288,7 +289,7 @@ def _add_timeout_plugin(step: _Step, env_dir: Path, python: str) -> None:
     """pytest-timeout alone (not the pytest it requires here) into the environment, whose own
     pytest, pinned by the task, stays as it is."""
     site = next(env_dir.glob("lib/*/site-packages"))
-    _copy_distribution("pytest-timeout", site)
+    copy_distribution("pytest-timeout", site)
     try:
         step.run_argv([python, "-c", "import pytest_timeout"])
     except EnvironmentBuildError as exc:
@@ -305,7 +306,7 @@ def _add_timeout_plugin(step: _Step, env_dir: Path, python: str) -> None:
 def copy_distributions(names: tuple[str, ...], site: Path) -> None:
     """Copy the installed distributions `names`, with what they require here, into `site`."""
     for name in _closure(names):
-        _copy_distribution(name, site)
+        copy_distribution(name, site)
 
 
 def _closure(names: tuple[str, ...]) -> list[str]:
@@ -326,7 +327,7 @@ def _closure(names: tuple[str, ...]) -> list[str]:
     return sorted(found)
 
 
-def _copy_distribution(name: str, site: Path) -> None:
+def copy_distribution(name: str, site: Path) -> None:
     """Copy an installed distribution's files (those inside site-packages) to `site`."""
     dist = importlib.metadata.distribution(name)
     for file in dist.files or []:
