@@ -194,3 +194,19 @@ def test_a_json_source_works_as_well(fx: FeatureFixture, tmp_path: Path) -> None
     source = write_json(tmp_path / "fb.json", [fx.row(1)])
     report = import_featurebench(source, tmp_path / "out", ImportOptions(repos=fx.repos))
     assert len(report.converted) == 1 and not report.skipped
+
+
+def test_the_cli_takes_the_grading_mode(
+    fx: FeatureFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from loopwright.cli import main
+
+    source = write_jsonl(tmp_path / "fb.jsonl", [fx.row(1)])
+    argv = ["tasks", "import", "featurebench", str(source), "--repos", str(fx.repos),
+            "--out", str(tmp_path / "out"), "--no-register", "--json"]  # fmt: skip
+    assert main([*argv, "--grading", "files"]) == 0
+    capsys.readouterr()
+    [task] = load_benchmark_dir(tmp_path / "out").tasks
+    assert task.spec.grading.runner == "command"
+    assert main([*argv, "--grading", "lines"]) == 2
+    assert "--grading 'lines' is not known" in capsys.readouterr().err
