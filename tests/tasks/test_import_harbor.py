@@ -155,7 +155,8 @@ def test_tasks_that_cannot_be_converted_are_listed_with_the_reason(
     source = tmp_path / "harbor"
     harbor_task(source, "good")
     harbor_task(source, "no-tests", **{"tests/test.sh": None})
-    harbor_task(source, "compose", **{"environment/docker-compose.yaml": "services: {}\n"})
+    compose = "services:\n  main:\n    build: .\n  db:\n    image: postgres\n"
+    harbor_task(source, "compose", **{"environment/docker-compose.yaml": compose})
     harbor_task(source, "bad-solve", **{"solution/solve.sh": "echo cannot-solve >&2\nexit 4\n"})
     harbor_task(source, "bad-build", **{"environment/Dockerfile": "FROM localhost/absent:x\n"})
     code, stdout, _ = run(
@@ -166,7 +167,7 @@ def test_tasks_that_cannot_be_converted_are_listed_with_the_reason(
     assert [t["task"] for t in report["imported"]] == ["good"]
     reasons = {Path(s["source"]).name: s["reason"] for s in report["skipped"]}
     assert "tests/test.sh is missing" in reasons["no-tests"]
-    assert "docker-compose" in reasons["compose"]
+    assert "docker-compose.yaml starts 2 services" in reasons["compose"]
     assert (
         "solve.sh failed (exit 4)" in reasons["bad-solve"]
         and "cannot-solve" in reasons["bad-solve"]

@@ -51,11 +51,11 @@ def test_a_bare_name_resolves_to_the_one_patched_file_defining_it() -> None:
         map_test_ids(["test_beta"], [], tree(patched))
 
 
-def test_a_test_file_expands_to_its_tests_but_not_parametrised_ones() -> None:
+def test_a_test_file_expands_to_its_tests_a_parametrised_one_listed_once() -> None:
     mapped = map_test_ids(["lib/tests/test_core.py"], [], tree())
     assert mapped.fail_to_pass == ["lib/tests/test_core.py::test_alpha"]
-    with pytest.raises(SkipInstance, match="parametrised"):
-        map_test_ids(["lib/tests/test_params.py"], [], tree())
+    mapped = map_test_ids(["lib/tests/test_params.py"], [], tree())
+    assert mapped.fail_to_pass == ["lib/tests/test_params.py::test_p"]  # stands for test_p[...]
 
 
 @pytest.mark.parametrize(

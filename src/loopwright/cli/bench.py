@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from loopwright.cli._app import EXIT_FAILED, app, progress_bar
@@ -31,7 +33,15 @@ from loopwright.sandbox import (
     prepare_environments,
     prepare_images,
 )
-from loopwright.scoring import PytestGrader, VariantCheck, task_variants, validate_benchmark
+from loopwright.scoring import (
+    PytestGrader,
+    VariantCheck,
+    failing_tests,
+    needs_network,
+    output_tail,
+    task_variants,
+    validate_benchmark,
+)
 from loopwright.tasks import (
     Benchmark,
     RegisteredBenchmark,
@@ -286,16 +296,16 @@ def validate(
 ) -> None:
     """Grade every task's gold (must be 1.0 and resolved), flawed variants and untouched repo (< 1.0).
 
-    Task environments are built first when the cache lacks them (as `bench prepare` does).
-    Exits 1 when any check fails, naming the tasks.
+    Task environments are built when the cache lacks them (as `bench prepare` does); a build
+    that fails fails that task's checks and the others go on. Every failed check shows the
+    tests that did not pass (those failing for want of a network named apart) and the tail of
+    the test run's output. Exits 1 when any check fails, naming the tasks.
     """
     bench = load_benchmark(benchmark)
     grader = PytestGrader(default_sandbox(sandbox))
     cache = EnvironmentCache(env_cache)
-    if isinstance(grader.sandbox, DockerSandbox):
-        _prepare_env_images(bench, grader.sandbox, cache, progress_shown=not as_json)
-    else:
-        _prepare(bench, cache, progress_shown=not as_json)
+    # Environments are built task by task as validation reaches them: a build that fails is
+    # recorded for its task (its checks fail, saying why) and the others go on.
     total = sum(len(task_variants(t)) + (t.gold is None) for t in bench.tasks)
     with progress_bar(err_console, enabled=not as_json and err_console.is_terminal) as progress:
         bar = progress.add_task(f"validating {bench.name}", total=total)
@@ -307,6 +317,7 @@ def validate(
         typer.echo(json.dumps([_check_json(c) for c in checks], indent=2))
     else:
         console.print(_table(checks))
+        _print_failures(checks)
         _print_verdict(bench, checks, failed_tasks, grader)
     if failed_tasks:
         raise typer.Exit(EXIT_FAILED)
@@ -341,6 +352,30 @@ def _print_verdict(
         )
 
 
+def _print_failures(checks: list[VariantCheck], shown: int = 10) -> None:
+    """For each failed check: the failing tests (network ones apart) and the output's tail."""
+    for c in checks:
+        if c.ok or c.grade is None:
+            continue
+        console.print(
+            f"\n[bold]{escape(c.task_id)} / {escape(c.variant)}[/]: {escape(c.problem or '')}"
+        )
+        failing, network = failing_tests(c.grade), needs_network(c.grade)
+        code = [t for t in failing if t not in network]
+        if code:
+            more = f" (+{len(code) - shown} more)" if len(code) > shown else ""
+            console.print("  failing tests: " + escape(", ".join(code[:shown])) + more)
+        if network:
+            console.print(
+                "  [yellow]need a network[/] (the sandbox has none; a network failure, not the "
+                "code's): " + escape(", ".join(network[:shown]))
+            )
+        tail = output_tail(c.grade)
+        if tail:
+            console.print("  output's tail:")
+            console.print(escape(textwrap.indent(tail, "    ")), highlight=False)
+
+
 def _check_json(c: VariantCheck) -> dict[str, object]:
     g = c.grade
     return {
@@ -357,4 +392,7 @@ def _check_json(c: VariantCheck) -> dict[str, object]:
         "invalid_reason": g.invalid_reason if g else None,
         "ok": c.ok,
         "problem": c.problem,
+        "failing_tests": failing_tests(g) if g else [],
+        "needs_network": needs_network(g) if g else [],
+        "output_tail": output_tail(g) if g and not c.ok else "",
     }

@@ -110,6 +110,12 @@ def _started(plan: RunPlan, progress: Progress, bar: TaskID, *, banner: bool) ->
     progress.update(bar, total=plan.total_runs)
     if plan.simulated and banner:
         progress.console.print(_SIM_BANNER)
+    if plan.unvalidated:
+        shown = ", ".join(plan.unvalidated[:10]) + (" ..." if len(plan.unvalidated) > 10 else "")
+        err_console.print(
+            f"[yellow]warning: {len(plan.unvalidated)} task(s) have no gold (solution/), so "
+            f"`bench validate` could not check that their tests can be passed: {shown}[/]"
+        )
 
 
 def _fmt(value: float | None, spec: str = ".2f") -> str:

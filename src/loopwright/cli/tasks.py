@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -260,7 +261,10 @@ def _import_json(done: HarborImport, entry: RegisteredBenchmark | None) -> dict[
             }
             for t in done.imported
         ],
-        "skipped": [{"source": str(s.source), "reason": s.reason} for s in done.skipped],
+        "skipped": [
+            {"source": str(s.source), "reason": s.reason, "seconds": s.seconds}
+            for s in done.skipped
+        ],
     }
 
 
@@ -269,13 +273,22 @@ def _print_import(done: HarborImport, entry: RegisteredBenchmark | None) -> None
     for t in done.imported:
         table.add_row(t.task_id, "imported", f"{t.seconds:.1f}s", "; ".join(t.notes))
     for s in done.skipped:
-        table.add_row(s.source.name, "[bold red]not converted[/]", "-", s.reason)
+        table.add_row(s.source.name, "[bold red]not converted[/]", f"{s.seconds:.1f}s", s.reason)
     console.print(table)
     where = f"; registered as {entry.name!r}" if entry else ""
+    if not done.imported:
+        console.print(f"no task converted ({len(done.skipped)} not converted); nothing written")
+        return
     console.print(
         f"{len(done.imported)} task(s) written to {done.out}, {len(done.skipped)} not "
         f"converted{where}. Check them: loopwright bench validate {done.out} --sandbox docker"
     )
+    unvalidated = [t.task_id for t in done.imported if not t.gold]
+    if unvalidated:
+        console.print(
+            f"[yellow]{len(unvalidated)} task(s) have no gold (no solution/solve.sh) and cannot "
+            "be validated[/]: " + ", ".join(unvalidated)
+        )
 
 
 ReposOption = Annotated[
@@ -351,12 +364,23 @@ def import_featurebench_command(
     ids: IdsOption = None,
     register: RegisterOption = True,
     as_json: JsonOption = False,
+    grading: Annotated[
+        str,
+        typer.Option(
+            "--grading",
+            help="tests: each test function graded by loopwright's pytest grader (default); "
+            "files: each test file run with the row's test command and judged by its exit "
+            "code, as the FeatureBench harness grades.",
+        ),
+    ] = "tests",
 ) -> None:
     """Import FeatureBench instances (ids ending .lv1 / .lv2) as task folders.
 
     Exit codes as for `tasks import swebench`: 0 all converted, 1 any skipped, 2 user error.
     """
-    options = _options(repos, hints, env_spec, ids)
+    if grading not in ("tests", "files"):
+        raise UsageError(f"--grading {grading!r} is not known", fix="give tests or files")
+    options = replace(_options(repos, hints, env_spec, ids), grading=grading)  # type: ignore[arg-type]
     with _Bar(enabled=not as_json, label="importing FeatureBench instances") as bar:
         report = import_featurebench(source, out, options, progress=bar)
     _finish(report, out, as_json, source="featurebench" if register else None)
@@ -426,6 +450,9 @@ def _print_report(report: ImportReport, out: Path) -> None:
             f"[bold red]skipped[/] {escape(skip.reason)}",
         )
     console.print(table)
+    for done in report.converted:
+        for note in done.notes:
+            console.print(f"[yellow]{escape(done.source_id)}[/]: {escape(note)}")
     handled = len(report.converted) + len(report.skipped)
     console.print(
         f"converted {len(report.converted)} of {handled} instance(s), skipped "

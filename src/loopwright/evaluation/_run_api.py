@@ -59,6 +59,7 @@ class RunPlan:
     run_dir: Path
     total_runs: int
     simulated: bool
+    unvalidated: tuple[str, ...] = ()  # tasks without a gold: their grading was never checked
 
 
 class TaskRow(BaseModel):
@@ -188,7 +189,8 @@ def run(
     ledger.touch()
     if on_start is not None:
         total = len(resolved) * len(chosen) * reps
-        on_start(RunPlan(root.path, total, make_model(0).simulated))
+        unvalidated = tuple(t.id for t in chosen if t.gold is None)
+        on_start(RunPlan(root.path, total, make_model(0).simulated, unvalidated))
     evaluations = [_evaluate(evaluator, wf, chosen, root.path, on_record) for wf in resolved]
     summary = RunSummary(
         model=model,

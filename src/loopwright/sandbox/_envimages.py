@@ -38,7 +38,12 @@ from loopwright.sandbox._envcache import (
     needs_environment,
 )
 from loopwright.sandbox._environment import TaskEnvironment
-from loopwright.sandbox._envsetup import RUNNER, EnvironmentBuildError, copy_distributions
+from loopwright.sandbox._envsetup import (
+    RUNNER,
+    EnvironmentBuildError,
+    copy_distribution,
+    copy_distributions,
+)
 from loopwright.sandbox._images import (
     DEFAULT_BUILD_TIMEOUT_S,
     BuiltImage,
@@ -198,6 +203,8 @@ class EnvImageBuilder:
         for name, names in (("runner", RUNNER), ("pip", ("pip",))):
             (kit / name).mkdir(parents=True)
             copy_distributions(names, kit / name)
+        (kit / "timeout").mkdir()  # pytest-timeout alone: beside a pytest the task pins
+        copy_distribution("pytest-timeout", kit / "timeout")
         (kit / "build.sh").write_text(self._script(task), encoding="utf-8")
         dockerfile = context / "Dockerfile"
         dockerfile.write_text(
@@ -232,10 +239,13 @@ class EnvImageBuilder:
             f'{env}/bin/python -m pip --version >/dev/null 2>&1 || cp -R {_KIT_DIR}/pip/. "$SITE"/',
             f"export PATH={env}/bin:$PATH VIRTUAL_ENV={env}",
             *(f"step {shlex.quote(command)}" for command in steps),
+            # A pytest the task pins is kept: only pytest-timeout is added beside it.
             'python -c "import pytest, pytest_timeout" >/dev/null 2>&1 || '
-            f'{{ cp -R {_KIT_DIR}/runner/. "$SITE"/ && printf \'%s\\n\' '
+            'if python -c "import pytest" >/dev/null 2>&1; then '
+            f'cp -R {_KIT_DIR}/timeout/. "$SITE"/; else '
+            f'cp -R {_KIT_DIR}/runner/. "$SITE"/ && printf \'%s\\n\' '
             f"'#!{env}/bin/python' 'import sys' 'from pytest import console_main' "
-            f"'sys.exit(console_main())' > {env}/bin/pytest && chmod 755 {env}/bin/pytest; }}",
+            f"'sys.exit(console_main())' > {env}/bin/pytest && chmod 755 {env}/bin/pytest; fi",
             "step 'python -c \"import pytest, pytest_timeout\"'",
             # compiled now: the image is read-only when used
             'python -m compileall -q "$SITE" >/dev/null 2>&1 || true',

@@ -35,6 +35,7 @@ __all__ = [
     "EnvironmentBuildError",
     "Interpreter",
     "build_steps",
+    "copy_distribution",
     "copy_distributions",
     "editable_roots",
     "find_interpreter",
@@ -88,7 +89,9 @@ class BuildOutcome:
 def find_interpreter(version: str | None) -> Interpreter:
     """The interpreter an environment is made from: the Python running loopwright (its base
     installation, not a virtualenv) when `version` is None or its own X.Y, else `pythonX.Y` on
-    PATH. Raises ConfigError when that is not installed. Cached per process."""
+    PATH (resolved: a link such as `python3.9 -> pypy3` names the real executable, which a
+    sandbox shows at its own path). Raises ConfigError when that is not installed. Cached per
+    process."""
     own = ".".join(map(str, sys.version_info[:2]))
     if version is None or version == own:
         base = getattr(sys, "_base_executable", None) or sys.executable
@@ -101,7 +104,7 @@ def find_interpreter(version: str | None) -> Interpreter:
             fix=f"install Python {version} (e.g. `uv python install {version}`), or change "
             "[environment] python",
         )
-    return _describe(found)
+    return _describe(str(Path(found).resolve()))
 
 
 @functools.cache
@@ -238,13 +241,19 @@ class _Step:
 
 def _ensure_runner(step: _Step, interpreter: Interpreter, env_dir: Path) -> bool:
     """True when pytest and pytest-timeout had to be copied in from loopwright's own Python
-    (same X.Y only; else the task must list them)."""
-    check = [str(env_dir / "bin" / "python"), "-c", "import pytest, pytest_timeout"]
+    (same X.Y only; else the task must list them). A pytest the environment has is never
+    replaced: only pytest-timeout (one pure-Python module) is added beside it, and when that
+    does not load with the task's pytest the build fails saying so."""
+    python = str(env_dir / "bin" / "python")
+    check = [python, "-c", "import pytest, pytest_timeout"]
     try:
         step.run_argv(check)
         return False
     except EnvironmentBuildError:
         pass
+    if _has_module(step, python, "pytest"):
+        _add_timeout_plugin(step, env_dir, python)
+        return True
     own = ".".join(map(str, sys.version_info[:2]))
     if interpreter.minor != own:
         raise EnvironmentBuildError(
@@ -252,7 +261,7 @@ def _ensure_runner(step: _Step, interpreter: Interpreter, env_dir: Path) -> bool
             f"and pytest-timeout, and loopwright (Python {own}) cannot supply its own",
             fix="add pytest and pytest-timeout to [environment] requirements",
         )
-    site = next(env_dir.glob("lib/python*/site-packages"))
+    site = next(env_dir.glob("lib/*/site-packages"))
     copy_distributions(RUNNER, site)
     script = env_dir / "bin" / "pytest"
     script.write_text(
@@ -268,10 +277,36 @@ def _ensure_runner(step: _Step, interpreter: Interpreter, env_dir: Path) -> bool
     return True
 
 
+def _has_module(step: _Step, python: str, name: str) -> bool:
+    try:
+        step.run_argv([python, "-c", f"import {name}"])
+    except EnvironmentBuildError:
+        return False
+    return True
+
+
+def _add_timeout_plugin(step: _Step, env_dir: Path, python: str) -> None:
+    """pytest-timeout alone (not the pytest it requires here) into the environment, whose own
+    pytest, pinned by the task, stays as it is."""
+    site = next(env_dir.glob("lib/*/site-packages"))
+    copy_distribution("pytest-timeout", site)
+    try:
+        step.run_argv([python, "-c", "import pytest_timeout"])
+    except EnvironmentBuildError as exc:
+        raise EnvironmentBuildError(
+            f"the environment of task {step.task.id} has its own pytest but no pytest-timeout, "
+            f"and loopwright's pytest-timeout {runner_versions()['pytest-timeout']} does not "
+            "load with that pytest (loopwright never replaces a task's pinned pytest)",
+            got=exc.got,
+            fix="add a pytest-timeout that works with the task's pytest to [environment] "
+            "requirements",
+        ) from None
+
+
 def copy_distributions(names: tuple[str, ...], site: Path) -> None:
     """Copy the installed distributions `names`, with what they require here, into `site`."""
     for name in _closure(names):
-        _copy_distribution(name, site)
+        copy_distribution(name, site)
 
 
 def _closure(names: tuple[str, ...]) -> list[str]:
@@ -292,7 +327,7 @@ def _closure(names: tuple[str, ...]) -> list[str]:
     return sorted(found)
 
 
-def _copy_distribution(name: str, site: Path) -> None:
+def copy_distribution(name: str, site: Path) -> None:
     """Copy an installed distribution's files (those inside site-packages) to `site`."""
     dist = importlib.metadata.distribution(name)
     for file in dist.files or []:
@@ -313,7 +348,7 @@ def editable_roots(env_dir: Path, checkout_seen: str) -> list[str]:
     path lines of `.pth` files, and the parents of the paths setuptools' editable finders map.
     Sorted; paths with a newline or a colon are left out (they could not be passed on)."""
     roots: set[str] = set()
-    for site in env_dir.glob("lib/python*/site-packages"):
+    for site in env_dir.glob("lib/*/site-packages"):
         for pth in site.glob("*.pth"):
             for line in pth.read_text(encoding="utf-8", errors="replace").splitlines():
                 rel = _inside(line.strip(), checkout_seen)

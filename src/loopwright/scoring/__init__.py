@@ -4,6 +4,7 @@ mining a repository's history into validated tasks (`tasks mine`)."""
 
 from __future__ import annotations
 
+from loopwright.scoring._diagnose import failing_tests, needs_network, output_tail
 from loopwright.scoring._grader import PytestGrader, PytestGrading
 from loopwright.scoring._guard import mark_tampered
 from loopwright.scoring._junit import JunitCase, JunitReport, Outcome, parse_junit
@@ -67,10 +68,13 @@ __all__ = [
     "TestRun",
     "UnittestGrader",
     "VariantCheck",
+    "failing_tests",
     "grade_variant",
     "grader_for",
     "mark_tampered",
     "mine_repository",
+    "needs_network",
+    "output_tail",
     "parse_junit",
     "restore_tests",
     "run_test_files",

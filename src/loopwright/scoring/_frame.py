@@ -192,12 +192,11 @@ def score_cases(
     absent), partial credit over fail_to_pass; invalid, every test counted failed, when
     `reason` says why the run cannot be trusted. Shared by the grader kinds that report
     per-test outcomes."""
-    cases = report.cases if report is not None else {}
     f2p = set(task.spec.fail_to_pass)
     rules = task.spec.grading.rules
     tests = []
     for test_id in task.test_ids:
-        case = cases.get(test_id)
+        case = report.case(test_id) if report is not None else None
         outcome = case.outcome if case is not None else Outcome.MISSING
         tests.append(
             TestResult(

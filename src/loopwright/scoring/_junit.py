@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import xml.etree.ElementTree as ET
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -66,6 +67,20 @@ class JunitReport:
     @property
     def empty(self) -> bool:
         return not self.cases and not self.collection_errors
+
+    def case(self, test_id: str) -> JunitCase | None:
+        """`test_id`'s case, or None when absent. An id without parameters that names a
+        parametrised test (`tests/test_x.py::test_p`, as a test listed by its file is) stands
+        for all its parametrisations (`test_p[...]`), merged: the worst outcome wins."""
+        found = self.cases.get(test_id)
+        if found is not None or test_id.endswith("]"):
+            return found
+        prefix = test_id + "["
+        params = [case for key, case in self.cases.items() if key.startswith(prefix)]
+        if not params:
+            return None
+        merged = functools.reduce(_merge, params)
+        return JunitCase(test_id, merged.outcome, merged.duration_s, merged.message)
 
 
 def parse_junit(

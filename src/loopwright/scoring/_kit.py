@@ -32,6 +32,28 @@ from importlib.machinery import (
 kit, workspace, *extra = sys.argv[1], *sys.argv[2].split(chr(10))
 
 
+def stdlib_names():
+    names = getattr(sys, "stdlib_module_names", None)
+    if names is not None:
+        return names
+    import os
+    import sysconfig
+
+    found = set(sys.builtin_module_names)
+    paths = sysconfig.get_paths()
+    for top in {paths["stdlib"], paths["platstdlib"]}:
+        for place in (top, os.path.join(top, "lib-dynload")):
+            try:
+                entries = os.listdir(place)
+            except OSError:
+                continue
+            found.update(entry.split(".")[0] for entry in entries)
+    return frozenset(name for name in found if name.isidentifier())
+
+
+STDLIB = stdlib_names()
+
+
 def in_workspace(path):
     return path == workspace or path.startswith(workspace + "/")
 
@@ -39,7 +61,7 @@ def in_workspace(path):
 class NoShadow:
     @staticmethod
     def find_spec(name, path=None, target=None):
-        if path is not None or name not in sys.stdlib_module_names:
+        if path is not None or name not in STDLIB:
             return None
         spec = PathFinder.find_spec(name, [p for p in sys.path if not in_workspace(p)])
         if spec is None:
@@ -91,6 +113,10 @@ site-packages, so no file of the workspace can shadow a module that pytest, its 
 code under test import from there. With `--import-mode=append`, test directories go last too.
 A standard-library name is never looked up in the workspace at all, so a module this Python
 lacks (`nt`, `_winapi`, `msvcrt` on Linux, probed by `try: import`) cannot be supplied by it.
+BOOT and the guard plugin run on every Python a task may use (3.7 and later; tests/scoring check
+the syntax and run them on an old interpreter): before 3.10, which has no
+`sys.stdlib_module_names`, the standard-library names are those of the interpreter's own
+standard-library directories and built-in modules.
 Modules in the workspace are compiled from their source, never from bytecode (`SourceOnly`; the
 guard makes pytest's assertion rewriter do the same for test files): a `.pyc` the code under test
 forges for a module imported later is never read. Bytecode of the standard library and

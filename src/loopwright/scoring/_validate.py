@@ -161,7 +161,13 @@ def _checks(
     for task in benchmark.tasks:
         if task.gold is None:
             yield VariantCheck(
-                task.id, GOLD, GOLD, "score 1.0, resolved", None, False, "no solution/"
+                task.id,
+                GOLD,
+                GOLD,
+                "score 1.0, resolved",
+                None,
+                False,
+                "no solution/: unvalidated (no gold to check that the tests can be passed)",
             )
         environment, problem = _environment(task, cache, grader.sandbox)
         for variant, kind, overlay in task_variants(task):

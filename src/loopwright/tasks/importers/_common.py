@@ -79,7 +79,10 @@ class TaskParts:
     (the known-good change) are applied to that commit; `files` are extra task files (task
     directory-relative path -> bytes, e.g. `environment/Dockerfile`). `spec` is the task.toml.
     `start_patch`, when given, is applied to the exported commit first (FeatureBench's
-    feature-removal patch): the other two patches are then against that starting state."""
+    feature-removal patch): the other two patches are then against that starting state.
+    `repo_files`, when given, is the whole starting repository instead of the export (a
+    FeatureBench level-2 task starts from an almost empty one); `gold_files`, when given, is the
+    gold as files (`solution/`) instead of `gold_patch`."""
 
     spec: TaskSpec
     instruction: str
@@ -89,6 +92,9 @@ class TaskParts:
     gold_patch: str
     files: Mapping[str, bytes] = field(default_factory=dict)
     start_patch: str = ""
+    repo_files: Mapping[str, bytes] | None = None
+    gold_files: Mapping[str, bytes] | None = None
+    notes: tuple[str, ...] = ()  # what the user should know: test ids left out, and why
 
 
 class _Strict(BaseModel):
@@ -101,6 +107,7 @@ class ConvertedTask(_Strict):
     source_id: str
     task_id: str
     seconds: float
+    notes: list[str] = Field(default_factory=list)  # e.g. test ids left out, with the reason
 
 
 class SkippedInstance(_Strict):
@@ -232,9 +239,12 @@ def _patch_paths(patch: str, label: str) -> list[str]:
         raise SkipInstance(f"{label}: {exc}".replace(PATCH_FILE, label)) from None
 
 
-def apply_patch_to(base: Mapping[str, bytes], patch: str, label: str) -> dict[str, bytes | None]:
+def apply_patch_to(
+    base: Mapping[str, bytes], patch: str, label: str, *, reverse: bool = False
+) -> dict[str, bytes | None]:
     """`apply_patch` on `base` (repo-relative path -> content before) with `git apply` in a
-    scratch directory."""
+    scratch directory; `reverse`: the patch undone (`git apply -R`), as FeatureBench's harness
+    applies its masking patch and its level-1 test patch."""
     paths = _patch_paths(patch, label)
     with tempfile.TemporaryDirectory(prefix="lw-import-") as scratch:
         root = Path(scratch) / "repo"
@@ -245,14 +255,16 @@ def apply_patch_to(base: Mapping[str, bytes], patch: str, label: str) -> dict[st
                 (root / rel).write_bytes(base[rel])
         (Path(scratch) / "change.patch").write_bytes(patch.encode())
         done = subprocess.run(
-            ["git", "apply", "--whitespace=nowarn", str(Path(scratch) / "change.patch")],
+            ["git", "apply", "--whitespace=nowarn", *(["-R"] if reverse else []),
+             str(Path(scratch) / "change.patch")],
             cwd=root, capture_output=True, text=True, timeout=_GIT_TIMEOUT_S, check=False,
             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GIT_CONFIG_NOSYSTEM": "1",
                  "GIT_CEILING_DIRECTORIES": scratch, "HOME": scratch, "LANG": "C"},
         )  # fmt: skip
         if done.returncode != 0:
             tail = (done.stderr or done.stdout).strip()[-400:]
-            raise SkipInstance(f"{label} does not apply at the base commit: {tail}")
+            how = "reversed " if reverse else ""
+            raise SkipInstance(f"{label} does not apply {how}at the base commit: {tail}")
         return {rel: (root / rel).read_bytes() if (root / rel).is_file() else None for rel in paths}
 
 
@@ -308,7 +320,10 @@ def write_task(parts: TaskParts, out: Path) -> Path:
 
 def _assemble(parts: TaskParts, work: Path) -> None:
     repo = work / "repo"
-    export_repo(parts.clone, parts.commit, repo)
+    if parts.repo_files is not None:
+        _write_files(repo, parts.repo_files)
+    else:
+        export_repo(parts.clone, parts.commit, repo)
     if parts.start_patch:
         for rel, content in apply_patch(repo, parts.start_patch, "start patch").items():
             if content is None:
@@ -320,7 +335,10 @@ def _assemble(parts: TaskParts, work: Path) -> None:
         place_hidden("patch", parts.spec.test_dir, {PATCH_FILE: parts.tests_patch.encode()}, repo)
     except ValueError as exc:
         raise SkipInstance(f"test patch: {exc}") from None
-    gold = apply_patch(repo, parts.gold_patch, "gold patch")
+    if parts.gold_files is not None:
+        gold: dict[str, bytes | None] = dict(parts.gold_files)
+    else:
+        gold = apply_patch(repo, parts.gold_patch, "gold patch")
     if any(content is None for content in gold.values()):
         # An overlay cannot remove a file: a gold that deletes or renames one stays a patch.
         (work / SOLUTION_PATCH).write_text(parts.gold_patch, encoding="utf-8")
@@ -338,6 +356,13 @@ def _assemble(parts: TaskParts, work: Path) -> None:
     spec = parts.spec.model_dump(mode="json", exclude_defaults=True)
     spec = {"schema_version": parts.spec.schema_version, **spec}
     (work / "task.toml").write_text(toml_text(spec), encoding="utf-8")
+
+
+def _write_files(root: Path, files: Mapping[str, bytes]) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, content in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(content)
 
 
 def run_import(
@@ -361,10 +386,12 @@ def run_import(
         t0 = time.perf_counter()
         result: ConvertedTask | SkippedInstance
         try:
-            path = write_task(make_parts(), out)
+            parts = make_parts()
+            path = write_task(parts, out)
             result = ConvertedTask(
-                source_id=source_id, task_id=path.name, seconds=round(time.perf_counter() - t0, 4)
-            )
+                source_id=source_id, task_id=path.name,
+                seconds=round(time.perf_counter() - t0, 4), notes=list(parts.notes),
+            )  # fmt: skip
             converted.append(result)
         except SkipInstance as exc:
             result = SkippedInstance(

@@ -38,7 +38,7 @@ class Instance(BaseModel):
 
     instance_id: str = Field(min_length=1)
     repo: str = Field(pattern=r"^\w[\w.-]*/\w[\w.-]*$")  # owner/name; no "..", so no escape
-    base_commit: str = Field(min_length=4)
+    base_commit: str = ""  # required by SWE-bench; FeatureBench may take the repo from its image
     patch: str = ""
     test_patch: str = ""
     problem_statement: str = ""

@@ -10,7 +10,8 @@ Three forms are understood; one instance must use one runner's forms only:
 - a bare test function name, `test_b` (sympy's runner): `file::test_b` when exactly one file the
   test patch touches defines `def test_b(` at module level;
 - a test file path, `tests/test_x.py` (FeatureBench): every test function and `Test*` class
-  method defined in it, read statically; a parametrised one cannot be listed this way.
+  method defined in it, read statically; a parametrised test is listed once, without
+  parameters, and the graders count it passed only when every parametrisation passed.
 Anything else makes the instance not convertible, saying which id.
 """
 
@@ -55,12 +56,14 @@ class TreeView:
 @dataclass(frozen=True)
 class MappedTests:
     """The grader's view of an instance's tests: runner, test_dir and the two id lists (each
-    deduplicated in order; an id in both lists is kept in fail_to_pass only)."""
+    deduplicated in order; an id in both lists is kept in fail_to_pass only). `dropped` says
+    which ids of the instance were left out and why (cut off, or naming no test of its file)."""
 
     runner: str
     test_dir: str
     fail_to_pass: list[str]
     pass_to_pass: list[str]
+    dropped: tuple[str, ...] = ()
 
 
 def map_test_ids(f2p: Sequence[str], p2p: Sequence[str], tree: TreeView) -> MappedTests:
@@ -78,9 +81,44 @@ def map_test_ids(f2p: Sequence[str], p2p: Sequence[str], tree: TreeView) -> Mapp
         if len(dirs) != 1:
             raise SkipInstance(f"the unittest ids span several top-level packages: {sorted(dirs)}")
         return _mapped("unittest", dirs.pop(), mapped_f2p, mapped_p2p)
-    mapped_f2p = [m for t in f2p for m in _pytest_ids(t, tree)]
-    mapped_p2p = [m for t in p2p for m in _pytest_ids(t, tree)]
-    return _mapped("pytest", _pytest_dir(mapped_f2p), mapped_f2p, mapped_p2p)
+    dropped: dict[str, str] = {}
+    mapped_f2p = _kept([m for t in f2p for m in _pytest_ids(t, tree)], tree, dropped)
+    mapped_p2p = _kept([m for t in p2p for m in _pytest_ids(t, tree)], tree, dropped)
+    if not mapped_f2p:
+        raise SkipInstance(
+            "no FAIL_TO_PASS id names a test of its file: "
+            + "; ".join(f"{i} ({why})" for i, why in dropped.items())
+        )
+    mapped = _mapped("pytest", _pytest_dir(mapped_f2p), mapped_f2p, mapped_p2p)
+    notes = tuple(f"{test_id}: {why}" for test_id, why in dropped.items())
+    return MappedTests(mapped.runner, mapped.test_dir, mapped.fail_to_pass,
+                       mapped.pass_to_pass, notes)  # fmt: skip
+
+
+def _kept(ids: list[str], tree: TreeView, dropped: dict[str, str]) -> list[str]:
+    """`ids` less those that cannot name a test pytest reports (recorded in `dropped`): cut
+    off (a `[` never closed, as ids cut at a space are) or naming no function of its file."""
+    kept = []
+    for test_id in ids:
+        why = _unresolvable(test_id, tree)
+        if why is None:
+            kept.append(test_id)
+        else:
+            dropped[test_id] = why
+    return kept
+
+
+def _unresolvable(test_id: str, tree: TreeView) -> str | None:
+    path, _, rest = test_id.partition("::")
+    if "[" in rest and not rest.endswith("]"):
+        return "cut off: its parameter's `[` is never closed"
+    text = tree.text(path)
+    if text is None:
+        return None  # not a file here (made at build or test time?): pytest will tell
+    name = rest.split("[", 1)[0].rsplit("::", 1)[-1]
+    if not re.search(rf"\b{re.escape(name)}\b", text):  # defined, assigned or generated
+        return f"{path} never names a test {name}"
+    return None
 
 
 def _mapped(runner: str, test_dir: str, f2p: list[str], p2p: list[str]) -> MappedTests:
@@ -145,13 +183,7 @@ def _file_tests(rel: str, tree: TreeView) -> list[str]:
 def _is_test(node: ast.stmt, prefix: str) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
     if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return False
-    if not node.name.startswith(prefix):
-        return False
-    if any("parametrize" in ast.unparse(d) for d in node.decorator_list):
-        raise SkipInstance(
-            f"test {node.name} is parametrised: list its node ids (test[param]) rather than its file"
-        )
-    return True
+    return node.name.startswith(prefix)  # a parametrised test too: its id stands for all cases
 
 
 def _unittest_id(test_id: str, tree: TreeView) -> str:

@@ -34,6 +34,13 @@ from typing import Any, Protocol
 from loopwright.errors import ConfigError, LoopwrightError
 from loopwright.tasks._loader import load_task
 from loopwright.tasks._model import Task
+from loopwright.tasks.importers._tb1 import (
+    TB1_FILE,
+    TB1_NOTE,
+    ShapeError,
+    check_one_service,
+    harbor_shape,
+)
 
 __all__ = [
     "HARBOR_TESTS_DIR",
@@ -66,10 +73,11 @@ class ImportedTask:
 
 @dataclass(frozen=True, slots=True)
 class SkippedTask:
-    """A Harbor task that could not be converted, and why."""
+    """A Harbor task that could not be converted, why, and the seconds it took to find out."""
 
     source: Path
     reason: str
+    seconds: float = 0.0
 
 
 @dataclass
@@ -126,16 +134,17 @@ def harbor_task_dirs(source: Path) -> list[Path]:
         raise ConfigError(
             f"no Harbor task folder at {source}", fix="give a task or a folder of tasks"
         )
-    if (source / "task.toml").is_file():
+    if (source / "task.toml").is_file() or (source / TB1_FILE).is_file():
         return [source]
     found = sorted(
         p for p in source.iterdir()
-        if p.is_dir() and ((p / "task.toml").is_file() or (p / "instruction.md").is_file())
+        if p.is_dir() and any((p / f).is_file() for f in ("task.toml", "instruction.md", TB1_FILE))
     )  # fmt: skip
     if not found:
         raise ConfigError(
             f"{source} holds no Harbor task",
-            fix="a Harbor task is a folder with task.toml, instruction.md, environment/, tests/",
+            fix="a Harbor task is a folder with task.toml, instruction.md, environment/, tests/; "
+            "a Terminal-Bench 1 task one with task.yaml, Dockerfile, run-tests.sh, tests/",
         )
     return found
 
@@ -155,22 +164,33 @@ def import_harbor(
     ConfigError when `source` holds no task."""
     dirs = harbor_task_dirs(source)
     result = HarborImport(out.expanduser().resolve())
+    created = not result.out.exists()
     result.out.mkdir(parents=True, exist_ok=True)
-    for task_dir in dirs:
-        started = time.monotonic()
-        try:
-            task = _import_one(task_dir, result.out, containers)
-        except _Skip as exc:
-            result.skipped.append(SkippedTask(task_dir, str(exc)))
-        except LoopwrightError as exc:
-            result.skipped.append(SkippedTask(task_dir, _one_paragraph(exc)))
-        else:
-            took = round(time.monotonic() - started, 2)
-            gold = task.solution_dir is not None
-            result.imported.append(ImportedTask(task.id, task.root, gold, took, _notes(task_dir)))
-        if on_task is not None:
-            on_task(task_dir)
+    try:
+        for task_dir in dirs:
+            _import_into(result, task_dir, containers)
+            if on_task is not None:
+                on_task(task_dir)
+    finally:
+        if created and not result.imported and not any(result.out.iterdir()):
+            result.out.rmdir()  # nothing was written: leave no empty --out behind
     return result
+
+
+def _import_into(result: HarborImport, task_dir: Path, containers: Containers) -> None:
+    started = time.monotonic()
+    try:
+        task, notes = _import_one(task_dir, result.out, containers)
+    except _Skip as exc:
+        took = round(time.monotonic() - started, 2)
+        result.skipped.append(SkippedTask(task_dir, str(exc), took))
+    except LoopwrightError as exc:
+        took = round(time.monotonic() - started, 2)
+        result.skipped.append(SkippedTask(task_dir, _one_paragraph(exc), took))
+    else:
+        took = round(time.monotonic() - started, 2)
+        gold = task.solution_dir is not None
+        result.imported.append(ImportedTask(task.id, task.root, gold, took, notes))
 
 
 def _one_paragraph(exc: LoopwrightError) -> str:
@@ -178,10 +198,17 @@ def _one_paragraph(exc: LoopwrightError) -> str:
     return " ".join(str(render() if callable(render) else exc).split())
 
 
-def _notes(task_dir: Path) -> tuple[str, ...]:
+UNVALIDATED_NOTE = (
+    "no solution/solve.sh: imported without a gold, unvalidated (bench validate checks only "
+    "the untouched repo; a run uses it with a warning)"
+)
+
+
+def _notes(task_dir: Path, parsed: _Parsed) -> tuple[str, ...]:
+    notes = list(parsed.notes)
     if not (task_dir / "solution" / "solve.sh").is_file():
-        return ("no solution/solve.sh: imported without a gold (bench validate will say so)",)
-    return ()
+        notes.append(UNVALIDATED_NOTE)
+    return tuple(notes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +216,8 @@ class _Parsed:
     task_id: str
     config: dict[str, Any]
     workdir: str
+    allow_internet: bool = False
+    notes: tuple[str, ...] = ()
 
 
 def _parse(task_dir: Path) -> _Parsed:
@@ -198,9 +227,13 @@ def _parse(task_dir: Path) -> _Parsed:
     if not (task_dir / "instruction.md").read_text(encoding="utf-8").strip():
         raise _Skip("instruction.md is empty")
     env_dir = task_dir / "environment"
-    if (env_dir / "docker-compose.yaml").is_file() or (env_dir / "docker-compose.yml").is_file():
-        raise _Skip("a docker-compose environment (several services) is not supported: "
-                    "loopwright runs one container per workspace")  # fmt: skip
+    notes: tuple[str, ...] = ()
+    try:
+        if check_one_service(env_dir):
+            notes = ("a docker-compose environment of one service: its Dockerfile is built; "
+                     "the compose file's other settings are not used",)  # fmt: skip
+    except ShapeError as exc:
+        raise _Skip(str(exc)) from None
     if not (env_dir / "Dockerfile").is_file():
         raise _Skip("environment/Dockerfile is missing (prebuilt docker_image tasks: write "
                     "a one-line Dockerfile FROM that image, present locally)")  # fmt: skip
@@ -208,13 +241,57 @@ def _parse(task_dir: Path) -> _Parsed:
         config = tomllib.loads((task_dir / "task.toml").read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise _Skip(f"task.toml is not valid TOML: {exc}") from None
-    test_sh = (task_dir / "tests" / "test.sh").read_text(encoding="utf-8", errors="replace")
-    if "reward.txt" not in test_sh and "reward.json" in test_sh:
-        raise _Skip("tests/test.sh writes only reward.json: loopwright reads reward.txt")
+    _check_reward(task_dir / "tests")
     task_id = re.sub(r"[^a-z0-9_-]+", "-", task_dir.name.lower()).strip("-_")
     if not task_id:
         raise _Skip(f"{task_dir.name!r} gives no usable task id")
-    return _Parsed(task_id, config, _workdir(env_dir / "Dockerfile"))
+    allow, network_notes = _network(config)
+    workdir = _workdir(env_dir / "Dockerfile")
+    return _Parsed(task_id, config, workdir, allow, notes + network_notes)
+
+
+def _check_reward(tests: Path) -> None:
+    """The verifier must write /logs/verifier/reward.txt: test.sh or a file it runs names it.
+    Checked here, not first at validate time (where gold and untouched would both be invalid)."""
+    texts = [
+        p.read_text(encoding="utf-8", errors="replace")
+        for p in sorted(tests.rglob("*"))
+        if p.is_file() and p.stat().st_size < 1_000_000
+    ]
+    if any("reward.txt" in t for t in texts):
+        return
+    if any("reward.json" in t for t in texts):
+        raise _Skip("tests/ writes only reward.json: loopwright reads reward.txt")
+    raise _Skip(
+        "tests/test.sh writes no reward: nothing under tests/ names /logs/verifier/reward.txt "
+        "(nor reward.json), so the verifier would give no score"
+    )
+
+
+NETWORK_MODES = ("public", "no-network", "allowlist")
+
+
+def _network(config: dict[str, Any]) -> tuple[bool, tuple[str, ...]]:
+    """Whether the task has a network, by Harbor's schema and its defaults: `[environment]
+    network_mode` (1.3: public, no-network, allowlist), else the older `allow_internet`, else
+    Harbor's default, public. loopwright has no allowlist: such a task gets the network, said
+    in a note."""
+    environment = config.get("environment") or {}
+    mode = environment.get("network_mode")
+    if mode is not None:
+        if mode not in NETWORK_MODES:
+            raise _Skip(
+                f"[environment] network_mode {mode!r} is not one of {', '.join(NETWORK_MODES)}"
+            )
+        if mode == "allowlist":
+            hosts = ", ".join(map(str, environment.get("allowed_hosts") or [])) or "none"
+            return True, (f"network_mode allowlist ({hosts}): the task gets the network, "
+                          "unrestricted (loopwright has no host allowlist)",)  # fmt: skip
+        return mode == "public", ()
+    allow = environment.get("allow_internet")
+    if allow is not None:
+        return allow is True, ()
+    return True, ()
 
 
 def _workdir(dockerfile: Path) -> str:
@@ -249,19 +326,17 @@ def grading_command(verifier_env: dict[str, str]) -> str:
 def _task_toml(parsed: _Parsed) -> str:
     cfg = parsed.config
     meta, agent, verifier = (cfg.get(k) or {} for k in ("metadata", "agent", "verifier"))
-    environment = cfg.get("environment") or {}
     level = _LEVELS.get(str(meta.get("difficulty", "medium")).lower(), 2)
     agent_s = float(agent.get("timeout_sec", 900))
     grade_s = float(verifier.get("timeout_sec", 180))
     env = {str(k): str(v) for k, v in (verifier.get("env") or {}).items()}
-    summary = str(meta.get("category", "")) or "imported from Harbor"
     lines = [
         "schema_version = 1",
         f"id = {_q(parsed.task_id)}",
         f"level = {level}",
-        f"summary = {_q('harbor: ' + summary)}",
+        f"summary = {_q(_summary(cfg))}",
         f"test_dir = {_q(HARBOR_TESTS_DIR)}",
-        f"allow_internet = {'true' if environment.get('allow_internet') is True else 'false'}",
+        f"allow_internet = {'true' if parsed.allow_internet else 'false'}",
         "",
         "[timeouts]",
         f"agent = {agent_s}",
@@ -281,13 +356,39 @@ def _task_toml(parsed: _Parsed) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _summary(cfg: dict[str, Any]) -> str:
+    """`[task] description` (schema 1.1+), else its name, else `harbor: <category>`; one line,
+    at most 100 characters."""
+    task = cfg.get("task") or {}
+    meta = cfg.get("metadata") or {}
+    text = str(task.get("description") or task.get("name") or "").strip()
+    if not text:
+        text = "harbor: " + (str(meta.get("category", "")) or "imported from Harbor")
+    first = text.splitlines()[0].strip()
+    return first if len(first) <= 100 else first[:97] + "..."
+
+
 def _q(text: str) -> str:
     """A TOML basic string."""
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     return f'"{escaped}"'
 
 
-def _import_one(task_dir: Path, out: Path, containers: Containers) -> Task:
+def _import_one(task_dir: Path, out: Path, containers: Containers) -> tuple[Task, tuple[str, ...]]:
+    if not (task_dir / "task.toml").is_file() and (task_dir / TB1_FILE).is_file():
+        with tempfile.TemporaryDirectory(prefix=".tb1-", dir=out) as scratch:
+            try:
+                shaped = harbor_shape(task_dir, Path(scratch) / task_dir.name)
+            except ShapeError as exc:
+                raise _Skip(str(exc)) from None
+            task, notes = _import_harbor_task(shaped, out, containers)
+            return task, (TB1_NOTE, *notes)
+    return _import_harbor_task(task_dir, out, containers)
+
+
+def _import_harbor_task(
+    task_dir: Path, out: Path, containers: Containers
+) -> tuple[Task, tuple[str, ...]]:
     parsed = _parse(task_dir)
     staging = Path(tempfile.mkdtemp(prefix=f".import-{parsed.task_id}-", dir=out))
     try:
@@ -303,7 +404,7 @@ def _import_one(task_dir: Path, out: Path, containers: Containers) -> Task:
         if final.exists():
             shutil.rmtree(final)
         root.rename(final)
-        return load_task(final)
+        return load_task(final), _notes(task_dir, parsed)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 

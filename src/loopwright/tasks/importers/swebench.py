@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -60,24 +60,36 @@ _TEST_REQUIREMENTS = (
 )
 
 
-class _RepoEnv(BaseModel):
+class _VersionEnv(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     environment: Environment
 
 
+class _RepoEnv(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    environment: Environment | None = None
+    versions: dict[str, _VersionEnv] = Field(default_factory=dict)
+
+
 class EnvSpec(BaseModel):
-    """An `--env-spec` TOML file: an `[environment]` table for every task, and
-    `[repos."owner/name".environment]` tables for the tasks of one repository (which win).
-    Either replaces the environment the importer would have chosen."""
+    """An `--env-spec` TOML file: an `[environment]` table for every task,
+    `[repos."owner/name".environment]` tables for the tasks of one repository, and
+    `[repos."owner/name".versions."X.Y".environment]` tables for those of one repository whose
+    row's `version` is X.Y (as SWE-bench's own specs are keyed). The most specific wins; it
+    replaces the environment the importer would have chosen."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     environment: Environment | None = None
     repos: dict[str, _RepoEnv] = Field(default_factory=dict)
 
-    def for_repo(self, repo: str) -> Environment | None:
-        """The environment for tasks of `repo`, or None when the file gives none."""
+    def for_repo(self, repo: str, version: str | None = None) -> Environment | None:
+        """The environment for tasks of `repo` at `version`, or None when the file gives none."""
         chosen = self.repos.get(repo)
-        return chosen.environment if chosen is not None else self.environment
+        if chosen is None:
+            return self.environment
+        if version is not None and version in chosen.versions:
+            return chosen.versions[version].environment
+        return chosen.environment if chosen.environment is not None else self.environment
 
 
 def load_env_spec(path: Path) -> EnvSpec:
@@ -94,7 +106,8 @@ def load_env_spec(path: Path) -> EnvSpec:
         problems = "\n".join(f"  - {p}" for p in pydantic_problems(exc))
         raise ConfigError(
             f"--env-spec {path} is invalid:\n{problems}",
-            fix='give [environment] and/or [repos."owner/name".environment] tables '
+            fix='give [environment], [repos."owner/name".environment] and/or '
+            '[repos."owner/name".versions."X.Y".environment] tables '
             "(docs/importing.md, 'Environments')",
         ) from None
 
@@ -109,6 +122,7 @@ class ImportOptions:
     env_spec: EnvSpec | None = None
     ids: tuple[str, ...] = ()
     fmt: str = "swebench"
+    grading: Literal["tests", "files"] = "tests"  # FeatureBench: per test id, or per file
 
 
 def import_swebench(
@@ -152,6 +166,8 @@ def instance_parts(record: dict[str, Any], options: ImportOptions) -> TaskParts:
     be converted (malformed, no clone, missing commit, a test patch that does not apply, an
     unknown test id form, an unsupported eval_type)."""
     inst = parse_instance(record)
+    if len(inst.base_commit) < 4:
+        raise SkipInstance("malformed instance: base_commit is missing or too short")
     if (inst.eval_type or "pass_and_fail").lower() not in ("pass_and_fail", ""):
         raise SkipInstance(
             f"eval_type {inst.eval_type!r} is not supported (only pass_and_fail: a test counts "
@@ -173,7 +189,13 @@ def instance_parts(record: dict[str, Any], options: ImportOptions) -> TaskParts:
         tests_patch=inst.test_patch,
         gold_patch=inst.patch,
         files=files,
+        notes=dropped_notes(mapped),
     )
+
+
+def dropped_notes(mapped: MappedTests) -> tuple[str, ...]:
+    """The import report's notes on the ids `map_test_ids` left out."""
+    return tuple(f"test id left out: {note}" for note in mapped.dropped)
 
 
 def patched_tree(clone: Path, commit: str, patch: str, label: str) -> TreeView:
@@ -205,8 +227,10 @@ def task_spec(
     level: int,
     environment: Environment | None,
     timeouts: Timeouts | None = None,
+    grading: GradingTable | None = None,
 ) -> TaskSpec:
-    """The task.toml of an instance. Raises SkipInstance when it does not validate."""
+    """The task.toml of an instance (graded by `mapped.runner` under SWE-bench's rules unless
+    `grading` is given). Raises SkipInstance when it does not validate."""
     try:
         return TaskSpec(
             id=task_id_for(inst.instance_id),
@@ -218,7 +242,7 @@ def task_spec(
             pass_to_pass=mapped.pass_to_pass,
             timeouts=timeouts or Timeouts(),
             environment=environment,
-            grading=GradingTable(runner=mapped.runner, rules="swebench"),
+            grading=grading or GradingTable(runner=mapped.runner, rules="swebench"),
         )
     except ValidationError as exc:
         raise SkipInstance(
@@ -250,7 +274,7 @@ def choose_environment(
     Dockerfile (v5); for a Python package at the base commit, `pip install -e .` with its test
     extra and test requirements file; else none (loopwright's own interpreter)."""
     if options.env_spec is not None:
-        chosen = options.env_spec.for_repo(inst.repo)
+        chosen = options.env_spec.for_repo(inst.repo, inst.version)
         if chosen is not None:
             return chosen, {}
     image = inst.image or inst.image_name
