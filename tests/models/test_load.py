@@ -18,6 +18,7 @@ import pytest
 from loopwright.cli import main
 from loopwright.evaluation import SUMMARY_FILE
 from loopwright.models import LEDGER_FILE, LedgerRecord, read_ledger
+from loopwright.runtime import EXTERNAL_AGENTS, executable_env_name
 from loopwright.workflow import builtin_workflow, workflow_to_yaml
 from tests.models.loopback import Faults, LoopbackServer, role_answers
 from tests.models.test_gateway_server import DUMMY_KEY
@@ -157,3 +158,26 @@ def test_research_with_a_parallel_wave_keeps_an_exact_ledger_under_faults(
     assert_exact(server, read_ledger(root / LEDGER_FILE))
     roles = Counter(e.role for e in server.log.snapshot())
     assert roles["builder"] >= 1, roles
+
+
+def test_an_ab_cell_keeps_an_exact_ledger_under_faults(
+    server: LoopbackServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`ab record` with the native loops on the server (the external agents not installed)."""
+    for name in [*EXTERNAL_AGENTS, "mini-swe-agent"]:
+        monkeypatch.setenv(executable_env_name(name), str(tmp_path / "not-installed" / name))
+    manifest = tmp_path / "manifest.yaml"
+    manifest.write_text(
+        f"loops: all\ntiers:\n  small: {AGENT_MODEL}\nbriefs: [simple-wordfreq]\nrepetitions: 2\n"
+    )
+    out = tmp_path / "record"
+    argv = ["ab", "record", "--gateway-base-url", server.url, "--manifest", str(manifest),
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    records = read_ledger(out / LEDGER_FILE)
+    assert_exact(server, records)
+    assert {r.labels.candidate for r in records} >= {"react", "plan_execute", "hybrid"}
