@@ -191,3 +191,21 @@ def test_in_a_run_each_attempt_is_recorded_under_its_node(tmp_path: Path) -> Non
     assert "context window" in (calls[1].error or "")
     (error,) = [e for e in read_events(events_path) if e.type == "error"]
     assert error.node_id == "builder" and error.where == "model_call"
+
+
+def test_a_400_saying_the_body_was_not_json_is_a_client_error_row_not_a_retry(
+    loopback: Loopback,
+) -> None:
+    loopback.script.answers += [
+        Failure(400, "We could not parse the JSON body of your request."),
+        Answer(text="never reached"),
+    ]
+    gateway, ledger, sleeps = make(api_base=loopback.url)
+    with pytest.raises(GatewayError) as caught:
+        gateway.chat(HI, [])
+    assert caught.value.kind == "client" and caught.value.attempts == 1
+    assert "bug in loopwright" in str(caught.value)
+    (row,) = ledger.records()
+    assert (row.ok, row.error_kind, row.attempt) == (False, "client", 1)
+    assert row.request_bytes is not None and row.request_bytes > len("hi")
+    assert sleeps == [] and len(loopback.script.requests) == 1

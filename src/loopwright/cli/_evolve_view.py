@@ -198,6 +198,16 @@ def _print_spend(run_dir: Path) -> None:
     for kind, totals in sorted(group_totals(records, "kind").items(), key=lambda kv: kv[0] or ""):
         table.add_row(f"all {kind}", "", *_totals_cells(totals), style="bold")
     console.print(table)
+    malformed = [r for r in records if r.error_kind == "client"]
+    if malformed:  # a bug to report, never a fault of the provider or the settings
+        seen = "; ".join(
+            f"{r.labels.role or '(none)'} attempt {r.attempt}, {r.request_bytes} bytes"
+            for r in malformed[:5]
+        )
+        console.print(
+            f"[red]{len(malformed)} malformed request(s)[/red] the server could not parse "
+            f"(client errors, not retried; a loopwright bug, please report it): {escape(seen)}"
+        )
 
 
 def _totals_cells(t: LedgerTotals) -> tuple[str, ...]:

@@ -108,6 +108,12 @@ _SIM_BANNER = (
 
 def _started(plan: RunPlan, progress: Progress, bar: TaskID, *, banner: bool) -> None:
     progress.update(bar, total=plan.total_runs)
+    for name, label in plan.renamed:
+        progress.console.print(
+            f"two or more workflows are named {name}: this one is kept apart as {label} "
+            "(its folder, ledger label and summary row)",
+            markup=False,
+        )
     if plan.simulated and banner:
         progress.console.print(_SIM_BANNER)
     if plan.unvalidated:

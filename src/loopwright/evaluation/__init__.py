@@ -49,6 +49,7 @@ from loopwright.evaluation._run_api import (
     WorkflowResult,
     run,
     select_tasks,
+    workflow_labels,
 )
 from loopwright.evaluation._settings import EvalSettings, run_seed
 from loopwright.evaluation._task_run import GRADE_FILE, TaskRunSpec, run_task
@@ -98,4 +99,5 @@ __all__ = [
     "schedule",
     "select_tasks",
     "task_run_dir",
+    "workflow_labels",
 ]

@@ -44,6 +44,7 @@ __all__ = [
     "WorkflowResult",
     "run",
     "select_tasks",
+    "workflow_labels",
 ]
 
 RUN_SCHEMA_VERSION = 2
@@ -60,6 +61,9 @@ class RunPlan:
     total_runs: int
     simulated: bool
     unvalidated: tuple[str, ...] = ()  # tasks without a gold: their grading was never checked
+    renamed: tuple[tuple[str, str], ...] = ()
+    """(name, label) of each workflow that shares its name with another in the run: it is kept
+    apart under its label (see `workflow_labels`)."""
 
 
 class TaskRow(BaseModel):
@@ -180,22 +184,31 @@ def run(
         model, models, benchmark=benchmark, api_base=api_base, ledger=ledger, prices=prices
     )
     evaluator = Evaluator(make_model, default_sandbox(sandbox), prices, settings)
+    labels = workflow_labels(resolved)
     root = RunDir.create(
-        None if run_dir is None else Path(run_dir), label=resolved[0].name
+        None if run_dir is None else Path(run_dir), label=labels[0]
     )  # once every input is known good
-    _write_inputs(root, settings, benchmark, chosen, resolved)
+    _write_inputs(root, settings, benchmark, chosen, resolved, labels)
     root.write("models.yaml", yaml.safe_dump(models.model_dump(mode="json"), sort_keys=False))
     ledger.write_to(root.file(LEDGER_FILE))  # every gateway call, labelled (docs/models.md)
     ledger.touch()
     if on_start is not None:
         total = len(resolved) * len(chosen) * reps
         unvalidated = tuple(t.id for t in chosen if t.gold is None)
-        on_start(RunPlan(root.path, total, make_model(0).simulated, unvalidated))
-    evaluations = [_evaluate(evaluator, wf, chosen, root.path, on_record) for wf in resolved]
+        renamed = tuple(
+            (w.name, lab) for w, lab in zip(resolved, labels, strict=True) if lab != w.name
+        )
+        on_start(RunPlan(root.path, total, make_model(0).simulated, unvalidated, renamed))
+    evaluations = [
+        _evaluate(evaluator, wf, label, chosen, root.path, on_record)
+        for wf, label in zip(resolved, labels, strict=True)
+    ]
     summary = RunSummary(
         model=model,
         simulated=any(e.summary.simulated for e in evaluations),
-        workflows=[_workflow_result(e, chosen) for e in evaluations],
+        workflows=[
+            _workflow_result(e, label, chosen) for e, label in zip(evaluations, labels, strict=True)
+        ],
     )
     root.write_json(SUMMARY_FILE, summary)
     return RunResult(root.path, summary, evaluations, chosen)
@@ -221,14 +234,39 @@ def select_tasks(benchmark: Benchmark, ids: Sequence[str] | None, level: int | N
     return chosen
 
 
+def workflow_labels(workflows: Sequence[Workflow]) -> list[str]:
+    """Each workflow's label in a run: its name, or, when another workflow of the run has the
+    same name, the name plus the first 8 hex digits of its graph hash (and `-2`, `-3`... for
+    the same graph given twice). Stable: the same workflows give the same labels. The label
+    names its folder, its ledger `candidate`, its row in the summary and the index."""
+    counts = Counter(w.name for w in workflows)
+    labels: list[str] = []
+    for wf in workflows:
+        label = wf.name if counts[wf.name] == 1 else f"{wf.name}-{workflow_hash(wf)[:8]}"
+        base, n = label, 1
+        while label in labels:
+            n += 1
+            label = f"{base}-{n}"
+        labels.append(label)
+    return labels
+
+
 def _write_inputs(
-    root: RunDir, settings: EvalSettings, bench: Benchmark, tasks: list[Task], wfs: list[Workflow]
+    root: RunDir,
+    settings: EvalSettings,
+    bench: Benchmark,
+    tasks: list[Task],
+    wfs: list[Workflow],
+    labels: list[str],
 ) -> None:
     """config.yaml (RunMeta, kind run) and each workflow's YAML."""
     inputs = RunInputs(
         settings=settings,
         tasks=[t.id for t in tasks],
-        workflows=[WorkflowRef(name=w.name, hash=workflow_hash(w)) for w in wfs],
+        workflows=[
+            WorkflowRef(name=label, hash=workflow_hash(w))
+            for w, label in zip(wfs, labels, strict=True)
+        ],
     )
     root.write_meta(
         RunMeta.new(
@@ -236,26 +274,31 @@ def _write_inputs(
             seed=settings.seed, config=inputs.model_dump(mode="json"),
         )
     )  # fmt: skip
-    for wf in wfs:
-        root.write(Path(wf.name) / "workflow.yaml", workflow_to_yaml(wf))
+    for wf, label in zip(wfs, labels, strict=True):
+        root.write(Path(label) / "workflow.yaml", workflow_to_yaml(wf))
 
 
 def _evaluate(
-    evaluator: Evaluator, wf: Workflow, tasks: list[Task], root: Path, on_record: OnRecord | None
+    evaluator: Evaluator,
+    wf: Workflow,
+    label: str,
+    tasks: list[Task],
+    root: Path,
+    on_record: OnRecord | None,
 ) -> Evaluation:
     def seen(record: CycleRecord) -> None:
         if on_record is not None:
-            on_record(wf.name, record)
+            on_record(label, record)
 
     # Every gateway call is labelled with the run and the candidate (the Runner adds the node
     # and its role) in RUN_DIR/ledger.jsonl.
-    with label_scope(run=root.name, candidate=wf.name):
-        return evaluator.evaluate(wf, tasks, root / wf.name, run_id=root.name, on_record=seen)
+    with label_scope(run=root.name, candidate=label):
+        return evaluator.evaluate(wf, tasks, root / label, run_id=root.name, on_record=seen)
 
 
-def _workflow_result(evaluation: Evaluation, tasks: list[Task]) -> WorkflowResult:
+def _workflow_result(evaluation: Evaluation, label: str, tasks: list[Task]) -> WorkflowResult:
     return WorkflowResult(
-        workflow=evaluation.workflow.name,
+        workflow=label,
         hash=workflow_hash(evaluation.workflow),
         aggregate=evaluation.summary,
         by_level=_by_level(evaluation, tasks),

@@ -15,6 +15,8 @@ import importlib
 import json
 import os
 import random
+import re
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -24,6 +26,11 @@ from typing import Any, Literal
 from loopwright.errors import MissingDependencyError
 from loopwright.models._errors import ModelError
 from loopwright.models._ledger import CallLabels, CostLedger, LedgerRecord, current_labels
+from loopwright.models._per_process import (
+    PerProcess,
+    fresh_litellm_clients,
+    no_litellm_logging_thread,
+)
 from loopwright.models._pricing import DEFAULT_PRICES, PriceTable
 from loopwright.models._redact import redact
 from loopwright.models._types import Message, ModelResponse, ToolCall, ToolSpec, Usage
@@ -53,6 +60,7 @@ ErrorKind = Literal[
     "context_window",
     "auth",
     "bad_request",
+    "client",
     "budget",
 ]
 ROLE_HEADER = "X-Loopwright-Role"
@@ -83,6 +91,9 @@ _FIXES: Mapping[str, str] = {
     "auth": "set the provider's API key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY); "
     "`loopwright models` shows which keys are set",
     "bad_request": "the provider refused the request; check the model name and its parameters",
+    "client": "the server could not parse the request loopwright sent (a malformed body): "
+    "this is a bug in loopwright or its HTTP client, not in your settings; please report it "
+    "with the run's ledger.jsonl",
     "budget": "raise --max-usd, or resume the run with a larger budget",
 }
 
@@ -118,17 +129,17 @@ class GatewaySettings:
 
 class ProviderLimits:
     """One threading.BoundedSemaphore per provider prefix, shared by every gateway given the
-    same ProviderLimits (a factory shares one between all the runs it makes)."""
+    same ProviderLimits (a factory shares one between all the runs it makes). The semaphores
+    are per process: a forked or unpickled copy (a local or Ray worker) bounds its own calls,
+    and never inherits a semaphore a parent's thread held at the fork."""
 
     def __init__(self, max_concurrency: int = 8, per_provider: Mapping[str, int] | None = None):
         self.max_concurrency = max_concurrency
         self.per_provider = dict(per_provider or {})
-        self._semaphores: dict[str, threading.BoundedSemaphore] = {}
-        self._lock = threading.Lock()
+        self._local: PerProcess[_Semaphores] = PerProcess(_Semaphores)
 
     def __getstate__(self) -> dict[str, object]:
-        """Pickled (shipped to a Ray worker) as its limits only: each process bounds its own
-        calls."""
+        """Pickled (shipped to a Ray worker) as its limits only."""
         return {"max_concurrency": self.max_concurrency, "per_provider": self.per_provider}
 
     def __setstate__(self, state: dict[str, object]) -> None:
@@ -136,16 +147,23 @@ class ProviderLimits:
         assert isinstance(limit, int) and isinstance(per_provider, dict)  # written by __getstate__
         self.max_concurrency = limit
         self.per_provider = per_provider
-        self._semaphores = {}
-        self._lock = threading.Lock()
+        self._local = PerProcess(_Semaphores)
 
     def semaphore(self, provider: str) -> threading.BoundedSemaphore:
-        """The semaphore bounding concurrent calls to `provider` (created on first use)."""
-        with self._lock:
-            if provider not in self._semaphores:
+        """This process's semaphore bounding concurrent calls to `provider` (made on first
+        use)."""
+        local = self._local.get()
+        with local.lock:
+            if provider not in local.by_provider:
                 limit = self.per_provider.get(provider, self.max_concurrency)
-                self._semaphores[provider] = threading.BoundedSemaphore(limit)
-            return self._semaphores[provider]
+                local.by_provider[provider] = threading.BoundedSemaphore(limit)
+            return local.by_provider[provider]
+
+
+class _Semaphores:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_provider: dict[str, threading.BoundedSemaphore] = {}
 
 
 def provider_of(model: str) -> str:
@@ -208,7 +226,7 @@ class LiteLLMGateway:
         self.labels = labels or CallLabels()
         self._api_key = api_key
         self._rng = random.Random(seed)
-        self._rng_lock = threading.Lock()
+        self._rng_lock = PerProcess(threading.Lock)
         self._sleep = sleep
         self._completion = completion
 
@@ -222,28 +240,33 @@ class LiteLLMGateway:
         is spent (`CostLedger.exhausted`) no call is made: GatewayError of kind "budget"."""
         request = self._request(messages, tools)
         completion = self._completion or import_litellm().completion
+        size = _request_bytes(request)
         attempt = 1
         while True:
             if self.ledger is not None and self.ledger.exhausted():
                 spent = f"the run's dollar budget (${self.ledger.max_usd:g}) is spent"
                 raise self._give_up("budget", attempt, spent)
+            if "litellm" in sys.modules:  # this process's own connections, never a parent's
+                fresh_litellm_clients(sys.modules["litellm"])
             started = time.monotonic()
             try:
-                with self.limits.semaphore(self.provider):
+                with self.limits.semaphore(self.provider), no_litellm_logging_thread():
                     raw = completion(**request)
                 latency = time.monotonic() - started
             except Exception as exc:  # noqa: BLE001  the provider boundary: classified, recorded
                 kind = _classify(exc)
                 message = self._redact(f"{type(exc).__name__}: {exc}")
-                self._record(attempt, time.monotonic() - started, _Tokens(), error=message)
+                if not _never_sent(exc):  # a row is a request the server received
+                    failed = _Failure(message, kind, size)
+                    self._record(attempt, time.monotonic() - started, _Tokens(), failed)
                 if kind in _RETRYABLE and attempt < self.settings.max_attempts:
-                    self._sleep(self._backoff(attempt))
+                    self._sleep(max(self._backoff(attempt), _retry_after(exc, self.settings)))
                     attempt += 1
                     continue
                 raise self._give_up(kind, attempt, message) from None
-            response, tokens = self._parse(raw, latency, attempt)
-            self._record(attempt, latency, tokens, error=None)
-            return response
+            tokens = _tokens(getattr(raw, "usage", None))
+            self._record(attempt, latency, tokens, None)  # first: the reply is in, whatever next
+            return self._parse(raw, latency, attempt, tokens)
 
     def _request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
         request: dict[str, Any] = {
@@ -267,7 +290,7 @@ class LiteLLMGateway:
             request["extra_headers"] = {ROLE_HEADER: role}
         return request
 
-    def _parse(self, raw: Any, latency: float, attempt: int) -> tuple[ModelResponse, _Tokens]:
+    def _parse(self, raw: Any, latency: float, attempt: int, tokens: _Tokens) -> ModelResponse:
         try:
             message = raw.choices[0].message
             calls = tuple(_tool_call(c) for c in (getattr(message, "tool_calls", None) or ()))
@@ -278,15 +301,14 @@ class LiteLLMGateway:
                 kind="bad_request",
                 attempts=attempt,
             ) from None
-        tokens = _tokens(getattr(raw, "usage", None))
         usage = Usage(tokens.input, tokens.output, tokens.cache_read)
-        return ModelResponse(text, calls, usage, latency, self.name, simulated=False), tokens
+        return ModelResponse(text, calls, usage, latency, self.name, simulated=False)
 
     def _backoff(self, attempt: int) -> float:
         """Exponential backoff with seeded jitter: base * 2^(attempt-1), capped, times a
         factor drawn uniformly from [0.5, 1.0)."""
         s = self.settings
-        with self._rng_lock:
+        with self._rng_lock.get():
             factor = 0.5 + self._rng.random() / 2
         return min(s.backoff_max_s, s.backoff_base_s * 2.0 ** (attempt - 1)) * factor
 
@@ -298,7 +320,9 @@ class LiteLLMGateway:
     def _redact(self, text: str) -> str:
         return redact(text, extra=[self._api_key] if self._api_key else ())
 
-    def _record(self, attempt: int, latency: float, tokens: _Tokens, error: str | None) -> None:
+    def _record(
+        self, attempt: int, latency: float, tokens: _Tokens, failure: _Failure | None
+    ) -> None:
         if self.ledger is None:
             return
         usage = Usage(tokens.input, tokens.output, tokens.cache_read)
@@ -308,8 +332,10 @@ class LiteLLMGateway:
                 provider=self.provider,
                 model=self.name,
                 attempt=attempt,
-                ok=error is None,
-                error=error,
+                ok=failure is None,
+                error=failure.message if failure else None,
+                error_kind=failure.kind if failure else None,
+                request_bytes=failure.size if failure else None,
                 input_tokens=tokens.input,
                 output_tokens=tokens.output,
                 cache_read_tokens=tokens.cache_read,
@@ -323,6 +349,13 @@ class LiteLLMGateway:
 
 
 @dataclass(frozen=True, slots=True)
+class _Failure:
+    message: str
+    kind: ErrorKind
+    size: int  # bytes of the JSON body as loopwright built it
+
+
+@dataclass(frozen=True, slots=True)
 class _Tokens:
     input: int = 0
     output: int = 0
@@ -330,8 +363,54 @@ class _Tokens:
     cache_write: int = 0
 
 
+# A 400 saying the body was not JSON: the request was malformed on its way (a client bug).
+_MALFORMED = re.compile(
+    r"(invalid|malformed|could not (be )?parse|unable to parse|parse error|decode error)"
+    r"[^.]{0,40}json|json[^.]{0,40}(invalid|malformed|could not be parsed|decode error)",
+    re.IGNORECASE,
+)
+# Exceptions (anywhere in the cause chain) meaning no byte of the request left this process.
+_NOT_SENT = frozenset({"ConnectError", "ConnectTimeout", "ConnectionRefusedError"})
+
+
+def _never_sent(exc: BaseException) -> bool:
+    """True when the call failed before the request was sent (the connection was never
+    made): such an attempt is retried but is not a ledger row (the server saw nothing)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if type(current).__name__ in _NOT_SENT:
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _retry_after(exc: BaseException, settings: GatewaySettings) -> float:
+    """The wait a 429/503 asked for (`retry-after-ms`, else `Retry-After` in seconds), capped
+    by the backoff cap; 0 when the reply named none."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return 0.0
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            value = float(headers.get(name) or "")
+        except (TypeError, ValueError):
+            continue
+        return min(max(value * scale, 0.0), settings.backoff_max_s)
+    return 0.0
+
+
+def _request_bytes(request: Mapping[str, Any]) -> int:
+    body = {k: request[k] for k in ("model", "messages", "tools", "max_tokens") if k in request}
+    return len(json.dumps(body).encode("utf-8"))
+
+
 def _classify(exc: BaseException) -> ErrorKind:
     names = {cls.__name__ for cls in type(exc).__mro__}
+    if getattr(exc, "status_code", None) == 400 and _MALFORMED.search(str(exc)):
+        return "client"
     for name, kind in _KINDS:
         if name in names:
             return kind

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import fcntl
 import os
 import threading
 from collections.abc import Iterator, Sequence
@@ -18,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from loopwright._fs import drop_torn_tail, open_append
+from loopwright.models._per_process import PerProcess
 
 __all__ = [
     "LEDGER_FILE",
@@ -36,8 +38,9 @@ __all__ = [
 ]
 
 LEDGER_FILE = "ledger.jsonl"
-LEDGER_SCHEMA_VERSION = 2
-"""2 added `source`; version-1 lines (no `source`) still read, as source "gateway"."""
+LEDGER_SCHEMA_VERSION = 3
+"""2 added `source`; 3 added `error_kind` and `request_bytes` on failed attempts. Older lines
+still read (version 1 as source "gateway"; versions 1-2 with neither field)."""
 
 META_ROLES: tuple[str, ...] = (
     "meta:reflector",
@@ -79,8 +82,12 @@ class CallLabels(_Strict):
 
 
 class LedgerRecord(_Strict):
-    """One call attempt. `ok` is False for an attempt that raised (its tokens are then 0 and
-    `error` holds the redacted message). `cost_usd` is None when the model is unpriced.
+    """One request the provider received: one call attempt (a retry is a row of its own). `ok`
+    is False for an attempt that failed (its tokens are then 0, `error` holds the redacted
+    message, `error_kind` the gateway's kind of error, e.g. "rate_limit" or "client" for a body
+    the server could not parse, and `request_bytes` the size of the JSON body sent). An attempt
+    that never reached the server (the connection could not be made) is no row. `cost_usd` is
+    None when the model is unpriced. See docs/models.md, "The ledger".
 
     `source` says who made the call: "gateway" (LiteLLMGateway, one record per attempt) or
     "external:NAME" (an external agent CLI's own calls, as it reported them: one record per
@@ -94,6 +101,8 @@ class LedgerRecord(_Strict):
     attempt: int = Field(ge=1)
     ok: bool
     error: str | None = None
+    error_kind: str | None = None
+    request_bytes: int | None = Field(default=None, ge=0)
     input_tokens: int = Field(ge=0)
     output_tokens: int = Field(ge=0)
     cache_read_tokens: int = Field(ge=0)
@@ -160,13 +169,15 @@ class CostLedger:
     `max_usd` is the run's dollar budget: once `spent_usd()` reaches it, `exhausted()` is True
     and the gateway makes no further call. With a file, the spend is read from the file, so
     calls appended by other processes of the run (forked evaluation workers sharing the file)
-    count too."""
+    count too. Its lock is per process (a forked worker never inherits one held at the fork),
+    and each append holds an exclusive flock on the file, so appends from the processes of a
+    run never cut or interleave each other's lines."""
 
     def __init__(self, path: Path | None = None, *, max_usd: float | None = None) -> None:
         self.path = path
         self.max_usd = max_usd
         self._records: list[LedgerRecord] = []
-        self._lock = threading.Lock()
+        self._locks: PerProcess[threading.Lock] = PerProcess(threading.Lock)
         self._read_offset = 0  # bytes of the file already summed into _read_usd
         self._read_usd = 0.0
 
@@ -175,12 +186,16 @@ class CostLedger:
         file path and keeps the records held so far."""
         with self._lock:
             state = dict(self.__dict__)
-        del state["_lock"]
+        del state["_locks"]
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
-        self._lock = threading.Lock()
+        self._locks = PerProcess(threading.Lock)
+
+    @property
+    def _lock(self) -> threading.Lock:
+        return self._locks.get()
 
     def record(self, entry: LedgerRecord) -> None:
         """Append one record (and its line to the file, when the ledger has one)."""
@@ -314,6 +329,9 @@ def _append(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = open_append(path)
     try:
+        # Another process of the run may be appending: without the lock, its line could be
+        # seen half-written here and cut off as a torn tail.
+        fcntl.flock(fd, fcntl.LOCK_EX)
         drop_torn_tail(fd)  # a line a kill cut off: the next record starts on its own line
         data = memoryview(text.encode("utf-8"))
         while data:
