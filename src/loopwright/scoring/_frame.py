@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
@@ -19,15 +20,28 @@ from pathlib import Path
 from typing import ClassVar, Self, TypedDict
 
 from loopwright.sandbox import CommandResult, Sandbox, TaskEnvironment, default_sandbox
+from loopwright.scoring._audit import audit_change, mark_suspect
 from loopwright.scoring._guard import failed_grade, mark_tampered
 from loopwright.scoring._junit import JunitReport, Outcome
 from loopwright.scoring._restore import TaskTests, restore_tests
 from loopwright.scoring._result import GradeResult, TestResult
 from loopwright.tasks import Task
 
-__all__ = ["RunGrader", "RunnerGrading", "Step", "Verdict", "score_cases", "whole_grade"]
+__all__ = [
+    "HOST_MARGIN_S",
+    "RunGrader",
+    "RunnerGrading",
+    "Step",
+    "Verdict",
+    "score_cases",
+    "whole_grade",
+]
 
 _TAIL_CHARS = 2000
+HOST_MARGIN_S = 120.0
+"""How long a grade's host-side steps may take beyond the task's grade timeout before the grade
+is given up as `grading failed:` (they take well under a second; waiting longer only means a
+workspace file blocked the host)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,13 +115,36 @@ class RunGrader(ABC):
         the task now). Where the sandbox does not isolate, the task directory is compared with
         that copy: an agent that rewrote the task's tests on disk gets a `tamper:` grade, and
         the task's files are put back so that later runs are not poisoned. Never raises: any
-        failure, a bad workspace included, is an invalid grade saying why.
+        failure, a bad workspace included, is an invalid grade saying why. Always returns: the
+        host-side work (restoring, sniffing config files, reading results) has a deadline of
+        the task's grade timeout plus `HOST_MARGIN_S`, after which the grade is `grading
+        failed:` (the worker left blocked is a daemon thread).
         """
+        deadline = task.spec.timeouts.grade + HOST_MARGIN_S
+        box: list[GradeResult] = []
+        worker = threading.Thread(
+            target=lambda: box.append(self._grade(workspace, task, tests)),
+            name=f"grade-{task.id}",
+            daemon=True,
+        )
+        worker.start()
+        worker.join(deadline)
+        if box:
+            return box[0]
+        return failed_grade(
+            task,
+            f"grading failed: grading did not finish within {deadline:.0f}s (the grade timeout "
+            f"plus {HOST_MARGIN_S:.0f}s): something in the workspace blocked the host",
+            self.sandbox.name,
+        )
+
+    def _grade(self, workspace: Path, task: Task, tests: TaskTests | None) -> GradeResult:
         started = time.perf_counter()
         try:
             source = tests if tests is not None else TaskTests.capture(task)
             poisoned = self._task_changes(task, tests)
             workspace = workspace.resolve()
+            findings = audit_change(workspace, task)  # what the agent left, before restoring
             restored = restore_tests(workspace, task, source)
             verdict = self.verdict(workspace, task, restored.conftests)
             grade = verdict.grade(task, list(restored.actions), time.perf_counter() - started)
@@ -117,7 +154,7 @@ class RunGrader(ABC):
             )
         if poisoned:
             return mark_tampered(grade, "the agent rewrote the task's own files: " + poisoned)
-        return grade
+        return mark_suspect(grade, findings) if findings else grade
 
     def verdict(self, workspace: Path, task: Task, conftests: tuple[Path, ...] = ()) -> Verdict:
         """Run this kind's command for `task` once in `workspace` (resolved; its tests restored

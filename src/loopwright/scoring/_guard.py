@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from loopwright._fs import read_regular
 from loopwright.sandbox import CommandResult
 from loopwright.scoring._junit import JunitReport
 from loopwright.scoring._kit import Kit
@@ -54,7 +55,7 @@ def guard_verdict(kit: Kit, result: CommandResult, report: JunitReport | None) -
 
 def _read_record(path: Path) -> dict[str, object] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path).decode("utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None

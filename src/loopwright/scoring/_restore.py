@@ -10,11 +10,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loopwright._fs import SpecialFileError, read_regular
 from loopwright.tasks import Task, node_files, place_hidden, read_hidden_sources
 
 __all__ = ["HOOK_FILES", "RestoreReport", "TaskTests", "restore_tests"]
@@ -74,7 +76,7 @@ class TaskTests:
             hooks=_read_hooks(repo),
             placed=placed,
             base={
-                rel: (repo / rel).read_bytes()
+                rel: read_regular(repo / rel)
                 for rel in placed
                 if (repo / rel).is_file() and not (repo / rel).is_symlink()
             },
@@ -175,15 +177,15 @@ def _pinned_test_files(task: Task, placed: dict[str, bytes | None]) -> dict[str,
     for rel in node_files(task.test_ids):
         path = task.repo_dir / rel
         if not rel.startswith(prefix) and rel not in placed and path.is_file():
-            pinned[rel] = path.read_bytes()
+            pinned[rel] = read_regular(path.resolve())
     return pinned
 
 
 def _read_hooks(repo: Path) -> dict[str, bytes]:
     return {
-        path.relative_to(repo).as_posix(): path.read_bytes()
+        path.relative_to(repo).as_posix(): read_regular(path)
         for path in _hook_candidates(repo)
-        if path.is_file() and not path.is_symlink()
+        if stat.S_ISREG(path.lstat().st_mode)
     }
 
 
@@ -201,8 +203,8 @@ def _tree_changes(original: dict[str, bytes], current: Path) -> list[str]:
 
 def _same(path: Path, content: bytes) -> bool:
     try:
-        return not path.is_symlink() and path.read_bytes() == content
-    except OSError:
+        return read_regular(path) == content
+    except OSError:  # a symlink, FIFO, device or socket is never the original
         return False
 
 
@@ -218,7 +220,19 @@ def _files(root: Path) -> set[str]:
 
 
 def _read_tree(root: Path) -> dict[str, bytes]:
-    return {rel: (root / rel).read_bytes() for rel in sorted(_files(root))}
+    return {rel: _content(root / rel) for rel in sorted(_files(root))}
+
+
+_SPECIAL = b"\0loopwright: not a regular file\0"
+
+
+def _content(path: Path) -> bytes:
+    """The file's bytes (through a symlink); `_SPECIAL` for a FIFO, device or socket, never
+    opened."""
+    try:
+        return read_regular(path.resolve())
+    except SpecialFileError:
+        return _SPECIAL
 
 
 def _write_tree(files: dict[str, bytes], root: Path) -> None:
@@ -293,8 +307,8 @@ def _is_hook(path: Path) -> bool:
     if path.name not in _SHARED_CONFIGS:
         return True
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_regular(path).decode("utf-8", errors="replace")
+    except OSError:  # unreadable, or special (a FIFO would block the host): a hook
         return True
     if path.name == "setup.cfg":
         return _SETUP_CFG_SECTION.search(text) is not None
@@ -306,7 +320,9 @@ def _is_hook(path: Path) -> bool:
 
 
 def _remove(path: Path) -> None:
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.is_dir():
+    """Remove whatever is at `path`: a directory tree, or any other entry (a file, a symlink, a
+    FIFO, a socket or a device node: never opened)."""
+    if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
+    elif path.is_symlink() or path.exists():
+        path.unlink()

@@ -6,6 +6,7 @@ from loopwright.tasks._hidden import HIDDEN_LAYOUTS, place_hidden, read_hidden_s
 from loopwright.tasks._loader import load_benchmark_dir, load_task, node_files
 from loopwright.tasks._model import (
     SCHEMA_VERSION,
+    AuditFamily,
     Benchmark,
     Environment,
     FailureKind,
@@ -37,6 +38,7 @@ __all__ = [
     "BENCHMARKS_FILE_VARIABLE",
     "HIDDEN_LAYOUTS",
     "SCHEMA_VERSION",
+    "AuditFamily",
     "Benchmark",
     "Environment",
     "FailureKind",
