@@ -10,6 +10,8 @@ from typing import get_args
 
 import pytest
 
+from loopwright.evaluation import TaskRunSpec, aggregate, run_task
+from loopwright.models import DEFAULT_PRICES, ScriptedModel, ToolCall
 from loopwright.sandbox import BubblewrapSandbox, LocalSandbox, Sandbox, bubblewrap_available
 from loopwright.scoring import (
     AUDIT_FAMILIES,
@@ -21,6 +23,7 @@ from loopwright.scoring import (
 from loopwright.tasks import AuditFamily, Task, apply_overlay, load_benchmark_dir, load_task
 from tests import minerepo
 from tests.containers import docker_sandbox_or_skip
+from tests.evaluation.test_hostile_runs import workflow
 from tests.taskfactory import GOLD, PARTIAL, SUBTEST_BUG, make_anywhere_task, make_calc_task
 from tests.tasks import importfixtures
 
@@ -237,3 +240,30 @@ def test_a_gold_with_a_hostile_construct_is_a_suspect_zero(tmp_path: Path, famil
     assert grade.tampered and grade.score == 0.0
     assert "calc/core.py:" in (grade.invalid_reason or "")
     assert f" {family} (" in (grade.invalid_reason or "")
+
+
+def test_a_suspect_run_is_a_zero_in_its_record_and_in_means(tmp_path: Path) -> None:
+    """A run whose change reads the calling assert: the evidence is in grade.json and the
+    record, the run counts (as a zero) in the mean, like a `tamper:` run."""
+    task = make_calc_task(tmp_path / "bench")
+    calls = [
+        ToolCall.make("w", "write_file", path="calc/core.py", content=ORACLE),
+        ToolCall.make("f", "finish", summary="done"),
+    ]
+    spec = TaskRunSpec(
+        workflow=workflow(),
+        task=task,
+        model=ScriptedModel(calls),
+        sandbox=LocalSandbox(),
+        prices=DEFAULT_PRICES,
+        run_dir=tmp_path / "run",
+        run_id="oracle",
+        seed=1,
+    )
+    record = run_task(spec)
+    assert record.grade is not None and record.tampered and record.scored
+    assert (record.grade.invalid_reason or "").startswith(SUSPECT_PREFIX)
+    assert "frame-inspection (sys._getframe)" in (record.grade.invalid_reason or "")
+    assert SUSPECT_PREFIX in (tmp_path / "run" / "grade.json").read_text()
+    summary = aggregate([record])
+    assert (summary.mean_score, summary.tampered_runs) == (0.0, 1)
