@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from loopwright.errors import SandboxError
 from loopwright.sandbox._base import CommandResult
 from loopwright.sandbox._reaper import descendants
+from loopwright.sandbox._strays import kill_strays, pipe_names
 
 if TYPE_CHECKING:
     from _typeshed import FileDescriptorLike
@@ -110,6 +111,7 @@ def run_process(
     output_cap: int,
     stdin: bytes | None = None,
     reap: bool = False,
+    marker: str | None = None,
 ) -> ProcessOutcome:
     """Run `argv` in a new session; wait at most `timeout_s` seconds of wall-clock time.
 
@@ -123,16 +125,23 @@ def run_process(
     the process reaper, a child subreaper that inherits every orphan and, once the command has
     exited or was killed, kills and reaps all that is left before exiting with the command's
     status: then nothing the command started is alive when this returns, unless the command killed
-    the reaper itself (a same-user process can). Stdin, output, timeout and exit code are the same
-    either way. Raises SandboxError when the process cannot be started.
+    the reaper itself (a same-user process can): then every process that still holds one of the
+    command's output pipes, or has the environment entry `marker` (`NAME=value`, unique to this
+    command), is killed before this returns (sandbox/_strays.py). Stdin, output, timeout and exit
+    code are the same either way. Raises SandboxError when the process cannot be started.
     """
     started = time.monotonic()
-    if reap and reaper_supported():
+    reaping = reap and reaper_supported()
+    if reaping:
         proc, status_fd = _start_under_reaper(argv, cwd, env, stdin is not None)
     else:
         proc, status_fd = _start(argv, cwd, env, stdin is not None), None
+    assert proc.stdout is not None and proc.stderr is not None  # PIPE was asked for
+    pipes = pipe_names([proc.stdout.fileno(), proc.stderr.fileno()]) if reaping else frozenset()
     with _Watcher(proc, stdin or b"", output_cap, status_fd) as watcher:
         timed_out = watcher.run(started + timeout_s)
+    if reaping and (proc.returncode or 0) < 0:  # the reaper was killed: its orphans are loose
+        kill_strays(marker.encode() if marker else None, pipes)
     if watcher.status.kept:  # the reaper could not start the command
         reason = watcher.status.kept.decode("utf-8", errors="replace")
         raise SandboxError(f"cannot start {argv[0]!r}: {reason}")
