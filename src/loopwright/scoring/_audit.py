@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,18 +88,23 @@ class Finding:
         return f"{self.path}:{self.line} {self.family} ({self.construct})"
 
 
-def audit_change(workspace: Path, task: Task) -> list[Finding]:
+def audit_change(
+    workspace: Path, task: Task, original: Callable[[Task, str], bytes | None] | None = None
+) -> list[Finding]:
     """The findings in every non-test Python file of `workspace` that differs from the task's
     repo (added or modified), minus the constructs the repo's version already had and the
-    families the task allows; sorted by path and line. A file that does not parse is skipped
+    families the task allows; sorted by path and line. `original(task, rel)` gives the repo's
+    version of a file (default: read from the task's repo/ now; the grader passes the copy taken
+    before the agent started, `TaskTests.repo_file`). A file that does not parse is skipped
     (its tests fail on their own). Never raises for what is in the workspace."""
     allowed = set(task.spec.grading.allow)
+    read = original or _repo_file
     found: list[Finding] = []
-    for rel in _changed_sources(workspace, task):
+    for rel in sorted(_sources(workspace, task)):
         new = _source(workspace / rel)
-        if new is None:
-            continue
-        old = _source(task.repo_dir / rel)
+        old = read(task, rel)
+        if new is None or (old is not None and new == old[:MAX_FILE_BYTES]):
+            continue  # unreadable, or as the repo has it
         findings = [f for f in audit_source(new, rel) if f.family not in allowed]
         found += _new_only(findings, audit_source(old, rel) if old is not None else [])
     return sorted(found, key=lambda f: (f.path, f.line, f.family))
@@ -145,7 +150,12 @@ def _new_only(findings: list[Finding], before: list[Finding]) -> list[Finding]:
     return kept
 
 
-def _changed_sources(workspace: Path, task: Task) -> Iterator[str]:
+def _repo_file(task: Task, rel: str) -> bytes | None:
+    return _source(task.repo_dir / rel)
+
+
+def _sources(workspace: Path, task: Task) -> Iterator[str]:
+    """The workspace's non-test Python files (relative paths)."""
     test_dir = task.spec.test_dir.strip("/")
     for dirpath, dirnames, filenames in os.walk(workspace):
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIPPED_DIRS)
@@ -153,9 +163,7 @@ def _changed_sources(workspace: Path, task: Task) -> Iterator[str]:
             if not name.endswith(".py"):
                 continue
             rel = (Path(dirpath) / name).relative_to(workspace).as_posix()
-            if _is_test(rel, name, test_dir):
-                continue
-            if _source(workspace / rel) != _source(task.repo_dir / rel):
+            if not _is_test(rel, name, test_dir):
                 yield rel
 
 

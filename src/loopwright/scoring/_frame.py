@@ -101,7 +101,7 @@ class RunGrader(ABC):
     def capture(self, task: Task) -> RunnerGrading:
         """The task's tests copied now (`TaskTests.capture`), to grade a workspace with later.
         Raises OSError when they cannot be read."""
-        return RunnerGrading(self, task, TaskTests.capture(task))
+        return RunnerGrading(self, task, TaskTests.capture(task, whole=not self.sandbox.isolated))
 
     def within(self, environment: TaskEnvironment, workspace: Path) -> Self:
         """A grader of this kind for `workspace` whose tests run in `environment` (its
@@ -144,7 +144,7 @@ class RunGrader(ABC):
             source = tests if tests is not None else TaskTests.capture(task)
             poisoned = self._task_changes(task, tests)
             workspace = workspace.resolve()
-            findings = audit_change(workspace, task)  # what the agent left, before restoring
+            findings = audit_change(workspace, task, source.repo_file)  # before restoring
             restored = restore_tests(workspace, task, source)
             verdict = self.verdict(workspace, task, restored.conftests)
             grade = verdict.grade(task, list(restored.actions), time.perf_counter() - started)
@@ -183,12 +183,15 @@ class RunGrader(ABC):
         """This kind's command for `task` in `workspace`, its files in `private` (fresh, empty)."""
 
     def _task_changes(self, task: Task, tests: TaskTests | None) -> str:
+        """What the agent changed in the task directory (put back now), or ""."""
         if tests is None or self.sandbox.isolated:
             return ""
         changed = tests.changes_on_disk(task)
-        if changed:
-            tests.write_back(task)
-        return ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
+        if not changed:
+            return ""
+        lost = tests.write_back(task, changed)
+        said = ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
+        return said + (f" (could not be put back: {', '.join(lost[:5])})" if lost else "")
 
 
 @dataclass(frozen=True)

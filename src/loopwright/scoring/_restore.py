@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from loopwright._fs import SpecialFileError, read_regular
+from loopwright.scoring._taskfiles import TaskFiles
 from loopwright.tasks import Task, node_files, place_hidden, read_hidden_sources
 
 __all__ = ["HOOK_FILES", "RestoreReport", "TaskTests", "restore_tests"]
@@ -51,6 +52,8 @@ class TaskTests:
 
     Take it before an agent starts (`capture`), and restoration no longer depends on the task
     directory staying untouched: an unsandboxed agent can rewrite the task's files on disk.
+    `whole` (taken when `capture(whole=True)`) copies every file of the task directory, so that
+    all of it (task.toml, instruction.md, solution/, flawed/, repo/) is checked and put back.
     """
 
     visible: dict[str, bytes]
@@ -58,11 +61,13 @@ class TaskTests:
     hooks: dict[str, bytes]
     placed: dict[str, bytes | None] = field(default_factory=dict)
     base: dict[str, bytes] = field(default_factory=dict)
+    whole: TaskFiles | None = None
 
     @classmethod
-    def capture(cls, task: Task) -> TaskTests:
-        """Read the task's test and hook files now (and apply a test patch). Raises OSError
-        when they cannot be read or a test patch does not apply."""
+    def capture(cls, task: Task, *, whole: bool = False) -> TaskTests:
+        """Read the task's test and hook files now (and apply a test patch); with `whole`, every
+        file of the task directory too. Raises OSError when they cannot be read or a test patch
+        does not apply."""
         repo, layout = task.repo_dir, task.spec.hidden_tests_layout
         hidden = read_hidden_sources(task.root, layout)
         try:
@@ -80,11 +85,15 @@ class TaskTests:
                 for rel in placed
                 if (repo / rel).is_file() and not (repo / rel).is_symlink()
             },
+            whole=TaskFiles.capture(task.root) if whole else None,
         )
 
     def changes_on_disk(self, task: Task) -> list[str]:
         """The files of this copy that differ from the task directory now (relative to the
-        task's root), sorted; empty when the task is as it was."""
+        task's root), sorted; empty when the task is as it was. With `whole`, any file of the
+        task directory; else its tests and hooks."""
+        if self.whole is not None:
+            return self.whole.changes(task.root)
         repo, test_dir = task.repo_dir, task.spec.test_dir
         hidden = read_hidden_sources(task.root, task.spec.hidden_tests_layout)
         changed = [
@@ -94,11 +103,27 @@ class TaskTests:
         changed += [f"repo/{p}" for p in _diff_keys(self.hooks, _read_hooks(repo))]
         return sorted(changed)
 
-    def write_back(self, task: Task) -> None:
-        """Put this copy's files back into the task directory (repair after tampering)."""
+    def write_back(self, task: Task, changed: list[str]) -> list[str]:
+        """Put this copy's files back into the task directory (repair after tampering);
+        `changed` is what `changes_on_disk` found. Returns the files that could not be put back
+        (past the whole copy's budget)."""
+        if self.whole is not None:
+            return self.whole.restore(task.root, changed)
         _write_tree(self.visible, task.repo_dir / task.spec.test_dir)
         _write_tree(self.hidden, task.root)
         _write_tree(self.hooks, task.repo_dir)
+        return []
+
+    def repo_file(self, task: Task, rel: str) -> bytes | None:
+        """The task's repo/ version of `rel` as it was at the capture when the whole directory
+        was copied (else read now); None when it has none."""
+        kept = self.whole.file(f"repo/{rel}") if self.whole is not None else None
+        if kept is not None:
+            return kept
+        try:
+            return read_regular(task.repo_dir / rel)
+        except OSError:
+            return None
 
 
 def restore_tests(workspace: Path, task: Task, tests: TaskTests | None = None) -> RestoreReport:
