@@ -16,9 +16,18 @@ import contextlib
 import errno
 import os
 import secrets
+import stat
 from pathlib import Path
 
-__all__ = ["atomic_write", "drop_torn_tail", "is_atomic_temp", "open_append", "write_all"]
+__all__ = [
+    "SpecialFileError",
+    "atomic_write",
+    "drop_torn_tail",
+    "is_atomic_temp",
+    "open_append",
+    "read_regular",
+    "write_all",
+]
 
 _TEMP_ATTEMPTS = 16
 
@@ -118,3 +127,58 @@ def drop_torn_tail(fd: int) -> int:
 
 
 _TAIL_CHUNK = 1 << 16
+
+
+class SpecialFileError(OSError):
+    """A path that `read_regular` refuses: not a regular file (a FIFO, a device, a socket, a
+    symlink or a directory). An agent can make any workspace name one of these; opening a FIFO
+    blocks until a writer comes, so loopwright never opens one."""
+
+
+def read_regular(path: Path, *, limit: int | None = None) -> bytes:
+    """The content of the regular file at `path` (at most `limit` bytes when given), never
+    blocking on what an agent made special.
+
+    `path` is checked with lstat first, then opened with O_NONBLOCK and O_NOFOLLOW (an open
+    that cannot block, and that refuses a symlink swapped in meanwhile) and checked again with
+    fstat, so only a regular file is ever read: reading one does not block. Raises
+    SpecialFileError (an OSError) for anything else, OSError when it cannot be read.
+    """
+    st = os.lstat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise SpecialFileError(errno.EINVAL, f"not a regular file ({_kind(st.st_mode)})", str(path))
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):  # swapped for a symlink or a socket
+            raise SpecialFileError(exc.errno, "not a regular file", str(path)) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SpecialFileError(
+                errno.EINVAL, f"not a regular file ({_kind(st.st_mode)})", str(path)
+            )
+        chunks, left = [], limit if limit is not None else -1
+        while left != 0:
+            chunk = os.read(fd, 1 << 20 if left < 0 else min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left = left - len(chunk) if left > 0 else left
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symlink"),
+        (stat.S_ISDIR, "a directory"),
+    )
+    return next((name for test, name in kinds if test(mode)), "a special file")

@@ -6,6 +6,8 @@ EXPECTED = {
     "DIFF_FILE",
     "EVENTS_FILE",
     "EVENTS_SCHEMA_VERSION",
+    "FORFEIT_PREFIXES",
+    "forfeited",
     "GRADE_FILE",
     "INSTRUCTION_NAME",
     "RECORD_FILE",

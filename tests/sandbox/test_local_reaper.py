@@ -6,6 +6,7 @@ difference."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import textwrap
@@ -106,6 +107,30 @@ def test_a_daemon_of_a_timed_out_command_is_dead_when_run_returns(
     result = local.run([*py(DAEMON), "setsid", ending], cwd=work, timeout_s=1.5)
     assert (result.exit_code, result.timed_out) == (None, True), result.stderr
     assert_daemon_dead_and_silent(work, started)
+
+
+@pytest.mark.skipif(shutil.which("setsid") is None, reason="needs util-linux setsid")
+@pytest.mark.parametrize("outputs", ["kept", "closed"])
+def test_a_setsid_daemon_that_kills_the_reaper_is_dead_when_run_returns(
+    local: LocalSandbox, work: Path, outputs: str
+) -> None:
+    """The daemon kills the reaper (`kill -9 $PPID` from the command) and so is orphaned to init;
+    it is still found: by the output pipes it inherited, or (when it closed them) by the
+    command's private HOME in its environment."""
+    redirect = " </dev/null >/dev/null 2>&1" if outputs == "closed" else ""
+    daemon = f'echo $$ > daemon.pid; sleep {DELAY_S}; echo late > "$PWD/late.txt"'
+    script = (
+        f"setsid sh -c '{daemon}'{redirect} & "
+        "while [ ! -s daemon.pid ]; do sleep 0.01; done; kill -9 $PPID; sleep 0.2"
+    )
+    started = time.monotonic()
+    local.run(["sh", "-c", script], cwd=work, timeout_s=60)
+    # Orphaned to init, the killed daemon may stay a zombie until init reaps it: dead all the same.
+    stat = Path(f"/proc/{(work / 'daemon.pid').read_text().strip()}/stat")
+    with contextlib.suppress(FileNotFoundError):
+        assert stat.read_text().rsplit(")", 1)[1].split()[0] == "Z", "the daemon outlived run"
+    time.sleep(max(0.0, started + CHECK_AFTER_S - time.monotonic()))
+    assert not (work / "late.txt").exists()
 
 
 @pytest.mark.skipif(shutil.which("setsid") is None, reason="needs util-linux setsid")

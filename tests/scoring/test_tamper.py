@@ -174,7 +174,9 @@ def test_attack_scores_what_doing_nothing_scores(
     slugify: Task, sandbox: Sandbox, tmp_path: Path, steps: list[Step]
 ) -> None:
     grade = _grade(slugify, steps, sandbox, tmp_path)
-    assert (grade.score, grade.resolved, grade.invalid) == (0.0, False, False), grade.invalid_reason
+    # a zero, either measured or forfeited (the audit may see the attack's code: `suspect:`)
+    assert (grade.score, grade.resolved) == (0.0, False), grade.invalid_reason
+    assert not grade.invalid or grade.tampered, grade.invalid_reason
 
 
 @pytest.mark.parametrize("steps", list(TAMPER_ATTACKS.values()), ids=list(TAMPER_ATTACKS))

@@ -26,9 +26,9 @@ from pydantic import BaseModel, ConfigDict
 
 from loopwright.harness._briefs import Brief, check_names
 from loopwright.harness._rubric import CORRECTNESS_GATE_FLOOR
-from loopwright.records import GradeSummary
+from loopwright.records import GradeSummary, forfeited
 from loopwright.sandbox import CommandResult, Sandbox, create_workspace, remove_workspace
-from loopwright.scoring import TAMPER_PREFIX, GradeResult, Outcome, TestResult, mark_tampered
+from loopwright.scoring import GradeResult, Outcome, TestResult, mark_tampered
 from loopwright.tasks import Task, apply_overlay
 
 __all__ = [
@@ -91,9 +91,10 @@ class CheckReport:
 
 
 def tamper_reason(grade: GradeResult | GradeSummary) -> str | None:
-    """The grade's `tamper:` reason, or None when it is not a tamper verdict."""
+    """The grade's `tamper:` or `suspect:` reason (`records.forfeited`), or None when it is
+    neither."""
     reason = grade.invalid_reason or ""
-    return reason if grade.invalid and reason.startswith(TAMPER_PREFIX) else None
+    return reason if grade.invalid and forfeited(reason) else None
 
 
 @dataclass(frozen=True)

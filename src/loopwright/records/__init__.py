@@ -25,6 +25,7 @@ from loopwright.records._events import (
 from loopwright.records._failure import FailureEvidence, categorize_failure
 from loopwright.records._grade import GRADE_FILE, read_grade
 from loopwright.records._record import (
+    FORFEIT_PREFIXES,
     RECORD_FILE,
     RECORD_SCHEMA_VERSION,
     AgentStep,
@@ -38,6 +39,7 @@ from loopwright.records._record import (
     StepStatus,
     TestOutcome,
     TestOutcomeRecord,
+    forfeited,
     load_record,
     write_record,
 )
@@ -49,6 +51,7 @@ __all__ = [
     "DIFF_FILE",
     "EVENTS_FILE",
     "EVENTS_SCHEMA_VERSION",
+    "FORFEIT_PREFIXES",
     "GRADE_FILE",
     "INSTRUCTION_NAME",
     "RECORD_FILE",
@@ -81,6 +84,7 @@ __all__ = [
     "ToolCallEvent",
     "categorize_failure",
     "diff_files",
+    "forfeited",
     "iter_events",
     "judge_cycle",
     "load_record",

@@ -17,7 +17,21 @@ from loopwright._fs import atomic_write
 from loopwright.errors import ConfigError
 from loopwright.records._events import NodeStatus
 
+FORFEIT_PREFIXES = ("tamper:", "suspect:")
+"""How an invalid grade's reason starts when the agent forfeited the run: `tamper:` (its code
+forged or cut short the test run, or it broke the workspace's git) or `suspect:` (the audit of
+its change found code that interferes with the test machinery). Such a grade counts as a zero
+in every mean, and its workflow is never promoted on it (docs/grading.md)."""
+
+
+def forfeited(reason: str | None) -> bool:
+    """Whether an invalid grade with this reason is a forfeit (FORFEIT_PREFIXES): the one
+    predicate every mean, table and promotion uses."""
+    return (reason or "").startswith(FORFEIT_PREFIXES)
+
+
 __all__ = [
+    "FORFEIT_PREFIXES",
     "RECORD_FILE",
     "RECORD_SCHEMA_VERSION",
     "AgentStep",
@@ -31,6 +45,7 @@ __all__ = [
     "StepStatus",
     "TestOutcome",
     "TestOutcomeRecord",
+    "forfeited",
     "load_record",
     "write_record",
 ]
@@ -250,14 +265,11 @@ class CycleRecord(_Frozen):
 
     @property
     def tampered(self) -> bool:
-        """The grade is invalid because the agent's code forged or cut short the test run (its
-        reason starts with `tamper:`): not a measurement of the code, but the agent's doing."""
+        """The grade is invalid because the agent forfeited the run (`forfeited`: its reason
+        starts with `tamper:` or `suspect:`): not a measurement of the code, but the agent's
+        doing."""
         grade = self.grade
-        return (
-            grade is not None
-            and grade.invalid
-            and (grade.invalid_reason or "").startswith("tamper:")
-        )
+        return grade is not None and grade.invalid and forfeited(grade.invalid_reason)
 
     @property
     def scored(self) -> bool:

@@ -6,11 +6,14 @@ followed); `read_file` may also read the task's instruction file. See docs/runti
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from loopwright._fs import SpecialFileError, read_regular
 from loopwright.runtime._commands import run_shell, run_visible_tests
 from loopwright.runtime._context import ToolContext, ToolError
 from loopwright.runtime._tools import relative_path, resolve_path, tool
@@ -39,9 +42,9 @@ def read_file(ctx: ToolContext, path: str) -> str:
     target = resolve_path(ctx, path, instruction_ok=True)
     if target.is_dir():
         raise ToolError(f"{path} is a directory; use list_files to see what it holds")
-    if not target.is_file():
+    if not target.exists():
         raise ToolError(f"no such file: {path}")
-    text = target.read_bytes().decode("utf-8", errors="replace")
+    text = _read(target, path).decode("utf-8", errors="replace")
     if len(text) > READ_CAP_CHARS:
         note = f"\n[truncated: showing the first {READ_CAP_CHARS} of {len(text)} characters]"
         return text[:READ_CAP_CHARS] + note
@@ -108,7 +111,7 @@ def _matches(ctx: ToolContext, file: Path, regex: re.Pattern[str]) -> list[str]:
     if file.is_symlink() and not file.resolve().is_relative_to(ctx.workspace):
         return []  # a link pointing out of the workspace is not followed
     try:
-        data = file.read_bytes()
+        data = read_regular(file.resolve())
     except OSError:
         return []
     if len(data) > _SEARCH_MAX_BYTES or b"\0" in data[:8192]:
@@ -120,6 +123,21 @@ def _matches(ctx: ToolContext, file: Path, regex: re.Pattern[str]) -> list[str]:
         for number, line in enumerate(lines, 1)
         if regex.search(line)
     ]
+
+
+def _read(target: Path, path: str) -> bytes:
+    """The bytes of the regular file `target` (resolved); a FIFO, device or socket is never
+    opened (it could block the host): ToolError."""
+    try:
+        return read_regular(target)
+    except SpecialFileError as exc:
+        raise ToolError(f"{path} is {exc.strerror}; only regular files are read") from None
+
+
+def _unlink_special(target: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        if not stat.S_ISREG(target.lstat().st_mode):
+            target.unlink()
 
 
 def _writable(ctx: ToolContext, path: str) -> Path:
@@ -137,6 +155,7 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
     created)."""
     target = _writable(ctx, path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    _unlink_special(target)  # writing to a FIFO would block until a reader comes
     target.write_text(content, encoding="utf-8")
     return f"wrote {len(content)} characters to {relative_path(ctx, target)}"
 
@@ -152,11 +171,11 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
 def edit_file(ctx: ToolContext, path: str, old: str, new: str) -> str:
     """Replace the one exact occurrence of `old` in a file of the workspace with `new`."""
     target = _writable(ctx, path)
-    if not target.is_file():
+    if not target.exists():
         raise ToolError(f"no such file: {path}; use write_file to create it")
     if not old:
         raise ToolError("old is empty; give the exact text to replace")
-    text = target.read_text(encoding="utf-8", errors="replace")
+    text = _read(target, path).decode("utf-8", errors="replace")
     count = text.count(old)
     if count != 1:
         why = "not found" if count == 0 else "ambiguous"

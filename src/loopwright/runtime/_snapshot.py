@@ -8,6 +8,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from loopwright._fs import read_regular
+
 __all__ = ["Snapshot", "produced_files", "take_snapshot"]
 
 _SKIPPED = frozenset({".git", "__pycache__", ".pytest_cache", ".mypy_cache"})
@@ -34,7 +36,7 @@ class Snapshot:
 
 def _digest(path: Path) -> bytes | None:
     try:
-        return hashlib.blake2b(path.read_bytes(), digest_size=16).digest()
+        return hashlib.blake2b(read_regular(path), digest_size=16).digest()
     except OSError:
         return None
 

@@ -66,6 +66,10 @@ _CONFIG = (
     "advice.detachedHead=false",
 )
 
+GIT_TIMEOUT_S = 600.0
+"""How long one git command may take before it is killed (a diff of a huge workspace takes
+seconds; a hang is an agent's doing)."""
+
 
 def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The whole environment git runs with: PATH, identity, fixed dates, no outside config."""
@@ -96,9 +100,11 @@ def git(
     cwd: Path,
     env: Mapping[str, str] | None = None,
     stdin: bytes | None = None,
+    timeout_s: float = GIT_TIMEOUT_S,
 ) -> bytes:
     """Run `git <args>` in `cwd`, with `stdin` as its input (default: none), and return its
-    stdout. Raises SandboxError with git's stderr when git is missing or fails."""
+    stdout. Raises SandboxError with git's stderr when git is missing or fails, or when it has
+    not finished in `timeout_s` (it reads workspace files an agent wrote: never wait forever)."""
     argv = ["git"]
     for item in _CONFIG:
         argv += ["-c", item]
@@ -111,7 +117,10 @@ def git(
             capture_output=True,
             input=stdin if stdin is not None else b"",
             check=False,
+            timeout=timeout_s,
         )
+    except subprocess.TimeoutExpired:
+        raise SandboxError(f"git {args[0]} did not finish in {timeout_s:.0f}s in {cwd}") from None
     except OSError as exc:
         raise SandboxError(f"cannot run git: {exc.strerror or exc} (is git installed?)") from exc
     if done.returncode != 0:

@@ -22,10 +22,11 @@ class LocalSandbox(Sandbox):
     returns, every process the command started is dead, daemons that called `setsid()` or
     double-forked included, whether the command exited (with any code) or was killed at its
     timeout. This costs one extra interpreter start (`python -I -S`, about 15 ms; see
-    bench/local_reaper.py). The reaper runs as the same user, so a command that kills it (`kill -9
-    $PPID`) falls back to the protection without it: its process group is killed, orphans that
-    left it survive. Elsewhere (no prctl, no /proc) the reaper is not used, with that same
-    fallback. `reap = False` (a subclass attribute) turns it off, to measure what it costs.
+    bench/local_reaper.py). The reaper runs as the same user, so a command can kill it (`kill -9
+    $PPID`): then every process still holding the command's output pipes or its private HOME in
+    its environment is killed before `run` returns (sandbox/_strays.py); a daemon that closed
+    them all and replaced its environment survives. Elsewhere (no prctl, no /proc) the reaper is
+    not used: its process group is killed, orphans that left it survive. `reap = False` (a subclass attribute) turns it off, to measure what it costs.
     """
 
     name = "local"
@@ -48,6 +49,7 @@ class LocalSandbox(Sandbox):
                 stdin=request.stdin_bytes,
                 reap=self.reap,
                 channel=request.channel,
+                marker=f"HOME={home}" if home else None,
             )
         finally:
             if home:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from loopwright.errors import SandboxError
 from loopwright.sandbox._base import CommandResult
 from loopwright.sandbox._reaper import descendants
+from loopwright.sandbox._strays import kill_strays, pipe_names
 
 if TYPE_CHECKING:
     from _typeshed import FileDescriptorLike
@@ -131,6 +132,7 @@ def run_process(
     reap: bool = False,
     channel: bool = False,
     channel_at: int | None = None,
+    marker: str | None = None,
 ) -> ProcessOutcome:
     """Run `argv` in a new session; wait at most `timeout_s` seconds of wall-clock time.
 
@@ -144,8 +146,10 @@ def run_process(
     the process reaper, a child subreaper that inherits every orphan and, once the command has
     exited or was killed, kills and reaps all that is left before exiting with the command's
     status: then nothing the command started is alive when this returns, unless the command killed
-    the reaper itself (a same-user process can). Stdin, output, timeout and exit code are the same
-    either way.
+    the reaper itself (a same-user process can): then every process that still holds one of the
+    command's output pipes, or has the environment entry `marker` (`NAME=value`, unique to this
+    command), is killed before this returns (sandbox/_strays.py). Stdin, output, timeout and exit
+    code are the same either way.
 
     With `channel`, the command inherits the write end of a pipe that is drained like its output
     (`ProcessOutcome.channel`): its number is in the command's `CHANNEL_ENV`, or it is moved to
@@ -153,13 +157,14 @@ def run_process(
     tells the command the number). Raises SandboxError when the process cannot be started.
     """
     started = time.monotonic()
+    reaping = reap and reaper_supported()
     reading, writing = os.pipe() if channel else (None, None)
     try:
         if writing is not None:
             env = {**env, CHANNEL_ENV: str(writing)} if channel_at is None else env
             argv = argv if channel_at is None else _moving(argv, writing, channel_at)
         passed = () if writing is None else (writing,)
-        if reap and reaper_supported():
+        if reaping:
             proc, status_fd = _start_under_reaper(argv, cwd, env, stdin is not None, passed)
         else:
             proc, status_fd = _start(argv, cwd, env, stdin is not None, passed), None
@@ -170,8 +175,12 @@ def run_process(
     finally:
         if writing is not None:
             os.close(writing)
+    assert proc.stdout is not None and proc.stderr is not None  # PIPE was asked for
+    pipes = pipe_names([proc.stdout.fileno(), proc.stderr.fileno()]) if reaping else frozenset()
     with _Watcher(proc, stdin or b"", output_cap, status_fd, reading) as watcher:
         timed_out = watcher.run(started + timeout_s)
+    if reaping and (proc.returncode or 0) < 0:  # the reaper was killed: its orphans are loose
+        kill_strays(marker.encode() if marker else None, pipes)
     if watcher.status.kept:  # the reaper could not start the command
         reason = watcher.status.kept.decode("utf-8", errors="replace")
         raise SandboxError(f"cannot start {argv[0]!r}: {reason}")

@@ -17,6 +17,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from loopwright._fs import read_regular
+
 __all__ = ["MAX_TEMPLATE_BYTES", "Template", "cached_template", "read_template", "signature"]
 
 MAX_TEMPLATE_BYTES = 64 * 1024 * 1024
@@ -81,7 +83,7 @@ def read_template(workspace: Path, sig: Signature, base_commit: str) -> Template
             total += info.st_size
             if total > MAX_TEMPLATE_BYTES:
                 return None
-            entries.append(_Entry(rel, info.st_mode, path.read_bytes(), None))
+            entries.append(_Entry(rel, info.st_mode, read_regular(path), None))
     return Template(sig, base_commit, tuple(entries))
 
 

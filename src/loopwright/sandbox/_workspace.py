@@ -207,6 +207,8 @@ def _skip_git(directory: str, names: list[str]) -> set[str]:
 def _copy_file(src: str, dst: str) -> str:
     """Copy content and permission bits. copy_file_range lets the kernel copy without a trip
     through user space, and share extents (reflink) on filesystems that can; never a hardlink."""
+    if not stat.S_ISREG(os.lstat(src).st_mode):  # a FIFO would block the open: never copied
+        raise OSError(f"{src} is not a regular file (a FIFO, socket or device); remove it")
     try:
         with Path(src).open("rb") as fsrc, Path(dst).open("wb") as fdst:
             while os.copy_file_range(fsrc.fileno(), fdst.fileno(), 1 << 30):

@@ -1,9 +1,19 @@
 """Grading with partial credit: the Grader protocol (one implementation per grader kind: pytest, the
-default; unittest; command), test restoration, pytest junit parsing, benchmark validation, and
-mining a repository's history into validated tasks (`tasks mine`)."""
+default; unittest; command), test restoration, pytest junit parsing, benchmark validation, the static
+audit of an agent's change (`suspect:` grades), and mining a repository's history into validated
+tasks (`tasks mine`)."""
 
 from __future__ import annotations
 
+from loopwright.scoring._audit import (
+    FAMILIES as AUDIT_FAMILIES,
+)
+from loopwright.scoring._audit import (
+    Finding,
+    audit_change,
+    audit_source,
+    mark_suspect,
+)
 from loopwright.scoring._diagnose import failing_tests, needs_network, output_tail
 from loopwright.scoring._grader import PytestGrader, PytestGrading
 from loopwright.scoring._guard import mark_tampered
@@ -21,7 +31,13 @@ from loopwright.scoring._mining import (
 )
 from loopwright.scoring._protocol import Grader, Grading
 from loopwright.scoring._restore import HOOK_FILES, RestoreReport, TaskTests, restore_tests
-from loopwright.scoring._result import GRADE_SCHEMA_VERSION, TAMPER_PREFIX, GradeResult, TestResult
+from loopwright.scoring._result import (
+    GRADE_SCHEMA_VERSION,
+    SUSPECT_PREFIX,
+    TAMPER_PREFIX,
+    GradeResult,
+    TestResult,
+)
 from loopwright.scoring._runners import (
     OUTPUT_ENV,
     CommandGrader,
@@ -39,15 +55,18 @@ from loopwright.scoring._validate import (
 )
 
 __all__ = [
+    "AUDIT_FAMILIES",
     "GOLD",
     "GRADE_SCHEMA_VERSION",
     "HOOK_FILES",
     "MINE_REPORT_FILE",
     "MINE_SCHEMA_VERSION",
     "OUTPUT_ENV",
+    "SUSPECT_PREFIX",
     "TAMPER_PREFIX",
     "UNTOUCHED",
     "CommandGrader",
+    "Finding",
     "GradeResult",
     "Grader",
     "Grading",
@@ -68,9 +87,12 @@ __all__ = [
     "TestRun",
     "UnittestGrader",
     "VariantCheck",
+    "audit_change",
+    "audit_source",
     "failing_tests",
     "grade_variant",
     "grader_for",
+    "mark_suspect",
     "mark_tampered",
     "mine_repository",
     "needs_network",

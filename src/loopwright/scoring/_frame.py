@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
@@ -19,15 +20,28 @@ from pathlib import Path
 from typing import ClassVar, Self, TypedDict
 
 from loopwright.sandbox import CommandResult, Sandbox, TaskEnvironment, default_sandbox
+from loopwright.scoring._audit import audit_change, mark_suspect
 from loopwright.scoring._guard import failed_grade, mark_tampered
 from loopwright.scoring._junit import JunitReport, Outcome
 from loopwright.scoring._restore import TaskTests, restore_tests
 from loopwright.scoring._result import GradeResult, TestResult
 from loopwright.tasks import Task
 
-__all__ = ["RunGrader", "RunnerGrading", "Step", "Verdict", "score_cases", "whole_grade"]
+__all__ = [
+    "HOST_MARGIN_S",
+    "RunGrader",
+    "RunnerGrading",
+    "Step",
+    "Verdict",
+    "score_cases",
+    "whole_grade",
+]
 
 _TAIL_CHARS = 2000
+HOST_MARGIN_S = 120.0
+"""How long a grade's host-side steps may take beyond the task's grade timeout before the grade
+is given up as `grading failed:` (they take well under a second; waiting longer only means a
+workspace file blocked the host)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +102,7 @@ class RunGrader(ABC):
     def capture(self, task: Task) -> RunnerGrading:
         """The task's tests copied now (`TaskTests.capture`), to grade a workspace with later.
         Raises OSError when they cannot be read."""
-        return RunnerGrading(self, task, TaskTests.capture(task))
+        return RunnerGrading(self, task, TaskTests.capture(task, whole=not self.sandbox.isolated))
 
     def within(self, environment: TaskEnvironment, workspace: Path) -> Self:
         """A grader of this kind for `workspace` whose tests run in `environment` (its
@@ -102,13 +116,36 @@ class RunGrader(ABC):
         the task now). Where the sandbox does not isolate, the task directory is compared with
         that copy: an agent that rewrote the task's tests on disk gets a `tamper:` grade, and
         the task's files are put back so that later runs are not poisoned. Never raises: any
-        failure, a bad workspace included, is an invalid grade saying why.
+        failure, a bad workspace included, is an invalid grade saying why. Always returns: the
+        host-side work (restoring, sniffing config files, reading results) has a deadline of
+        the task's grade timeout plus `HOST_MARGIN_S`, after which the grade is `grading
+        failed:` (the worker left blocked is a daemon thread).
         """
+        deadline = task.spec.timeouts.grade + HOST_MARGIN_S
+        box: list[GradeResult] = []
+        worker = threading.Thread(
+            target=lambda: box.append(self._grade(workspace, task, tests)),
+            name=f"grade-{task.id}",
+            daemon=True,
+        )
+        worker.start()
+        worker.join(deadline)
+        if box:
+            return box[0]
+        return failed_grade(
+            task,
+            f"grading failed: grading did not finish within {deadline:.0f}s (the grade timeout "
+            f"plus {HOST_MARGIN_S:.0f}s): something in the workspace blocked the host",
+            self.sandbox.name,
+        )
+
+    def _grade(self, workspace: Path, task: Task, tests: TaskTests | None) -> GradeResult:
         started = time.perf_counter()
         try:
             source = tests if tests is not None else TaskTests.capture(task)
             poisoned = self._task_changes(task, tests)
             workspace = workspace.resolve()
+            findings = audit_change(workspace, task, source.repo_file)  # before restoring
             restored = restore_tests(workspace, task, source)
             verdict = self.verdict(workspace, task, restored.conftests)
             grade = verdict.grade(task, list(restored.actions), time.perf_counter() - started)
@@ -118,7 +155,7 @@ class RunGrader(ABC):
             )
         if poisoned:
             return mark_tampered(grade, "the agent rewrote the task's own files: " + poisoned)
-        return grade
+        return mark_suspect(grade, findings) if findings else grade
 
     def verdict(self, workspace: Path, task: Task, conftests: tuple[Path, ...] = ()) -> Verdict:
         """Run this kind's command for `task` once in `workspace` (resolved; its tests restored
@@ -148,12 +185,15 @@ class RunGrader(ABC):
         """This kind's command for `task` in `workspace`, its files in `private` (fresh, empty)."""
 
     def _task_changes(self, task: Task, tests: TaskTests | None) -> str:
+        """What the agent changed in the task directory (put back now), or ""."""
         if tests is None or self.sandbox.isolated:
             return ""
         changed = tests.changes_on_disk(task)
-        if changed:
-            tests.write_back(task)
-        return ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
+        if not changed:
+            return ""
+        lost = tests.write_back(task, changed)
+        said = ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
+        return said + (f" (could not be put back: {', '.join(lost[:5])})" if lost else "")
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import json
 from collections.abc import Collection
 from pathlib import Path
 
+from loopwright._fs import read_regular
 from loopwright.sandbox import CommandResult
 from loopwright.scoring._junit import JunitReport
 from loopwright.scoring._kit import Kit
@@ -70,7 +71,7 @@ def guard_verdict(
 
 def _read_record(path: Path) -> dict[str, object] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path).decode("utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None

@@ -10,11 +10,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loopwright._fs import SpecialFileError, read_regular
+from loopwright.scoring._taskfiles import TaskFiles
 from loopwright.tasks import Task, node_files, place_hidden, read_hidden_sources
 
 __all__ = ["HOOK_FILES", "RestoreReport", "TaskTests", "restore_tests"]
@@ -49,6 +52,8 @@ class TaskTests:
 
     Take it before an agent starts (`capture`), and restoration no longer depends on the task
     directory staying untouched: an unsandboxed agent can rewrite the task's files on disk.
+    `whole` (taken when `capture(whole=True)`) copies every file of the task directory, so that
+    all of it (task.toml, instruction.md, solution/, flawed/, repo/) is checked and put back.
     """
 
     visible: dict[str, bytes]
@@ -56,11 +61,13 @@ class TaskTests:
     hooks: dict[str, bytes]
     placed: dict[str, bytes | None] = field(default_factory=dict)
     base: dict[str, bytes] = field(default_factory=dict)
+    whole: TaskFiles | None = None
 
     @classmethod
-    def capture(cls, task: Task) -> TaskTests:
-        """Read the task's test and hook files now (and apply a test patch). Raises OSError
-        when they cannot be read or a test patch does not apply."""
+    def capture(cls, task: Task, *, whole: bool = False) -> TaskTests:
+        """Read the task's test and hook files now (and apply a test patch); with `whole`, every
+        file of the task directory too. Raises OSError when they cannot be read or a test patch
+        does not apply."""
         repo, layout = task.repo_dir, task.spec.hidden_tests_layout
         hidden = read_hidden_sources(task.root, layout)
         try:
@@ -74,15 +81,19 @@ class TaskTests:
             hooks=_read_hooks(repo),
             placed=placed,
             base={
-                rel: (repo / rel).read_bytes()
+                rel: read_regular(repo / rel)
                 for rel in placed
                 if (repo / rel).is_file() and not (repo / rel).is_symlink()
             },
+            whole=TaskFiles.capture(task.root) if whole else None,
         )
 
     def changes_on_disk(self, task: Task) -> list[str]:
         """The files of this copy that differ from the task directory now (relative to the
-        task's root), sorted; empty when the task is as it was."""
+        task's root), sorted; empty when the task is as it was. With `whole`, any file of the
+        task directory; else its tests and hooks."""
+        if self.whole is not None:
+            return self.whole.changes(task.root)
         repo, test_dir = task.repo_dir, task.spec.test_dir
         hidden = read_hidden_sources(task.root, task.spec.hidden_tests_layout)
         changed = [
@@ -92,11 +103,27 @@ class TaskTests:
         changed += [f"repo/{p}" for p in _diff_keys(self.hooks, _read_hooks(repo))]
         return sorted(changed)
 
-    def write_back(self, task: Task) -> None:
-        """Put this copy's files back into the task directory (repair after tampering)."""
+    def write_back(self, task: Task, changed: list[str]) -> list[str]:
+        """Put this copy's files back into the task directory (repair after tampering);
+        `changed` is what `changes_on_disk` found. Returns the files that could not be put back
+        (past the whole copy's budget)."""
+        if self.whole is not None:
+            return self.whole.restore(task.root, changed)
         _write_tree(self.visible, task.repo_dir / task.spec.test_dir)
         _write_tree(self.hidden, task.root)
         _write_tree(self.hooks, task.repo_dir)
+        return []
+
+    def repo_file(self, task: Task, rel: str) -> bytes | None:
+        """The task's repo/ version of `rel` as it was at the capture when the whole directory
+        was copied (else read now); None when it has none."""
+        kept = self.whole.file(f"repo/{rel}") if self.whole is not None else None
+        if kept is not None:
+            return kept
+        try:
+            return read_regular(task.repo_dir / rel)
+        except OSError:
+            return None
 
 
 def restore_tests(workspace: Path, task: Task, tests: TaskTests | None = None) -> RestoreReport:
@@ -175,15 +202,15 @@ def _pinned_test_files(task: Task, placed: dict[str, bytes | None]) -> dict[str,
     for rel in node_files(task.test_ids):
         path = task.repo_dir / rel
         if not rel.startswith(prefix) and rel not in placed and path.is_file():
-            pinned[rel] = path.read_bytes()
+            pinned[rel] = read_regular(path.resolve())
     return pinned
 
 
 def _read_hooks(repo: Path) -> dict[str, bytes]:
     return {
-        path.relative_to(repo).as_posix(): path.read_bytes()
+        path.relative_to(repo).as_posix(): read_regular(path)
         for path in _hook_candidates(repo)
-        if path.is_file() and not path.is_symlink()
+        if stat.S_ISREG(path.lstat().st_mode)
     }
 
 
@@ -201,8 +228,8 @@ def _tree_changes(original: dict[str, bytes], current: Path) -> list[str]:
 
 def _same(path: Path, content: bytes) -> bool:
     try:
-        return not path.is_symlink() and path.read_bytes() == content
-    except OSError:
+        return read_regular(path) == content
+    except OSError:  # a symlink, FIFO, device or socket is never the original
         return False
 
 
@@ -218,7 +245,19 @@ def _files(root: Path) -> set[str]:
 
 
 def _read_tree(root: Path) -> dict[str, bytes]:
-    return {rel: (root / rel).read_bytes() for rel in sorted(_files(root))}
+    return {rel: _content(root / rel) for rel in sorted(_files(root))}
+
+
+_SPECIAL = b"\0loopwright: not a regular file\0"
+
+
+def _content(path: Path) -> bytes:
+    """The file's bytes (through a symlink); `_SPECIAL` for a FIFO, device or socket, never
+    opened."""
+    try:
+        return read_regular(path.resolve())
+    except SpecialFileError:
+        return _SPECIAL
 
 
 def _write_tree(files: dict[str, bytes], root: Path) -> None:
@@ -293,8 +332,8 @@ def _is_hook(path: Path) -> bool:
     if path.name not in _SHARED_CONFIGS:
         return True
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_regular(path).decode("utf-8", errors="replace")
+    except OSError:  # unreadable, or special (a FIFO would block the host): a hook
         return True
     if path.name == "setup.cfg":
         return _SETUP_CFG_SECTION.search(text) is not None
@@ -306,7 +345,9 @@ def _is_hook(path: Path) -> bool:
 
 
 def _remove(path: Path) -> None:
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.is_dir():
+    """Remove whatever is at `path`: a directory tree, or any other entry (a file, a symlink, a
+    FIFO, a socket or a device node: never opened)."""
+    if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
+    elif path.is_symlink() or path.exists():
+        path.unlink()

@@ -6,13 +6,17 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loopwright.records import forfeited
 from loopwright.scoring._junit import Outcome
 
-__all__ = ["GRADE_SCHEMA_VERSION", "TAMPER_PREFIX", "GradeResult", "TestResult"]
+__all__ = ["GRADE_SCHEMA_VERSION", "SUSPECT_PREFIX", "TAMPER_PREFIX", "GradeResult", "TestResult"]
 
 GRADE_SCHEMA_VERSION: Literal[1] = 1
 TAMPER_PREFIX = "tamper:"
 """How an invalid reason starts when the agent's code forged or cut short the test run."""
+SUSPECT_PREFIX = "suspect:"
+"""How an invalid reason starts when the audit of the agent's change found code that interferes
+with the test machinery (scoring/_audit.py); it counts as a zero, like `tamper:`."""
 
 
 class _Strict(BaseModel):
@@ -64,5 +68,7 @@ class GradeResult(_Strict):
 
     @property
     def tampered(self) -> bool:
-        """Invalid because the code under test forged or cut short the test run."""
-        return self.invalid and (self.invalid_reason or "").startswith(TAMPER_PREFIX)
+        """Invalid because the agent forfeited the run: its code forged or cut short the test
+        run (`tamper:`), or the audit of its change flagged it (`suspect:`); see
+        `records.forfeited`. Counts as a zero."""
+        return self.invalid and forfeited(self.invalid_reason)

@@ -19,6 +19,7 @@ from loopwright.tasks._mine_git import GitRepo
 from loopwright.tasks._mine_spec import ENV_DIR, MineEnvSpec, load_mine_env_spec
 from loopwright.tasks._model import (
     SCHEMA_VERSION,
+    AuditFamily,
     Benchmark,
     Environment,
     FailureKind,
@@ -51,6 +52,7 @@ __all__ = [
     "ENV_DIR",
     "HIDDEN_LAYOUTS",
     "SCHEMA_VERSION",
+    "AuditFamily",
     "Benchmark",
     "Candidate",
     "Environment",

@@ -18,6 +18,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from loopwright._fs import read_regular
+
 __all__ = [
     "HIDDEN_LAYOUTS",
     "PATCH_FILE",
@@ -35,17 +37,18 @@ _GIT_TIMEOUT_S = 60
 
 def read_hidden_sources(root: Path, layout: str) -> dict[str, bytes]:
     """The task's hidden-test files, relative to the task directory (`tests/...` or
-    `tests.patch`); empty when there are none. Raises OSError when they cannot be read."""
+    `tests.patch`); empty when there are none. Raises OSError when they cannot be read (a FIFO, device or
+    socket is never opened: SpecialFileError)."""
     if layout == "patch":
         patch = root / PATCH_FILE
-        return {PATCH_FILE: patch.read_bytes()} if patch.is_file() else {}
+        return {PATCH_FILE: read_regular(patch.resolve())} if patch.is_file() else {}
     hidden = root / "tests"
     files = {}
     for dirpath, dirnames, filenames in os.walk(hidden):
         dirnames[:] = [d for d in dirnames if d != "__pycache__"]
         for name in filenames:
             path = Path(dirpath) / name
-            files[path.relative_to(root).as_posix()] = path.read_bytes()
+            files[path.relative_to(root).as_posix()] = read_regular(path.resolve())
     return dict(sorted(files.items()))
 
 

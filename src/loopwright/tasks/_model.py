@@ -163,6 +163,19 @@ class Environment(_Strict):
 
 
 Runner = Literal["pytest", "unittest", "command"]
+AuditFamily = Literal[
+    "import-system",
+    "code-objects",
+    "atexit",
+    "hard-exit",
+    "ctypes",
+    "gc-referrers",
+    "test-internals",
+    "frame-inspection",
+    "dynamic-code",
+]
+"""The construct families the audit of an agent's change reports (scoring/_audit.py), by the
+names `[grading] allow` takes."""
 _UNITTEST_ID = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*){2,}$")
 
 
@@ -175,13 +188,16 @@ class GradingTable(_Strict):
     `junit` and `reward` are relative to the private output directory the grader makes
     (`$LOOPWRIGHT_OUTPUT`), never to the workspace. `rules` picks how outcomes count:
     `loopwright` (passed and xfailed pass; anything else fails) or `swebench` (the same, except
-    that a skipped pass_to_pass test counts as kept, as the SWE-bench harness counts it)."""
+    that a skipped pass_to_pass test counts as kept, as the SWE-bench harness counts it).
+    `allow` lists the audit families (`AuditFamily`) the task's solution legitimately needs:
+    a change using them is not `suspect:` (docs/grading.md, "The audit")."""
 
     runner: Runner = "pytest"
     rules: Literal["loopwright", "swebench"] = "loopwright"
     command: str | None = Field(default=None, min_length=1)
     junit: str | None = None
     reward: str | None = None
+    allow: tuple[AuditFamily, ...] = ()
 
     @field_validator("junit", "reward")
     @classmethod
