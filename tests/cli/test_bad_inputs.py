@@ -79,6 +79,11 @@ CASES: tuple[Case, ...] = (
         env=(("OPENAI_API_KEY", DUMMY_KEY),),
     ),
     Case(("run", "wf-loops.yaml", "--bench", "mini", "--run-dir", "r"), 2, "max_loops", "r"),
+    Case((*RUN[:4], "--tasks", ",,,", "--run-dir", "r"), 2, "--tasks names no id", "r"),
+    Case((*RUN[:4], "--tasks", "", "--run-dir", "r"), 2, "--tasks names no id", "r"),
+    Case((*RUN, "--run-dir", "r", "--model", ""), 2, "model name is empty", "r"),
+    Case((*RUN, "--run-dir", "r", "--model", "scripted:binary.md"), 2, "not UTF-8", "r"),
+    Case((*RUN, "--run-dir", "r", "--model", "scripted:noreplies.yaml"), 2, "script is empty", "r"),
     # evolve
     Case(("evolve", "--resume", "--run-dir", "typo"), 2, "no run directory", "typo"),
     Case(("evolve", "--resume"), 2, "--resume needs --run-dir"),
@@ -110,6 +115,17 @@ CASES: tuple[Case, ...] = (
     Case((*EVOLVE, "--run-dir", "e", "--generations", "0"), 2, "must be positive", "e"),
     Case((*EVOLVE, "--run-dir", "e", "--population", "1"), 2, "at least 2", "e"),
     Case((*EVOLVE, "--run-dir", "e", "--band", "x"), 2, "LOW,HIGH", "e"),
+    Case((*EVOLVE, "--run-dir", "e", "--max-usd", "nan"), 2, "max_usd must be positive", "e"),
+    Case((*EVOLVE, "--run-dir", "e", "--overfit-gap", "-1"), 2, "overfit_gap", "e"),
+    Case((*EVOLVE, "--run-dir", "e", "--population", "2", "--elitism", "10"), 2, "elitism", "e"),
+    Case(
+        (*EVOLVE, "--run-dir", "e", "--executor", "ray", "--ray-address", "not-an-address"),
+        2,
+        "not a Ray cluster address",
+        "e",
+    ),
+    Case(("evolve", "--resume", "--run-dir", "badjson"), 2, "not valid JSON"),
+    Case(("evolve", "--resume", "--run-dir", "nockpt"), 2, "checkpoint is missing"),
     Case((*EVOLVE, "--run-dir", "e", "--train", "l1-slugify"), 2, "both", "e"),
     Case(
         (*EVOLVE, "--run-dir", "e", "--train", "nope", "--holdout", "l1-csv-row"),
@@ -132,6 +148,13 @@ CASES: tuple[Case, ...] = (
     ),
     # outer-loop
     Case(("outer-loop", "status", "--run-dir", "empty"), 2, "no evolve checkpoint"),
+    Case(("outer-loop", "status", "--run-dir", "truncated"), 2, "not valid JSON"),
+    Case(
+        ("outer-loop", "finalize", "--run-dir", "empty"),
+        2,
+        "no evolve checkpoint",
+        "empty/.evolve.lock",
+    ),
     Case(("outer-loop", "evaluate", "--run-dir", "typo"), 2, "no evolve checkpoint", "typo"),
     Case(("outer-loop", "reflect", "--run-dir", "typo"), 2, "no evolve checkpoint", "typo"),
     Case(("outer-loop", "evolve", "--run-dir", "typo"), 2, "no evolve checkpoint", "typo"),
@@ -163,6 +186,7 @@ CASES: tuple[Case, ...] = (
     Case(("research", "run", "--dir", "typo"), 2, "not a research working directory", "typo"),
     # report
     Case(("report", "typo"), 2, "no run directory", "typo"),
+    Case(("report", "badjson"), 2, "not valid JSON"),
     Case(("report", "done", "-o", "ro/report.html"), 2, "read-only", needs_ro=True),
     Case(("report", "done", "-o", "cdir"), 2, "is a directory"),
     Case(("report", "done", "-o", "afile/report.html"), 2, "is a file, not a directory"),
@@ -173,6 +197,8 @@ CASES: tuple[Case, ...] = (
     Case(("workflow", "render", "thorough", "--format", "png"), 2, "png"),
     Case(("bench", "validate", "no-such-bench"), 2, "no-such-bench"),
     Case(("ab", "plan", "--manifest", "no-manifest.yaml"), 2, "no-manifest.yaml"),
+    Case(("ab", "plan", "--manifest", "binary.md"), 2, "not UTF-8"),
+    Case(("ab", "plan", "--manifest", "badprovider.yaml"), 2, "unknown model provider"),
     Case(("ab", "apply", "cdir"), 2, "scoreboard"),
 )
 
@@ -209,6 +235,16 @@ def _fixtures(root: Path) -> None:
     (root / "binary.md").write_bytes(bytes(range(256)) * 8)
     (root / "schema99").mkdir()
     (root / "schema99" / "checkpoint.json").write_text('{"schema_version": 99}')
+    for name, checkpoint in (("badjson", "garbage"), ("truncated", '{"schema_version": 1, "con')):
+        (root / name).mkdir()
+        (root / name / "config.yaml").write_text("schema_version: 2\nkind: evolve\n")
+        (root / name / "checkpoint.json").write_text(checkpoint)
+    (root / "nockpt" / "gen_0").mkdir(parents=True)  # evaluated, then its checkpoint was lost
+    (root / "nockpt" / "config.yaml").write_text("schema_version: 2\nkind: evolve\n")
+    (root / "noreplies.yaml").write_text("replies: []\n")
+    (root / "badprovider.yaml").write_text(
+        "schema_version: 1\nloops: all\ntiers: {small: nosuchprovider/x}\nbriefs: all\n"
+    )
     base = resolve_task_workflow("research-build-verify").model_dump(mode="json")
     loops = {**base, "nodes": [_set(n, "max_loops", 1_000_000_000) for n in base["nodes"]]}
     (root / "wf-loops.yaml").write_text(yaml.safe_dump(loops))
@@ -250,13 +286,13 @@ def _row(case: Case, text: str, code: int, root: Path) -> Row:
     start = next((i for i, ln in enumerate(lines) if ln.startswith(("error:", "failed:"))), None)
     if start is None:  # typer's own usage errors: the box after the usage, its lines joined
         usage = ("Usage:", "Try")
-        return Row(" ".join(("loopwright", *case.argv)), code,
+        return Row(" ".join(("loopwright", *(a or "''" for a in case.argv))), code,
                    " ".join(ln for ln in lines if not ln.startswith(usage)), "")  # fmt: skip
     detail = [ln for ln in lines[start + 1 : start + 3] if ln.startswith("- ")]
     message = " ".join(lines[start : start + 1] + detail)
     fix = next((ln.removeprefix("fix:").strip() for ln in lines[start:] if ln.startswith("fix:")),
                "")  # fmt: skip
-    return Row(" ".join(("loopwright", *case.argv)), code, message, fix)
+    return Row(" ".join(("loopwright", *(a or "''" for a in case.argv))), code, message, fix)
 
 
 def _cell(text: str, limit: int = 240) -> str:
@@ -280,7 +316,10 @@ with exit 2: `loopwright` names the path and the fix, never a traceback.
 
 The paths in the cases: `afile` is a file, `full/` a non-empty directory, `empty/` and `cdir/`
 empty directories, `ro/` a read-only file system, `notdb.txt` a text file, `binary.md` binary
-bytes, `schema99/` an evolve run of another checkpoint schema, `done/` a finished run,
+bytes, `schema99/` an evolve run of another checkpoint schema, `badjson/` and `truncated/`
+evolve runs whose checkpoint is garbage or cut short, `nockpt/` an evolve run that evaluated a
+generation and lost its checkpoint, `noreplies.yaml` a script file with no reply,
+`badprovider.yaml` an A/B manifest naming an unknown provider, `done/` a finished run,
 `wf-loops.yaml` a workflow whose gate has `max_loops: 1000000000` and `wf-prompt.yaml` one with
 a 10 MB prompt (limits: docs/workflow.md and docs/evolve.md). `LOOPBACK` is an
 OpenAI-compatible server that answers every call with 401.

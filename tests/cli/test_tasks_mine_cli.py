@@ -27,11 +27,13 @@ def test_mine_prints_a_table_of_verdicts_and_the_time(
     tmp_path: Path, repo: tuple[Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     root, ids = repo
-    code, out, _ = run(
+    code, out, err = run(
         capsys, "tasks", "mine", str(root), "--out", str(tmp_path / "out"),
         "--paths", "tests/test_zero.py", "--model", "sim",
     )  # fmt: skip
-    assert code == 0
+    assert code == 1  # nothing kept is a failed mining run, with what to try
+    assert "failed: no task kept of 1 commit(s) examined (1x no code change" in err
+    assert "--env-spec" in err
     assert ids["tests-only"][:10] in out
     assert "dropped: no code change" in out
     assert "0 task(s) kept of 1 commit(s) examined (0 candidate(s))" in out
@@ -46,7 +48,7 @@ def test_mine_json_reports_the_kept_and_dropped(
         capsys, "tasks", "mine", str(root), "--out", str(tmp_path / "out"), "--max", "1",
         "--sandbox", "local", "--json",
     )  # fmt: skip
-    assert code == 0
+    assert code == 1  # nothing kept: the JSON report is still printed, then the exit says so
     report = json.loads(out)
     assert [c["commit"] for c in report["commits"]] == [ids["still-failing"]]
     assert report["commits"][0]["kept"] is False

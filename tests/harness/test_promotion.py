@@ -75,3 +75,12 @@ def test_relative_scores_and_weights() -> None:
     wrong = perfect | {"correctness": 0.0}
     right = dict.fromkeys(WEIGHTS, 0.0) | {"correctness": 1.0}
     assert composite(right) > composite(wrong)
+
+
+def test_a_cell_below_the_gate_has_no_composite_however_cheap() -> None:
+    # Issue 31: a loop with correctness 0.00 that failed the gate was shown a composite of 0.45.
+    cheap_but_wrong = dict.fromkeys(WEIGHTS, 1.0) | {"correctness": 0.0}
+    just_below = dict.fromkeys(WEIGHTS, 1.0) | {"correctness": 0.89}
+    assert composite(cheap_but_wrong) == 0.0
+    assert composite(just_below) == 0.0
+    assert composite(dict.fromkeys(WEIGHTS, 1.0) | {"correctness": 0.9}) > 0.9

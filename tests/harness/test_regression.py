@@ -1,7 +1,8 @@
 """The harness's own regression test: the real loops (react, plan_execute, hybrid) run every
 brief on two tiers three times against a scripted model, with no spend. The script makes
 react win the simple bucket (and the medium one) and plan_execute the complex one, where react
-writes a flawed parser; hybrid fails the gate on one tier of the medium brief. The scoreboard's
+writes a flawed parser; hybrid fails the gate on one tier of the medium brief. A cell below the
+gate has composite 0, so plan_execute, right everywhere, ranks first overall. The scoreboard's
 ranking, gate, medians and promotion lines are asserted exactly."""
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from loopwright.harness import (
     record,
     scoreboard_markdown,
 )
-from loopwright.harness._rubric import WEIGHTS
 from loopwright.models import read_ledger
 from loopwright.sandbox import Sandbox
 from tests.harness.conftest import (
@@ -69,7 +69,10 @@ def row(sb: Scoreboard, loop: str, brief: str, tier: str):  # type: ignore[no-un
 
 def test_ranking_and_bucket_winners(scoreboard: tuple[Scoreboard, Path]) -> None:
     sb, _ = scoreboard
-    assert [r.loop for r in sb.ranking] == ["react", "plan_execute", "hybrid"]
+    # react fails the gate on both complex cells, whose composite is then 0 (rubric 2): being
+    # cheap there earns it nothing, so plan_execute, right everywhere, ranks first overall.
+    assert [r.loop for r in sb.ranking] == ["plan_execute", "hybrid", "react"]
+    assert [r.gate_failures for r in sb.ranking] == [0, 1, 2]
     assert {b.complexity: b.winner for b in sb.buckets} == {
         "simple": "react",
         "medium": "react",
@@ -88,10 +91,16 @@ def test_gate_disqualifies_but_keeps_the_numbers(scoreboard: tuple[Scoreboard, P
         assert f"failed the gate on tier {tier} (complex-calc: median correctness 0.857)" in (
             react.disqualified
         )
-    # Its real numbers are shown; it even stands above hybrid, which cleared the gate.
-    expected = WEIGHTS["correctness"] * 6 / 7 + (1 - WEIGHTS["correctness"])
-    assert react.standing == pytest.approx(expected)
-    assert [s.loop for s in complex_bucket.standings] == ["plan_execute", "react", "hybrid"]
+    # Its real numbers are shown (the scores), but a cell below the gate has composite 0: it
+    # no longer stands above hybrid, which cleared the gate (issue 31).
+    assert react.standing == 0.0
+    for tier in TIERS:
+        failed = row(sb, "react", "complex-calc", tier)
+        assert failed.composite == 0.0 and not failed.gate_passed
+        assert failed.scores is not None
+        assert failed.scores["correctness"] == pytest.approx(6 / 7)
+        assert failed.scores["cost"] == 1.0  # the cheapest: what used to buy it a standing
+    assert [s.loop for s in complex_bucket.standings] == ["plan_execute", "hybrid", "react"]
 
     medium_bucket = next(b for b in sb.buckets if b.complexity == "medium")
     hybrid = next(s for s in medium_bucket.standings if s.loop == "hybrid")
@@ -184,15 +193,15 @@ def test_money_per_model_comes_from_the_one_ledger(scoreboard: tuple[Scoreboard,
 def test_pairwise_differences_are_paired_over_cells(scoreboard: tuple[Scoreboard, Path]) -> None:
     sb = scoreboard[0]
     pairs = {(p.a, p.b): p for p in sb.pairwise}
-    assert set(pairs) == {
-        ("react", "plan_execute"),
-        ("react", "hybrid"),
+    assert set(pairs) == {  # in ranking order
         ("plan_execute", "hybrid"),
+        ("plan_execute", "react"),
+        ("hybrid", "react"),
     }
     composite = {(r.loop, r.brief, r.tier): r.composite for r in sb.cells}
     cells = {(r.brief, r.tier) for r in sb.cells}
-    diffs = [composite[("react", *c)] - composite[("plan_execute", *c)] for c in cells]  # type: ignore[operator]
-    pair = pairs[("react", "plan_execute")]
+    diffs = [composite[("plan_execute", *c)] - composite[("react", *c)] for c in cells]  # type: ignore[operator]
+    pair = pairs[("plan_execute", "react")]
     assert pair.cells == 6
     assert pair.mean_difference == pytest.approx(sum(diffs) / 6)
     assert pair.low <= pair.mean_difference <= pair.high

@@ -160,6 +160,8 @@ def test_public_names_are_pinned() -> None:
         "meta_chat_model",
         "model_choice",
         "require_prices",
+        # a bad A/B manifest is refused before the run (issue 31)
+        "check_provider",
         "role_kind",
     }
     assert all(hasattr(models, name) for name in models.__all__)

@@ -4,6 +4,7 @@ stamp, reflections and suggestions when present, the Graphviz fallback, partial 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -14,7 +15,7 @@ import yaml
 from loopwright.report import render_report, write_report
 from loopwright.report.pages._evolve import holdout_interval
 from loopwright.report.pages._evolve_lineage import graphs_section, lineage_of, lineage_section
-from loopwright.search import Lineage, load_checkpoint
+from loopwright.search import Lineage, RunLock, load_checkpoint
 from loopwright.tasks import load_benchmark
 from tests.report.conftest import CliRun
 from tests.report.probe import charts, marks, meta, section, table_rows, text_of
@@ -189,8 +190,21 @@ def test_an_evolution_killed_half_way_still_gives_a_report_marked_partial(
     assert result.partial and meta(page, "loopwright-report-partial") == "true"
     banner = text_of(page.split('id="partial-banner"', 1)[1].split("</div>", 1)[0])
     assert "interrupted" in banner and "generation 0" in banner
+    assert "no process holds its lock" in banner  # the killed run's lock went with it
     assert "PARTIAL" in text_of(section(page, "overview"))
     assert marks(charts(page)["spend-generation"]) >= 1  # the finished evaluation is counted
+
+
+def test_a_report_of_a_run_still_going_says_so_and_names_its_process(
+    killed_evolution: Path, tmp_path: Path
+) -> None:
+    live = tmp_path / "live"
+    shutil.copytree(killed_evolution, live)
+    with RunLock(live):  # this process stands for the evolve still running there
+        page = write_report(live, tmp_path / "report.html").path.read_text(encoding="utf-8")
+    banner = text_of(page.split('id="partial-banner"', 1)[1].split("</div>", 1)[0])
+    assert f"is still running (pid {os.getpid()} holds its lock)" in banner
+    assert "interrupted" not in banner
 
 
 def test_an_evolution_killed_before_its_checkpoint_still_gives_a_report(tmp_path: Path) -> None:

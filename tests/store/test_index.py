@@ -150,3 +150,14 @@ def test_the_cache_table_keeps_the_first_entry_of_a_key(tmp_path: Path) -> None:
         assert len(table) == 1
         again = table.get("k1")
         assert again is not None and again.hits == 1
+
+
+def test_a_renamed_run_directory_still_finds_its_rows(tmp_path: Path) -> None:
+    # Issue 31: `outer-loop status` on a moved run reported 0 evaluations (rows keep the name).
+    ind = IndividualRow("old", "ind-1", 0, "abc", "builder-only", "seed", (), None, "", "m")
+    with RunIndex(tmp_path / "runs.db") as index:
+        index.add_individuals([ind])
+        assert index.run_id_of(tmp_path / "moved" / "new-name") == "old"
+        assert index.run_id_of(tmp_path / "old") == "old"
+        index.add_individuals([replace(ind, run_id="other")])  # a shared index: no guessing
+        assert index.run_id_of(tmp_path / "new-name") == "new-name"

@@ -30,3 +30,15 @@ def test_the_evolve_and_research_locks_say_which_loop_holds_the_directory(tmp_pa
     lock = tmp_path / ".research.lock"
     with ResearchLock(lock), pytest.raises(UsageError, match="research loop"):
         ResearchLock(lock).__enter__()
+
+
+def test_lock_holder_tells_a_live_holder_from_none(tmp_path: Path) -> None:
+    from loopwright.store import lock_holder
+
+    path = tmp_path / ".lock"
+    assert lock_holder(path) is None  # no file
+    with DirLock(path, busy="busy", fix="wait"):
+        assert lock_holder(path) == os.getpid()
+        with pytest.raises(UsageError):  # looking did not take the lock from its holder
+            DirLock(path, busy="busy", fix="wait").__enter__()
+    assert path.is_file() and lock_holder(path) is None  # released: the file stays, unheld

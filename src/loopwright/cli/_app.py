@@ -109,6 +109,7 @@ def _register_commands() -> None:
     from loopwright.cli import ab as _ab  # noqa: F401
     from loopwright.cli import bench as _bench  # noqa: F401
     from loopwright.cli import evolve as _evolve  # noqa: F401
+    from loopwright.cli import export as _export  # noqa: F401
     from loopwright.cli import models as _models  # noqa: F401
     from loopwright.cli import report as _report  # noqa: F401
     from loopwright.cli import research as _research  # noqa: F401

@@ -12,6 +12,7 @@ import typer
 
 from loopwright import search
 from loopwright.cli._model_options import ApiBase, MetaModel, Model, ModelsFile, Tiers, choice_of
+from loopwright.cli._parse import id_list
 from loopwright.errors import UsageError
 from loopwright.evaluation import executor_settings
 from loopwright.models import (
@@ -112,7 +113,10 @@ HoldoutReps = Annotated[int, typer.Option("--holdout-reps", help="Repetitions pe
 
 TournamentK = Annotated[int, typer.Option("--tournament-k")]
 
-Elitism = Annotated[int, typer.Option("--elitism", help="Survivors per generation.")]
+Elitism = Annotated[
+    int | None,
+    typer.Option("--elitism", help="Survivors per generation (default 2, at most population - 1)."),
+]
 
 Train = Annotated[str | None, typer.Option("--train", help="Training task ids.")]
 
@@ -154,9 +158,9 @@ def new_config(params: Mapping[str, Any]) -> search.EvolveConfig:
             "seed_workflow": p["seed_workflow"], "bench": p["bench"], "sandbox": p["sandbox"],
             **_model_fields(choice), "seed": p["seed"], "population": p["population"],
             "tournament_k": p["tournament_k"],
-            "elitism": min(p["elitism"], max(p["population"] - 1, 1)), "repetitions": p["reps"],
-            "holdout_repetitions": p["holdout_reps"], "train_tasks": _ids(p["train"]),
-            "holdout_tasks": _ids(p["holdout"]), "overfit_gap": p["overfit_gap"],
+            "elitism": _elitism(p["elitism"], p["population"]), "repetitions": p["reps"],
+            "holdout_repetitions": p["holdout_reps"], "train_tasks": id_list(p["train"], "--train"),
+            "holdout_tasks": id_list(p["holdout"], "--holdout"), "overfit_gap": p["overfit_gap"],
             "strategy": p["strategy"], "exploration": p["exploration"],
             "first_children": p["first_children"], "stages": _stages(p["stages"]),
             "stage_margin": p["stage_margin"], "parents": p["parents"], "merge_rate": p["merge"],
@@ -197,8 +201,9 @@ def _execution(
     return search.Execution(settings, cache, use_cache=not no_cache)
 
 
-def _ids(text: str | None) -> list[str] | None:
-    return None if text is None else [i.strip() for i in text.split(",") if i.strip()]
+def _elitism(given: int | None, population: int) -> int:
+    """--elitism as given (checked by the config), else 2, or fewer in a population of 2."""
+    return given if given is not None else min(2, max(population - 1, 1))
 
 
 def _stages(text: str | None) -> list[int]:
@@ -237,7 +242,7 @@ def _run_settings(
     reps: Reps = 1,
     holdout_reps: HoldoutReps = 3,
     tournament_k: TournamentK = 3,
-    elitism: Elitism = 2,
+    elitism: Elitism = None,
     train: Train = None,
     holdout: Holdout = None,
     band: Band = "0.3,0.7",

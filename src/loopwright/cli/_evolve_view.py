@@ -64,7 +64,7 @@ def _index_line(run_dir: Path) -> str:
     if not (run_dir / INDEX_FILE).is_file():
         return "run index: none (a run from before the index)"
     with RunIndex.of_run(run_dir) as index:
-        s = index.spend(run_dir.name)
+        s = index.spend(index.run_id_of(run_dir))
     return (
         f"run index: {s.evaluations} evaluations ({s.cached} from the cache), paid "
         f"${s.paid_usd:.2f}, saved ${s.saved_usd:.2f}, {s.failed_attempts} failed attempts"

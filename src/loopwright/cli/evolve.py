@@ -232,6 +232,7 @@ def outer_finalize(
 ) -> None:
     """Finish a stopped run as `evolve` does: write result.json and the report, and print the
     summary (refused while the run is still going)."""
+    load_checkpoint(run_dir)  # no run there: refused before the lock would create anything
     with RunLock(run_dir):
         path = search.finalize_run(run_dir)
     checkpoint = load_checkpoint(run_dir)

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from loopwright.cli._app import app, progress_bar, resume_hint
 from loopwright.cli._model_options import ApiBase, MetaModel, ModelsFile, Tiers
+from loopwright.cli._parse import id_list
 from loopwright.cli.report import report_at_end
 from loopwright.models import load_models_config
 from loopwright.research import (
@@ -103,7 +104,7 @@ def init(
     """Create a research working directory: goal, constraints, knowledge, workspace..."""
     opts = InitOptions(
         dir=dir, goal=goal, goal_file=goal_file, workflow=workflow, bench=bench,
-        tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()) if tasks else None,
+        tasks=_maybe_tuple(id_list(tasks, "--tasks")),
         level=level, max_tasks=max_tasks, model=model, eval_model=eval_model, sandbox=sandbox,
         seed=seed, cons_file=cons_file, constraints=constraints,
         caps=Caps(workers=workers, max_specs_per_iter=max_specs, submission_workers=workers),
@@ -276,3 +277,7 @@ def _section(title: str, lines: tuple[str, ...]) -> None:
     console.print(f"[bold]{title}[/]")
     for line in lines or ("(none)",):
         console.print(f"  - {escape(line)}")
+
+
+def _maybe_tuple(ids: list[str] | None) -> tuple[str, ...] | None:
+    return None if ids is None else tuple(ids)

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from loopwright.cli._app import app, progress_bar
 from loopwright.cli._model_options import ApiBase, MetaModel, Model, ModelsFile, Tiers, choice_of
+from loopwright.cli._parse import id_list
 from loopwright.cli.report import report_at_end
 from loopwright.evaluation import RunPlan, RunResult, TaskRow, WorkflowResult
 from loopwright.evaluation import run as loopwright_run
@@ -78,7 +79,7 @@ def run(
             progress.update(bar, advance=1, description=f"{workflow}: {record.task_id}")
 
         result = loopwright_run(
-            workflows, bench, run_dir=run_dir, model=choice.model, reps=reps, tasks=_ids(tasks),
+            workflows, bench, run_dir=run_dir, model=choice.model, reps=reps, tasks=id_list(tasks, "--tasks"),
             level=level, seed=seed, sandbox=sandbox, models=choice.config, api_base=choice.api_base,
             env_cache=env_cache,
             on_start=lambda plan: _started(plan, progress, bar, banner=not as_json),
@@ -109,10 +110,6 @@ def _started(plan: RunPlan, progress: Progress, bar: TaskID, *, banner: bool) ->
     progress.update(bar, total=plan.total_runs)
     if plan.simulated and banner:
         progress.console.print(_SIM_BANNER)
-
-
-def _ids(text: str | None) -> list[str] | None:
-    return [i.strip() for i in text.split(",") if i.strip()] if text else None
 
 
 def _fmt(value: float | None, spec: str = ".2f") -> str:

@@ -16,6 +16,7 @@ from rich.progress import TaskID
 from rich.table import Table
 
 from loopwright.cli._app import EXIT_FAILED, app, progress_bar
+from loopwright.cli._parse import id_list
 from loopwright.cli.bench import EnvCacheOption, SandboxOption
 from loopwright.errors import UsageError
 from loopwright.models import model_factory
@@ -133,9 +134,28 @@ def mine(
         entry = register_benchmark_dir(options.out, source="mined", replace=True)
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
-        return
-    console.print(_mine_table(report))
-    _print_mined(report, str(options.out) if entry is None else entry.name, registered=entry)
+    else:
+        console.print(_mine_table(report))
+        _print_mined(report, str(options.out) if entry is None else entry.name, registered=entry)
+    if not report.kept:
+        err_console.print(escape(_nothing_kept(report)), soft_wrap=True)
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _nothing_kept(report: MineReport) -> str:
+    """Why a mining run kept no task (its commonest drop reasons) and what to try."""
+    reasons: dict[str, int] = {}
+    for row in report.commits:
+        if row.reason:
+            reasons[row.reason] = reasons.get(row.reason, 0) + 1
+    top = sorted(reasons.items(), key=lambda item: (-item[1], item[0]))[:3]
+    why = "; ".join(f"{n}x {reason}" for reason, n in top) or "no commit in the window"
+    return (
+        f"failed: no task kept of {len(report.commits)} commit(s) examined ({why}).\n"
+        "  fix: examine more history (--max N), name an environment the tests can run in "
+        "(--env-spec FILE) when no test ran, or mine a repository whose commits change code "
+        "and tests together"
+    )
 
 
 def _rewriter(model: str | None, api_base: str | None) -> tuple[Rewrite | None, str]:
@@ -350,7 +370,7 @@ def _options(
             f"--repos {repos} is not a folder",
             fix="point --repos at a folder of git clones named owner__repo or owner/repo",
         )
-    wanted = tuple(i.strip() for item in ids or [] for i in item.split(",") if i.strip())
+    wanted = tuple(id_list(ids, "--ids") or ())
     spec = load_env_spec(env_spec) if env_spec is not None else None
     return ImportOptions(repos=repos, hints=hints, env_spec=spec, ids=wanted)
 

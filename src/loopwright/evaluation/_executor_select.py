@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -15,6 +16,9 @@ from loopwright.evaluation._executor_local import LocalExecutor
 __all__ = ["EXECUTOR_KINDS", "ExecutorSettings", "executor_settings", "make_executor"]
 
 EXECUTOR_KINDS = ("local", "ray", "serial")
+# What Ray's init takes as an address: a cluster's HOST:PORT (or ray://HOST:PORT for Ray
+# Client), or "auto" for the cluster this machine is part of.
+_RAY_ADDRESS = re.compile(r"auto|(?:ray://)?[A-Za-z0-9_.\-]+:\d{1,5}")
 
 
 class ExecutorSettings(BaseModel):
@@ -61,6 +65,13 @@ def executor_settings(
             "--ray-address only applies to the Ray executor",
             got=f"--executor {kind} --ray-address {ray_address}",
             fix="add --executor ray, or drop --ray-address",
+        )
+    if ray_address is not None and not _RAY_ADDRESS.fullmatch(ray_address.strip()):
+        raise ConfigError(
+            "--ray-address is not a Ray cluster address",
+            got=ray_address,
+            fix="pass HOST:PORT (e.g. 127.0.0.1:6379, as `ray start --head` prints), "
+            "ray://HOST:PORT or auto; or omit it to start a local Ray instance",
         )
     try:
         return ExecutorSettings(

@@ -4,6 +4,7 @@ return the results. The `loopwright run` command is options and printing over it
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -135,13 +136,13 @@ class RunResult:
 
 
 def run(
-    workflows: Sequence[str | Workflow],
-    bench: str | Path | Benchmark,
+    workflows: str | Workflow | Sequence[str | Workflow],
+    bench: str | os.PathLike[str] | Benchmark,
     *,
-    run_dir: Path | None = None,
+    run_dir: str | os.PathLike[str] | None = None,
     model: str | None = None,
     reps: int = 1,
-    tasks: Sequence[str] | None = None,
+    tasks: str | Sequence[str] | None = None,
     level: int | None = None,
     seed: int = 0,
     sandbox: str = "auto",
@@ -152,18 +153,20 @@ def run(
     on_start: Callable[[RunPlan], None] | None = None,
     on_record: OnRecord | None = None,
 ) -> RunResult:
-    """Run each workflow (a built-in name, a file, or a Workflow) on the benchmark's tasks
-    (all, or the ids in `tasks`, or those of `level`) `reps` times, grade every run, and write
-    the new run directory `run_dir` (default `runs/<stamp>-<first workflow>`).
+    """Run each workflow (a built-in name, a file, or a Workflow; one, or a list of them) on the
+    benchmark's tasks (all, or the id or ids in `tasks`, or those of `level`) `reps` times,
+    grade every run, and write the new run directory `run_dir` (default
+    `runs/<stamp>-<first workflow>`). A string is always one name, never a list of letters.
 
     `model`: a model spec (`sim`, `scripted:FILE`, a LiteLLM name; default: `models`' agent
     role, else sim). `engine`: each agent loop's settings (default: the user's settings file,
     written by `loopwright ab apply`). `env_cache`: where task environments are built and
     kept (default: `$LOOPWRIGHT_ENV_CACHE`, else `~/.cache/loopwright/envs`). `on_record(workflow_name, record)` is called as each run
     finishes; `on_start(plan)` once before the first run. Bad input raises UsageError/ConfigError before anything is written."""
-    benchmark = bench if isinstance(bench, Benchmark) else load_benchmark(str(bench))
-    chosen = select_tasks(benchmark, tasks, level)
-    resolved = [w if isinstance(w, Workflow) else resolve_task_workflow(w) for w in workflows]
+    benchmark = bench if isinstance(bench, Benchmark) else load_benchmark(os.fspath(bench))
+    chosen = select_tasks(benchmark, [tasks] if isinstance(tasks, str) else tasks, level)
+    listed = [workflows] if isinstance(workflows, str | Workflow) else list(workflows)
+    resolved = [w if isinstance(w, Workflow) else resolve_task_workflow(w) for w in listed]
     models = models or ModelsConfig()
     model = model or resolve_model("agent", models, default="sim")
     settings = EvalSettings(
@@ -176,7 +179,9 @@ def run(
         model, models, benchmark=benchmark, api_base=api_base, ledger=ledger, prices=prices
     )
     evaluator = Evaluator(make_model, default_sandbox(sandbox), prices, settings)
-    root = RunDir.create(run_dir, label=resolved[0].name)  # once every input is known good
+    root = RunDir.create(
+        None if run_dir is None else Path(run_dir), label=resolved[0].name
+    )  # once every input is known good
     _write_inputs(root, settings, benchmark, chosen, resolved)
     root.write("models.yaml", yaml.safe_dump(models.model_dump(mode="json"), sort_keys=False))
     ledger.write_to(root.file(LEDGER_FILE))  # every gateway call, labelled (docs/models.md)

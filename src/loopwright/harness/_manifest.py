@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from loopwright.errors import ConfigError
 from loopwright.evaluation import run_seed
 from loopwright.harness._briefs import Brief, BriefSuite, Complexity
-from loopwright.models import TIERS, parse_tier_override, provider_of
+from loopwright.models import TIERS, check_provider, parse_tier_override, provider_of
 
 __all__ = [
     "BUNDLED_MANIFEST",
@@ -140,6 +140,12 @@ def load_manifest(path: Path | None) -> tuple[Manifest, str]:
         return Manifest.model_validate(raw), str(source if path else "bundled")
     except yaml.YAMLError as exc:
         raise ConfigError(f"manifest {source} cannot be parsed", got=str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"manifest {source} is not UTF-8 text",
+            got=f"byte {exc.object[exc.start : exc.start + 1]!r} at offset {exc.start}",
+            fix=f"pass a YAML manifest saved as UTF-8 (see {_DOC})",
+        ) from None
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
@@ -206,6 +212,8 @@ def _tiers(manifest: Manifest, overrides: Sequence[str]) -> tuple[tuple[str, str
                 f"tier {tier} is bound to {name!r}, which names no provider",
                 fix=f"bind each tier to an explicit provider/model, e.g. {tier}: openai/gpt-4o-mini",
             )
+        if not name.startswith("litellm:"):
+            check_provider(name)  # every call of the tier would fail: refuse before the run
     return tuple((t, bound[t]) for t in TIERS if t in bound)
 
 

@@ -32,7 +32,7 @@ __all__ = [
     "rework_score",
 ]
 
-RUBRIC_VERSION = 1
+RUBRIC_VERSION = 2  # 2: a cell that fails the correctness gate has composite 0
 
 WEIGHTS: dict[str, float] = {
     "correctness": 0.55,
@@ -75,6 +75,10 @@ def rework_score(replans: float) -> float:
 
 
 def composite(scores: dict[str, float], weights: dict[str, float] | None = None) -> float:
-    """The weighted sum of the dimension scores (every dimension of `weights` must be given)."""
+    """The weighted sum of the dimension scores (every dimension of `weights` must be given),
+    or 0.0 when correctness is below the gate: an ineligible cell earns no standing, however
+    cheap or fast it was (its scores are still kept and shown)."""
     w = weights if weights is not None else WEIGHTS
+    if scores["correctness"] < CORRECTNESS_GATE_FLOOR:
+        return 0.0
     return sum(w[name] * scores[name] for name in w)

@@ -41,7 +41,7 @@ from loopwright.models._ledger import (
 )
 from loopwright.models._pricing import DEFAULT_PRICES, Price, PriceTable, cost_usd
 from loopwright.models._redact import redact, secret_env_names
-from loopwright.models._registry import MODEL_SPECS, ModelFactory, model_factory
+from loopwright.models._registry import MODEL_SPECS, ModelFactory, check_provider, model_factory
 from loopwright.models._router import ModelRouter, routed_factory
 from loopwright.models._script_file import ScriptFile, load_script_file
 from loopwright.models._scripted import Reply, ScriptedModel, ScriptFn
@@ -125,6 +125,7 @@ __all__ = [
     "ToolSpec",
     "Usage",
     "ask_structured",
+    "check_provider",
     "cost_usd",
     "count_tokens",
     "current_labels",

@@ -108,7 +108,15 @@ def model_choice(
     """The ModelChoice of the model options: the config file (if any), then each `--tier
     KEY=MODEL`, then `--meta-model` (= `meta=MODEL`); the default model is `model`, else the
     config's `agent` role, else `default`. Raises ConfigError for a missing or invalid config
-    file or a bad override."""
+    file, a bad override or an empty model name."""
+    for given, what in ((model, "model"), (meta_model, "meta model")):
+        if given is not None and not given.strip():
+            raise ConfigError(
+                f"the {what} name is empty",
+                got=repr(given),
+                fix="name a model (sim, scripted:FILE, PROVIDER/MODEL), or leave it unset "
+                "for the config's role, else sim",
+            )
     overrides = [*tiers, *([f"meta={meta_model}"] if meta_model else [])]
     config = load_models_config(config_file, overrides)
     chosen = model or resolve_model("agent", config, default=default)

@@ -102,6 +102,8 @@ class ScriptFile(_Strict):
     def _one_mode(self) -> ScriptFile:
         if (self.replies is None) == (self.match is None):
             raise ValueError("give exactly one of 'replies' (a list) or 'match' (a mapping)")
+        if not (self.replies or self.match):
+            raise ValueError("the script is empty: a model with no reply fails at its first call")
         return self
 
     def model(self) -> ScriptedModel:
@@ -119,7 +121,14 @@ def load_script_file(path: Path) -> ScriptFile:
     fix = "see the format in docs/sim-model.md, section 'Script files'"
     if not path.is_file():
         raise ConfigError(f"script file {path} does not exist", fix=fix)
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"script file {path} is not UTF-8 text",
+            got=f"byte {exc.object[exc.start : exc.start + 1]!r} at offset {exc.start}",
+            fix=f"{fix}; save it as UTF-8 YAML or JSON",
+        ) from None
     try:
         raw = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
@@ -132,6 +141,8 @@ def load_script_file(path: Path) -> ScriptFile:
         return ScriptFile.model_validate({**raw, "source": str(path)})
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+            (f"{'.'.join(str(p) for p in e['loc'])}: " if e["loc"] else "")
+            + e["msg"].removeprefix("Value error, ")
+            for e in exc.errors()
         )
         raise ConfigError(f"script file {path} is invalid", got=problems, fix=fix) from None

@@ -7,6 +7,7 @@ files, committed atomically; REFLECT maps the intervention space and redirects T
 
 from __future__ import annotations
 
+import inspect
 import sys
 import types
 from typing import Any
@@ -124,3 +125,6 @@ class _CallableModule(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _CallableModule
+# `inspect.signature(loopwright.research)` and help() describe the call, not `(*args, **kwargs)`.
+sys.modules[__name__].__signature__ = inspect.signature(research)  # type: ignore[attr-defined]
+__doc__ = f"research{inspect.signature(research)}\n\n{research.__doc__}\n\n{__doc__}"

@@ -3,6 +3,7 @@ from Python. The `loopwright research` commands are options and printing over th
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from loopwright.errors import UsageError
@@ -15,7 +16,7 @@ __all__ = ["research"]
 
 
 def research(
-    dir: Path,
+    dir: str | os.PathLike[str],
     *,
     init: InitOptions | None = None,
     model: str | None = None,
@@ -26,17 +27,20 @@ def research(
     """Run (or resume) the research loop in `dir` for up to `iterations` iterations (None:
     until goal.md stops it) and return the outcome.
 
-    With `init`, the working directory is created first from those options (`init.dir` must
-    be `dir`). `model` overrides the config's meta model for this
+    With `init`, the working directory is created first from those options (`init.dir` may
+    be left unset; when given it must be `dir`). `model` overrides the config's meta model for this
     call; `on_event` sees each LoopEvent (phases, commits, REFLECT, stops) as it happens.
     `max_usd` sets the run's dollar budget from now on (config.yaml keeps it; the outcome is
     `budget` once it is spent, docs/research.md)."""
+    dir = Path(dir)
     if init is not None:
-        if init.dir != dir:
+        if init.dir is None:
+            init = init.model_copy(update={"dir": dir})
+        elif init.dir != dir:
             raise UsageError(
                 "research(dir, init=...) names two directories",
                 got=f"{dir} and init.dir {init.dir}",
-                fix="pass the same directory in both",
+                fix="leave init.dir unset (dir is used), or pass the same directory in both",
             )
         init_workdir(init)
     return open_loop(dir, model=model, listener=on_event, max_usd=max_usd).run(iterations)

@@ -33,11 +33,12 @@ __all__ = ["InitOptions", "init_workdir"]
 
 
 class InitOptions(BaseModel):
-    """What `research init` takes (the CLI flags, validated)."""
+    """What `research init` takes (the CLI flags, validated). `dir` may be left unset when the
+    options are passed to `research(dir, init=...)`, which fills it in."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    dir: Path
+    dir: Path | None = None
     goal: str | None = None
     goal_file: Path | None = None
     workflow: str
@@ -99,6 +100,13 @@ design below).
 def init_workdir(opts: InitOptions) -> WorkDir:
     """Create a research working directory. UsageError/ConfigError before anything is written
     when an input is missing or wrong, or when `opts.dir` exists and is not empty."""
+    if opts.dir is None:
+        raise UsageError(
+            "research init needs a directory",
+            got="InitOptions(dir=None)",
+            fix="set InitOptions(dir=...), or pass the options to research(dir, init=...)",
+        )
+    root = opts.dir
     goal = _goal_text(opts)
     workflow = resolve_workflow(opts.workflow, catalog=runtime_catalog())
     bench = load_benchmark(opts.bench)
@@ -122,10 +130,10 @@ def init_workdir(opts: InitOptions) -> WorkDir:
             got=opts.sandbox,
             fix="choose one of: " + ", ".join(sandbox_kinds()),
         )
-    check_new_dir(opts.dir, "--dir")
-    if opts.dir.exists() and any(opts.dir.iterdir()):
+    check_new_dir(root, "--dir")
+    if root.exists() and any(root.iterdir()):
         raise UsageError(
-            f"{opts.dir} exists and is not empty",
+            f"{root} exists and is not empty",
             fix="pick a new directory (e.g. the next vN), or remove that one",
         )
     config = ResearchConfig(
@@ -136,7 +144,7 @@ def init_workdir(opts: InitOptions) -> WorkDir:
         caps=opts.caps, reflect=opts.reflect, max_usd=opts.max_usd, git_commit=opts.git_commit or source_commit(),
         benchmark_digest=bench.digest,
     )  # fmt: skip
-    wd = WorkDir(opts.dir)
+    wd = WorkDir(root)
     _write(wd, config, goal, constraints)
     state = WorkspaceState(
         iteration=0, workflow_hash=workflow_hash(workflow), source=f"seed: {opts.workflow}"

@@ -4,6 +4,7 @@ of a run directory). The CLI is options and printing over these; docs/api.md sho
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -79,7 +80,7 @@ class Execution:
 
 def evolve(
     config: EvolveConfig,
-    run_dir: Path,
+    run_dir: str | os.PathLike[str],
     *,
     executor: Executor | Execution | None = None,
     on_event: Listener | None = None,
@@ -103,6 +104,7 @@ def evolve(
     `checked`: what `check_inputs(config, run_dir, executor)` returned, when the caller has
     already checked these inputs (the CLI does, before its banner); they are not checked again
     and the benchmark is not read again."""
+    run_dir = Path(run_dir)
     config = with_engine(config)
     benchmark = checked or check_inputs(config, run_dir, executor)
     with (
@@ -115,7 +117,7 @@ def evolve(
 
 
 def resume(
-    run_dir: Path,
+    run_dir: str | os.PathLike[str],
     *,
     executor: Executor | Execution | None = None,
     on_event: Listener | None = None,
@@ -124,6 +126,7 @@ def resume(
     repeated, and the result is the one an uninterrupted run would have reached. A run stopped
     during calibration continues its calibration (the runs it finished are kept). UsageError
     (creating nothing) when `run_dir` holds no evolve run or the cache cannot be opened."""
+    run_dir = Path(run_dir)
     require_run(run_dir)
     if isinstance(executor, Execution):
         executor.check()
@@ -131,6 +134,7 @@ def resume(
 
         def reopen() -> EvolutionEngine:
             if not (run_dir / CHECKPOINT_FILE).is_file():
+                _require_calibrating(run_dir)
                 config = _calibrating(run_dir)
                 ProgressLog(run_dir, on_event).emit(RunResumed(generation=0, model=config.model))
                 benchmark = load_benchmark(config.bench)
@@ -144,6 +148,21 @@ def resume(
 
         engine = OuterLoop(reopen, run_dir).run()
     return evolve_result(engine.state)
+
+
+def _require_calibrating(run_dir: Path) -> None:
+    """A run without a checkpoint was stopped during calibration; one that evaluated a
+    generation (or finished) has lost its checkpoint, and rebuilding it from calibration would
+    silently start the search again: ConfigError."""
+    evaluated = sorted(p.name for p in run_dir.glob("gen_*") if p.is_dir())
+    if evaluated or (run_dir / "result.json").is_file():
+        raise ConfigError(
+            "the evolve checkpoint is missing from a run that is past calibration",
+            got=f"no {run_dir / CHECKPOINT_FILE}, but "
+            + (f"{', '.join(evaluated)} evaluated" if evaluated else "result.json written"),
+            fix="restore checkpoint.json from a copy (resume needs it to continue without "
+            "repeating work), or start a new run in another directory",
+        )
 
 
 def start(

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from loopwright._fs import atomic_write
 from loopwright._version import __version__
@@ -16,7 +15,7 @@ from loopwright.search._config import EvolveConfig
 from loopwright.search._individual import Individual
 from loopwright.search._progress import GenerationSummary, Spent
 from loopwright.search._staging import StageVerdict
-from loopwright.store import DirLock
+from loopwright.store import DirLock, read_json_mapping
 
 __all__ = [
     "CHECKPOINT_FILE",
@@ -103,7 +102,7 @@ def load_checkpoint(run_dir: Path) -> Checkpoint:
             got=str(path),
             fix="start a run there first (loopwright evolve --run-dir DIR), or check the path",
         )
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = read_json_mapping(path, what="the evolve checkpoint")
     version = data.get("schema_version")
     if version != CHECKPOINT_SCHEMA_VERSION:
         raise ConfigError(
@@ -113,7 +112,14 @@ def load_checkpoint(run_dir: Path) -> Checkpoint:
             f"{CHECKPOINT_SCHEMA_VERSION}; resume it with the version that wrote it, "
             "or start a new run",
         )
-    return Checkpoint.model_validate(data)
+    try:
+        return Checkpoint.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(
+            "the evolve checkpoint does not hold a checkpoint",
+            got=f"{path}: {exc.error_count()} invalid fields, first: {exc.errors()[0]['loc']}",
+            fix="restore it from a copy, or start a new run in another directory",
+        ) from None
 
 
 class RunLock(DirLock):

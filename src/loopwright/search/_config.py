@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -237,7 +238,9 @@ class EvolveConfig(_Frozen):
             raise ConfigError(
                 "elitism must be at least 1 and smaller than the population",
                 got=f"elitism {self.elitism}, population {self.population}",
-                fix=f"pass --elitism between 1 and {self.population - 1}",
+                fix=f"pass --elitism between 1 and {self.population - 1}, or a larger --population"
+                if self.population > 2
+                else "pass --elitism 1, or a larger --population",
             )
         if (self.train_tasks is None) != (self.holdout_tasks is None):
             raise ConfigError(
@@ -251,6 +254,12 @@ class EvolveConfig(_Frozen):
                 "unknown designs",
                 got=", ".join(unknown),
                 fix=f"use some of: {', '.join(DESIGN_KINDS)} (or none: designs: [])",
+            )
+        if not (0.0 <= self.overfit_gap <= 1.0):
+            raise ConfigError(
+                "overfit_gap must lie in [0, 1]",
+                got=str(self.overfit_gap),
+                fix="pass a gap between training and holdout means, e.g. --overfit-gap 0.2",
             )
         _check_economy(self)
         if self.train_tasks is not None and not (self.train_tasks and self.holdout_tasks):
@@ -326,7 +335,7 @@ def _require_at_most(name: str, value: int | None, limit: int, flag: str) -> Non
 
 
 def _require_positive(name: str, value: float | None) -> None:
-    if value is not None and value <= 0:
+    if value is not None and not (value > 0 and math.isfinite(value)):
         raise ConfigError(
             f"{name} must be positive",
             got=str(value),

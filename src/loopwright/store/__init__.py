@@ -21,7 +21,7 @@ from loopwright.store._faults import (
     refuse_disk_full,
 )
 from loopwright.store._index import RunIndex
-from loopwright.store._lock import DirLock
+from loopwright.store._lock import DirLock, lock_holder
 from loopwright.store._paths import (
     check_cache_file,
     check_new_dir,
@@ -51,6 +51,7 @@ from loopwright.store._rundir import (
     RunMeta,
     default_run_path,
     is_simulated,
+    read_json_mapping,
     read_yaml_mapping,
     source_commit,
 )
@@ -92,8 +93,10 @@ __all__ = [
     "disk_full_text",
     "is_simulated",
     "ledger_rows",
+    "lock_holder",
     "os_error_text",
     "out_of_space",
+    "read_json_mapping",
     "read_text_input",
     "read_yaml_mapping",
     "refuse_disk_full",

@@ -175,6 +175,15 @@ class RunIndex:
         )
         return [r[0] for r in rows]
 
+    def run_id_of(self, run_dir: Path) -> str:
+        """The id this index files `run_dir`'s rows under: its directory's name, or, for a run
+        directory renamed or moved since (its rows keep the old name), the one run this index
+        holds. The name when the index holds several runs and none is named so."""
+        known = self.runs()
+        if run_dir.name in known or len(known) != 1:
+            return run_dir.name
+        return known[0]
+
     def individuals(self, run_id: str) -> list[IndividualRow]:
         """The run's individuals by (generation, id)."""
         rows = self._conn.execute(

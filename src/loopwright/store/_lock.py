@@ -11,7 +11,7 @@ from typing import Self
 
 from loopwright.errors import UsageError
 
-__all__ = ["DirLock"]
+__all__ = ["DirLock", "lock_holder"]
 
 # The descriptors of the locks this process holds. A forked child gets a copy of each, and a
 # flock belongs to the open file description, not the process: a child that kept its copy
@@ -74,3 +74,55 @@ class DirLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
+
+
+def lock_holder(path: Path) -> int | None:
+    """The pid of the live process holding the DirLock at `path`, or None when no process holds
+    it (no file, or its holder died: the OS dropped the lock with it). Read from the kernel's
+    table of locks (/proc/locks), so looking never disturbs the run; where that table cannot be
+    read, the lock is tried for an instant instead (a run starting at that very moment could
+    then be refused once). Any process holding it counts, this one too."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    found = _proc_locks_holder(st)
+    if found is not _UNKNOWN:
+        return found if isinstance(found, int) else None
+    return _try_holder(path)
+
+
+_UNKNOWN = object()
+
+
+def _proc_locks_holder(st: os.stat_result) -> object:
+    """The FLOCK holder of the file `st` in /proc/locks, None for no holder, _UNKNOWN when the
+    table cannot be read."""
+    device = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    try:
+        table = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return _UNKNOWN
+    for line in table.splitlines():
+        fields = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 22092 fe:00:2147417 0 EOF" ("->" marks a waiter)
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == device:
+            return int(fields[4]) if fields[4].isdigit() else -1
+    return None
+
+
+def _try_holder(path: Path) -> int | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = os.pread(fd, 32, 0).decode(errors="replace").strip()
+            return int(text) if text.isdigit() else -1
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)

@@ -221,6 +221,29 @@ def read_yaml_mapping(path: Path) -> dict[str, Any] | None:
     return data
 
 
+def read_json_mapping(path: Path, *, what: str) -> dict[str, Any]:
+    """A JSON file loopwright wrote, holding an object. ConfigError, naming `what` (e.g. "the
+    evolve checkpoint") and the path, when the file is missing, not UTF-8, not JSON (truncated
+    by a crash or a full disk, or edited) or not an object: never a traceback."""
+    damaged = "restore it from a copy, or start a new run in another directory"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{what} is missing", got=str(path), fix=damaged) from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{what} is not text", got=f"{path}: binary bytes", fix=damaged) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{what} is not valid JSON (truncated or edited?)", got=f"{path}: {exc}", fix=damaged
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{what} is not a JSON object", got=f"{path}: {type(data).__name__}",
+                          fix=damaged)  # fmt: skip
+    return data
+
+
 # The header fields every kind shares; what else an older config.yaml held is the kind's config.
 _HEADER = ("kind", "loopwright_version", "git_commit", "created_at")
 

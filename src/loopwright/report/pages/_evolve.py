@@ -318,10 +318,14 @@ def _score_row(s: GenerationSummary, interval: tuple[float, float] | None) -> li
 def stop_section(data: EvolveData, cp: Checkpoint) -> Section:
     b = cp.config.budgets
     if cp.stop_reason is None:
+        then = (
+            "Write this report again when it ends."
+            if data.holder is not None
+            else "Resume it with <code>loopwright evolve --resume --run-dir DIR</code>."
+        )
         text = (
-            f"The run has no stop reason: it was interrupted (or is still running) in "
-            f"generation {cp.generation}, phase {cp.phase!r}. Resume it with "
-            f"<code>loopwright evolve --resume --run-dir DIR</code>."
+            f"The run has no stop reason: it {data.state_words} in generation "
+            f"{cp.generation}, phase {cp.phase!r}. {then}"
         )
     else:
         why = _STOP_WHY.get(cp.stop_reason, "{r}").format(

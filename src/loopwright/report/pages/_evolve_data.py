@@ -22,10 +22,11 @@ from loopwright.search import (
     Checkpoint,
     Individual,
     ProgressEvent,
+    RunLock,
     load_checkpoint,
     read_progress,
 )
-from loopwright.store import RunDir, RunMeta, is_simulated
+from loopwright.store import RunDir, RunMeta, is_simulated, lock_holder
 
 __all__ = ["EvolveData", "Spend", "Usage", "load_evolve", "winner_of"]
 
@@ -86,6 +87,15 @@ class EvolveData:
     reflections: dict[int, dict[str, Any]] = field(default_factory=dict)
     simulated: bool = False
     outer_events: tuple[Event, ...] = ()
+    holder: int | None = None  # the pid holding the run's lock: a run still going
+
+    @property
+    def state_words(self) -> str:
+        """ "is still running (pid N holds its lock)" or "was interrupted (no process holds
+        its lock)": a live run told from a dead one by its lock."""
+        if self.holder is not None:
+            return f"is still running (pid {self.holder} holds its lock)"
+        return "was interrupted (no process holds its lock)"
 
     @property
     def partial_reasons(self) -> list[str]:
@@ -99,7 +109,7 @@ class EvolveData:
         reasons = []
         if cp.stop_reason is None:
             reasons.append(
-                f"no stop reason: the run was interrupted (or is still running) in generation "
+                f"no stop reason: the run {self.state_words} in generation "
                 f"{cp.generation}, phase {cp.phase!r}"
             )
         if self.spend.unfinished:
@@ -132,6 +142,7 @@ def load_evolve(run_dir: Path) -> EvolveData:
         reflections=_reflections(run_dir),
         simulated=simulated or is_simulated(model or None),
         outer_events=_outer_events(run_dir),
+        holder=lock_holder(RunLock(run_dir).path),
     )
 
 
