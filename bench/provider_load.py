@@ -13,9 +13,11 @@ at a fixed seed (429 with Retry-After, 500, slow replies). Printed:
                    parse; requests that arrived on a connection two processes held
 
     python bench/provider_load.py [--workers 8] [--calls 400] [--seed 33]
-        [--rate-limit 0.02] [--server-error 0.01] [--slow 0.01]
+        [--rate-limit 0.02] [--server-error 0.01] [--slow 0.01] [--timeout 300]
 
-Bounded: --calls is the total; the default finishes in a few minutes on a busy 2-core machine.
+Bounded: --calls is the total, and workers still running after --timeout seconds are killed
+(exit code -9 in the first line) and the figures are of what was done by then. The default
+finishes in well under a minute on a busy 2-core machine.
 Timings depend on how busy the machine is. No model is involved (the server's replies are
 scripted), so nothing here is a model's output.
 """
@@ -76,6 +78,9 @@ def main() -> None:
     parser.add_argument("--rate-limit", type=float, default=0.02)
     parser.add_argument("--server-error", type=float, default=0.01)
     parser.add_argument("--slow", type=float, default=0.01)
+    parser.add_argument(
+        "--timeout", type=float, default=300, help="seconds before hung workers are killed"
+    )
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", KEY)
     faults = Faults(args.seed, args.rate_limit, args.server_error, args.slow, slow_s=0.3)
@@ -98,8 +103,13 @@ def main() -> None:
         ]
         for p in procs:
             p.start()
+        deadline = started + args.timeout
         for p in procs:
-            p.join()
+            p.join(timeout=max(deadline - time.monotonic(), 0))
+        for p in procs:
+            if p.exitcode is None:  # hung (e.g. on a connection or lock inherited at the fork)
+                p.kill()
+                p.join()
         wall = time.monotonic() - started
     report(server, read_ledger(ledger_path), outs, wall, args, [p.exitcode for p in procs])
 
