@@ -29,7 +29,6 @@ from loopwright.search._checkpoint import Checkpoint, load_checkpoint, rng_from_
 from loopwright.search._components import SearchComponents, default_components
 from loopwright.search._config import EvolveConfig
 from loopwright.search._individual import Individual, Lineage
-from loopwright.search._objective import choose_winner
 from loopwright.search._overfit import OverfitDetector
 from loopwright.search._progress import (
     GenerationFinished,
@@ -285,11 +284,9 @@ class EvolutionEngine:
         self.now.save()
 
     def _finish(self, reason: StopReason) -> None:
-        """End the run: the winner is the `leader` (fully evaluated individuals only; the seed
-        when a budget stopped generation 0 before any individual finished training), or under
-        `objective: cost-aware` the point `choose_winner` takes from the cost front."""
-        state = self.state.model_copy(update={"individuals": dict(self.individuals)})
-        winner = self.individuals[choose_winner(state, self.now.leader().id)]
+        """End the run with its winner (`RunState.winner`: the leader, fully evaluated
+        individuals only, or the objective's point on the cost front)."""
+        winner = self.now.winner()
         self.now.modes.cleanup(keep=[self.individuals[winner.id]])
         self.now.update(stop_reason=reason, winner_id=winner.id)
         self.now.save()

@@ -23,6 +23,7 @@ from loopwright.search._config import EvolveConfig
 from loopwright.search._engine_records import generation_row, individual_row
 from loopwright.search._individual import Individual
 from loopwright.search._modes import EphemeralModeRegistry
+from loopwright.search._objective import choose_winner
 from loopwright.search._progress import (
     GenerationFinished,
     GenerationStarted,
@@ -83,6 +84,12 @@ class RunState:
     def leader(self) -> Individual:
         seed = self.individuals[self.checkpoint.seed_id]
         return leader(self.population(), seed, self.checkpoint.train_tasks, self.config.repetitions)
+
+    def winner(self) -> Individual:
+        """The run's winner under its objective: the `leader`, or under `objective: cost-aware`
+        the point `choose_winner` takes from the holdout/cost front."""
+        current = self.checkpoint.model_copy(update={"individuals": dict(self.individuals)})
+        return self.individuals[choose_winner(current, self.leader().id)]
 
     def train_runs(self) -> int:
         """Training runs committed so far, every individual ever made (the checkpoint keeps
