@@ -118,7 +118,7 @@ def test_the_engine_records_the_objectives_choice_as_the_winner(
         chosen.append(leader_id)
         return checkpoint.seed_id
 
-    monkeypatch.setattr("loopwright.search._engine.choose_winner", choose_seed)
+    monkeypatch.setattr("loopwright.search.strategies._state.choose_winner", choose_seed)
     make_engine(tmp_path / "run", make_config(budgets={"max_generations": 1})).run()
     cp = load_checkpoint(tmp_path / "run")
     assert chosen and cp.winner_id == cp.seed_id
