@@ -79,6 +79,7 @@ from loopwright.search._progress import (
     HyperparameterRecord,
     Listener,
     MutationRejected,
+    PopulationShort,
     ProgressEvent,
     ProgressLog,
     ReflectionSkipped,
@@ -216,13 +217,33 @@ class EvolutionEngine:
                 simulated=is_simulated(config.model),
             )
         )  # fmt: skip
-        population = [seed_ind, *engine._designs(seed_ind)]
-        if not engine.reflects_first:
-            with label_scope(run=run_dir.name):
-                population += engine._offspring([seed_ind], config.population - len(population), 0)
-            engine._count_meta()
-        engine._set_population(population[: config.population], generation=0)
+        with label_scope(run=run_dir.name):
+            population = engine._generation_zero(seed_ind)
+        engine._count_meta()
+        engine._set_population(population, generation=0)
         return engine
+
+    def _generation_zero(self, seed: Individual) -> list[Individual]:
+        """The seed, the designs, then blind mutations of the seed until every slot is full:
+        `population` slots, or with `reflects_first` one per design (its children wait for the
+        reflection), so a design the novelty filter turned away (the minimal design of a seed
+        that is already minimal) gives its slot to a mutation. `_offspring` bounds the tries;
+        a generation still short says so (`PopulationShort`)."""
+        wanted = self.config.population
+        if self.reflects_first:
+            wanted = min(wanted, 1 + len(self.config.designs))
+        population = [seed, *self._designs(seed)][:wanted]
+        tries = 4 * (wanted - len(population)) + 4 if len(population) < wanted else 0
+        population += self._offspring([seed], wanted - len(population), 0)
+        if len(population) < wanted:
+            self.log.emit(
+                PopulationShort(
+                    generation=0, held=len(population), wanted=wanted, tries=tries,
+                    reason="the designs and the mutations tried were not novel or made no "
+                    "child; see the mutation_rejected events",
+                )
+            )  # fmt: skip
+        return population
 
     @classmethod
     def open(
