@@ -39,10 +39,17 @@ from loopwright.records._record import (
     TestOutcome,
     TestOutcomeRecord,
     load_record,
+    parse_record,
+    record_from_json,
     write_record,
 )
 from loopwright.records._trace import INSTRUCTION_NAME
-from loopwright.records._verdict import DEFAULT_PLATEAU_AFTER, judge_cycle
+from loopwright.records._verdict import (
+    DEFAULT_PLATEAU_AFTER,
+    VERDICT_FILE,
+    CycleVerdict,
+    judge_cycle,
+)
 
 __all__ = [
     "DEFAULT_PLATEAU_AFTER",
@@ -53,9 +60,11 @@ __all__ = [
     "INSTRUCTION_NAME",
     "RECORD_FILE",
     "RECORD_SCHEMA_VERSION",
+    "VERDICT_FILE",
     "AgentStep",
     "CycleAnalyzer",
     "CycleRecord",
+    "CycleVerdict",
     "ErrorEvent",
     "Event",
     "EventWriter",
@@ -84,7 +93,9 @@ __all__ = [
     "iter_events",
     "judge_cycle",
     "load_record",
+    "parse_record",
     "read_events",
     "read_grade",
+    "record_from_json",
     "write_record",
 ]
