@@ -8,6 +8,7 @@ it uses the names `x` exports."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -217,3 +218,43 @@ def test_the_task_secret_check_sees_a_read(tmp_path: Path) -> None:
     bad = tmp_path / "_sim_landscape.py"
     bad.write_text("def draw(task):\n    return task.solution_dir / 'x.py'\n", encoding="utf-8")
     assert _secret_reads(bad, frozenset()) == ["_sim_landscape.py:2 .solution_dir"]
+
+
+def _words(text: str, n: int) -> set[str]:
+    words = re.findall(r"[a-z']+", text.lower())
+    return {" ".join(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def _sim_phrases_in(sentence: str) -> list[str]:
+    """What of the simulator's tables `sentence` holds: a GUIDANCE_KEYWORDS phrase (the sim
+    reacts to it as a substring), a four-word run of a PITFALLS line, a match of an instruction
+    cue or of a failing-feedback pattern."""
+    from loopwright.models import GUIDANCE_KEYWORDS
+    from loopwright.models._sim_policy import FAILURE_PATTERNS
+    from loopwright.models._sim_study import _PITFALL_CUES, PITFALLS
+
+    text = sentence.lower()
+    hits = [p for phrases in GUIDANCE_KEYWORDS.values() for p in phrases if p in text]
+    hits += sorted(g for line in PITFALLS.values() for g in _words(line, 4) & _words(text, 4))
+    hits += [f"cue {kind}" for kind, cue in _PITFALL_CUES.items() if cue.search(sentence)]
+    return hits + [f"pattern {p.pattern}" for p in FAILURE_PATTERNS if p.search(sentence)]
+
+
+def test_the_prompt_mutation_library_shares_no_phrase_with_the_simulator() -> None:
+    """The offline prompt mutation's sentences are generic advice, not the simulator's trigger
+    phrases: a sim figure for prompt mutation must not be a lookup of what the sim reacts to."""
+    from loopwright.search import GUIDANCE
+
+    shared = {s[:50]: _sim_phrases_in(s) for ss in GUIDANCE.values() for s in ss}
+    assert {k: v for k, v in shared.items() if v} == {}
+
+
+def test_the_phrase_check_sees_each_sim_table() -> None:
+    assert _sim_phrases_in("Mind the corner case.") == ["corner case"]
+    assert _sim_phrases_in("so keep existing behaviour: do it") == [
+        "existing behaviour",
+        "keep existing behaviour do",
+        "cue broken_regression",
+    ]
+    assert _sim_phrases_in("see the __init__ file") == ["cue import_error"]
+    assert _sim_phrases_in("got 3 failed") == ["pattern \\b\\d+ (?:failed|errors?)\\b"]

@@ -10,7 +10,7 @@ import pytest
 
 from loopwright.evaluation import EvalSettings, Evaluator, InnerLoop, TaskRunSpec, run_task
 from loopwright.models import DEFAULT_PRICES, Message, Reply, ScriptedModel, ToolCall, ToolSpec
-from loopwright.records import FailureCategory, load_record, read_events
+from loopwright.records import CycleVerdict, FailureCategory, load_record, read_events
 from loopwright.sandbox import default_sandbox
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow, workflow_from_text
@@ -175,9 +175,12 @@ def test_inner_loop_steps_keep_history_and_trajectory(task: Task, tmp_path: Path
     assert loop.score_trajectory() == [1.0, 1.0]
     # The second cycle does not beat the first: the InnerLoop's verdicts and stall signals.
     assert [r.experiments[0].verdict for r in loop.history()] == ["kept", "reverted"]
-    assert (first.kept, second.reverted, second.consecutive_reverts) == (1, 1, 1)
-    assert not second.plateau_detected
+    kept, reverted = loop.verdicts()
+    assert (kept.verdict, reverted.verdict, reverted.consecutive_reverts) == ("kept", "reverted", 1)
+    assert not reverted.plateau_detected and first.run_id == kept.run_id
     assert load_record(tmp_path / "loop" / task.id / "rep_1") == second
+    on_disk = (tmp_path / "loop" / task.id / "rep_1" / "verdict.json").read_text()
+    assert CycleVerdict.model_validate_json(on_disk) == reverted
     assert first.seed != second.seed  # each repetition has its own seed
     assert (
         tmp_path / "loop" / task.id / "rep_1" / "directives.md"

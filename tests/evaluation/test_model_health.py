@@ -102,7 +102,7 @@ def _record(turns: int, errors: int, *, simulated: bool = False) -> CycleRecord:
             "node_trace": {}, "gate_loops": {}, "grade": None, "failure_category": "agent_error",
             "read_instruction": False, "diff_files": [], "errors": [], "eval_artifacts": [],
             "input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "total_cost_usd": None,
-            "cost_by_agent": {}, "duration_s": 0.0, "kept": 0, "reverted": 0, "errored": 0,
+            "cost_by_agent": {}, "duration_s": 0.0,
             "experiments": [], "frozen_nodes": [], "mutable_node_ids": [],
         }
     )  # fmt: skip

@@ -203,9 +203,6 @@ def expected_reloop_record() -> CycleRecord:
         total_cost_usd=0.625,
         cost_by_agent={"builder": 0.5, "researcher": 0.125},
         duration_s=30.0,
-        kept=0,
-        reverted=0,
-        errored=0,
         experiments=[
             ExperimentRecord(
                 id="r1",
@@ -216,8 +213,6 @@ def expected_reloop_record() -> CycleRecord:
                 failure_category=FailureCategory.NONE,
             )
         ],
-        consecutive_reverts=0,
-        plateau_detected=False,
         frozen_nodes=["gate_verify"],
         mutable_node_ids=["builder", "study"],
     )
@@ -269,7 +264,6 @@ def test_truncated_last_line_is_ignored_and_the_node_is_unfinished(tmp_path: Pat
     )
     assert record.errors == ["node builder attempt 1: unfinished"]
     assert record.node_trace["builder"].statuses == ["unfinished"]
-    assert record.errored == 1
     assert record.experiments[0].verdict == "errored"
 
 

@@ -155,5 +155,4 @@ def test_only_broken_runs_count_as_errored(
 ) -> None:
     write(tmp_path)
     record = CycleAnalyzer(tmp_path).analyze()
-    assert (record.kept, record.reverted, record.errored) == (0, 0, errored)
     assert record.experiments[0].verdict == ("errored" if errored else "pending")

@@ -102,7 +102,7 @@ def record(
         "failure_category": cat, "read_instruction": True, "diff_files": [], "errors": [],
         "eval_artifacts": [], "input_tokens": 100, "output_tokens": 20, "cached_tokens": 0,
         "total_cost_usd": 0.01, "cost_by_agent": {"builder": 0.01}, "duration_s": 2.0,
-        "kept": 0, "reverted": 0, "errored": 0, "experiments": [], "frozen_nodes": [],
+        "experiments": [], "frozen_nodes": [],
         "mutable_node_ids": [],
     }  # fmt: skip
     return CycleRecord.model_validate(data)

@@ -13,6 +13,7 @@ import pytest
 from loopwright.models import Message, ScriptedModel, ToolSpec
 from loopwright.reflection import (
     Candidate,
+    Contrast,
     ModelReflector,
     OfflineReflector,
     ReplyError,
@@ -23,6 +24,7 @@ from loopwright.reflection import (
     prompt_template,
     write_lesson,
 )
+from loopwright.reflection._rules import _confidence as contrast_confidence
 from loopwright.workflow import AgentNode, add_lesson
 from tests.reflection.records import SEED, generation, record, with_gate
 
@@ -180,7 +182,8 @@ def test_offline_rules_follow_the_digest() -> None:
     assert report.source == "offline_rules" and report.simulated
     kinds = {s.kind: s for s in report.mutation_suggestions}
     assert {"add_gate", "insert_researcher", "prompt_verification", "crossover"} <= set(kinds)
-    assert kinds["add_gate"].confidence == 1.0  # effect 0.25 on the gate contrast
+    # effect 0.25 on the gate contrast, but one gated candidate: one comparison, half support
+    assert kinds["add_gate"].confidence == 0.5
     assert kinds["add_gate"].evidence.candidates == ["plus_gate"]
     assert kinds["add_gate"].max_loops == 3 and kinds["insert_researcher"].max_loops is None
     first, second = report.prompt_improvements  # the two kinds the seed's runs show
@@ -191,6 +194,23 @@ def test_offline_rules_follow_the_digest() -> None:
     helped = [p for p in report.success_patterns if p.kind == "reloop_helped"]
     assert helped and helped[0].evidence.candidates == ["plus_gate"]
     assert OfflineReflector(VOCAB).reflect(0, generation()) == report  # deterministic
+
+
+def _contrast(n_with: int, n_without: int, effect: float) -> Contrast:
+    return Contrast(
+        feature="reloop_gate", text="gate", with_ids=[f"w{i}" for i in range(n_with)],
+        without_ids=[f"o{i}" for i in range(n_without)], with_mean=0.5 + effect,
+        without_mean=0.5, with_runs=3 * n_with, without_runs=3 * n_without,
+    )  # fmt: skip
+
+
+def test_confidence_in_a_contrast_grows_with_the_candidates_behind_it() -> None:
+    one_vs_one = contrast_confidence(_contrast(1, 1, 0.25))
+    assert one_vs_one == 0.5  # a large gap between two candidates is still one comparison
+    assert contrast_confidence(_contrast(1, 5, 0.25)) == one_vs_one  # the smaller side counts
+    ladder = [contrast_confidence(_contrast(m, m, 0.25)) for m in (1, 2, 3, 9)]
+    assert ladder == sorted(ladder) and ladder[-1] == 0.9
+    assert contrast_confidence(_contrast(3, 3, 0.05)) < contrast_confidence(_contrast(3, 3, 0.25))
 
 
 def test_the_prompt_template_ships_with_the_package() -> None:

@@ -17,7 +17,7 @@ from tests.research.conftest import make_workdir
 def test_bootstrap_writes_every_manifest_file(tmp_path: Path) -> None:
     wd = make_workdir(tmp_path / "v1")
     config = yaml.safe_load(wd.config.read_text())
-    assert config["kind"] == "research" and config["schema_version"] == 1
+    assert config["kind"] == "research" and config["schema_version"] == 2
     assert [m["path"] for m in config["manifest"]] == [m.path for m in MANIFEST]
     for entry in MANIFEST:
         if "iter_N" in entry.path:

@@ -214,11 +214,9 @@ def test_checkpoint_is_json_with_schema_version(tmp_path: Path) -> None:
 def test_a_guided_run_breeds_its_first_children_from_the_reflection_on_the_seed(
     tmp_path: Path, first: str
 ) -> None:
-    from dataclasses import replace
-
     from loopwright.search._components import default_components
 
-    config = make_config(strategy="guided", first_children=first, train_tasks=TRAIN[:1])
+    config = make_config(strategy="guided", first_children=first, train_tasks=TRAIN[:1], designs=())
     bench = load_benchmark("mini")
     evaluator = Evaluator(
         model_factory("sim", benchmark=bench),
@@ -226,8 +224,9 @@ def test_a_guided_run_breeds_its_first_children_from_the_reflection_on_the_seed(
         DEFAULT_PRICES,
         EvalSettings(seed=0, sandbox="local"),
     )
-    parts = replace(default_components(config), design=lambda kind, seed: seed)  # no designs
-    engine = EvolutionEngine.start(config, tmp_path, evaluator, components=parts)
+    engine = EvolutionEngine.start(
+        config, tmp_path, evaluator, components=default_components(config)
+    )
     gen0 = [engine.individuals[i] for i in engine.state.population]
     if first == "blind":  # mutations of the seed, drawn before any reflection
         assert len(gen0) == 3 and all(i.lineage.guidance is None for i in gen0)

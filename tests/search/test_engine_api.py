@@ -5,6 +5,7 @@ failures from in-memory records and the individuals tied at the best."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,8 @@ from loopwright.search import (
     EvolveConfig,
     Individual,
     Lineage,
+    MutationContext,
+    MutationResult,
     TaskResult,
     evolve_result,
     failures_in,
@@ -30,9 +33,15 @@ from loopwright.search import (
 )
 from loopwright.search._checkpoint import rng_state
 from loopwright.search._components import default_components
-from loopwright.search._progress import MutationRejected, ReflectionSkipped, Spent, read_progress
+from loopwright.search._progress import (
+    MutationRejected,
+    PopulationShort,
+    ReflectionSkipped,
+    Spent,
+    read_progress,
+)
 from loopwright.tasks import load_benchmark
-from loopwright.workflow import builtin_workflow
+from loopwright.workflow import Workflow, builtin_workflow
 from tests.reflection.records import record, step
 from tests.search.test_engine import HOLDOUT, TRAIN, fake_components, make_config
 
@@ -77,6 +86,33 @@ def test_designs_choose_what_the_designer_adds_to_generation_0(tmp_path: Path) -
     full, one = engines[tmp_path / "full"], engines[tmp_path / "one"]
     assert operators(one)[:2] == ["seed", "design:thorough"]
     assert one.state.population[1] == full.state.population[1]  # the same id either way
+
+
+def test_generation_0_fills_the_slot_of_a_design_that_was_not_novel(tmp_path: Path) -> None:
+    """builder-only's minimal design is the seed itself: a reflects-first run of population 3
+    (seed, minimal, thorough) gives the rejected design's slot to a mutation of the seed."""
+    config = make_config(population=3, strategy="guided")
+    parts = replace(fake_components(), reflector=default_components(config).reflector)
+    engine = EvolutionEngine.start(config, tmp_path / "run", evaluator(), components=parts)
+    assert engine.reflects_first
+    rejected = [e.operator for e in read_progress(tmp_path / "run")
+                if isinstance(e, MutationRejected)]  # fmt: skip
+    assert "design:minimal" in rejected
+    assert len(engine.state.population) == 3
+    assert operators(engine)[:2] == ["seed", "design:thorough"]
+    assert not operators(engine)[2].startswith(("seed", "design:"))
+
+
+def test_a_generation_0_that_cannot_fill_says_so(tmp_path: Path) -> None:
+    def barren(workflow: Workflow, ctx: MutationContext) -> MutationResult:
+        return MutationResult("barren", None, "makes nothing")
+
+    parts = replace(fake_components(), mutate=barren)
+    engine = EvolutionEngine.start(make_config(population=4), tmp_path / "run", evaluator(),
+                                   components=parts)  # fmt: skip
+    short = [e for e in read_progress(tmp_path / "run") if isinstance(e, PopulationShort)]
+    assert len(engine.state.population) == 2  # the seed and the thorough design
+    assert [(e.held, e.wanted) for e in short] == [(2, 4)] and short[0].tries == 12
 
 
 def test_an_unknown_design_is_a_config_error() -> None:

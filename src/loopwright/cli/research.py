@@ -100,6 +100,19 @@ def init(
         str, typer.Option("--sandbox", help="auto, bubblewrap, local, docker (docs/sandbox.md).")
     ] = "auto",
     max_usd: Annotated[float | None, typer.Option("--max-usd", help=_BUDGET_HELP)] = None,
+    holdout: Annotated[
+        str | None,
+        typer.Option("--holdout", help="Comma-separated holdout task ids (default: drawn)."),
+    ] = None,
+    holdout_tasks: Annotated[
+        int,
+        typer.Option(
+            "--holdout-tasks", min=0, help="Holdout tasks drawn (seeded) from the other tasks."
+        ),
+    ] = 3,
+    holdout_passes: Annotated[
+        int, typer.Option("--holdout-passes", min=1, max=20, help="Repetitions per holdout task.")
+    ] = 1,
 ) -> None:
     """Create a research working directory: goal, constraints, knowledge, workspace..."""
     opts = InitOptions(
@@ -109,7 +122,8 @@ def init(
         seed=seed, cons_file=cons_file, constraints=constraints,
         caps=Caps(workers=workers, max_specs_per_iter=max_specs, submission_workers=workers),
         reflect=ReflectSettings(heartbeat_every=heartbeat, axis_window=axis_window),
-        max_usd=max_usd,
+        max_usd=max_usd, holdout_tasks=holdout_tasks, holdout_passes=holdout_passes,
+        holdout=tuple(t.strip() for t in holdout.split(",") if t.strip()) if holdout else None,
     )  # fmt: skip
     wd = init_workdir(opts)
     config = wd.load_config()
@@ -122,6 +136,8 @@ def init(
     console.print(
         f"  meta model {config.meta_model}, agents on {config.eval.model}, seed {config.seed}"
     )
+    held = ", ".join(config.eval.holdout) or "none (no other task of those levels)"
+    console.print(f"  holdout (never shown to the meta model): {held}")
     if config.max_usd is not None:
         console.print(f"  dollar budget ${config.max_usd:g}")
     console.print(f"next: loopwright research run --dir {escape(str(wd.root))}")
@@ -174,7 +190,8 @@ def run(
                 )
             if event.kind == "phase":
                 progress.update(bar, completed=0, total=None)
-            if event.kind in ("committed", "resumed", "stopped", "reflect") and not as_json:
+            shown = ("committed", "resumed", "stopped", "reflect", "holdout")
+            if event.kind in shown and not as_json:
                 progress.console.print(escape(event.message if event.kind == "committed" else
                                               f"iter {event.iteration} {event.kind}: {event.message}"))  # fmt: skip
 
@@ -236,6 +253,7 @@ def _print_status(r: StatusReport) -> None:
         f"workspace score {score} ({escape(r.workspace_source)}); {r.committed} iteration(s)"
     )
     console.print(_trajectory(r))
+    _holdout(r)
     _section("what was learned (latest knowledge)", r.learned)
     _section("open hypotheses", r.hypotheses)
     _section("axes", (*r.axes, f"frontier: {' > '.join(r.frontier) or '(none)'}"))
@@ -246,6 +264,22 @@ def _print_status(r: StatusReport) -> None:
         console.print(
             f"  {mark} {c.number}. {escape(c.name)}" + ("" if c.ok else f": {escape(c.detail)}")
         )
+
+
+def _holdout(r: StatusReport) -> None:
+    if not r.holdout:
+        console.print(
+            "[bold]holdout[/]: none (a directory made before holdouts, or no task left to hold "
+            "out); numbers below are on the tasks the loop optimises"
+        )
+        return
+    overfit = {None: "not checked yet", True: "[bold red]OVERFIT[/]", False: "no overfit signal"}
+    console.print(
+        f"[bold]holdout[/] ({len(r.holdout)} tasks, never shown to the meta model): "
+        f"{overfit[r.overfit]}"
+    )
+    for c in r.holdout_checks:
+        console.print(f"  - {escape(c.line())}")
 
 
 def _trajectory(r: StatusReport) -> Table:

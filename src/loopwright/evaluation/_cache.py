@@ -36,7 +36,7 @@ from loopwright._fs import atomic_write
 from loopwright._version import __version__
 from loopwright.evaluation._executor import EvalJob, Executor, JobResult, JobStream
 from loopwright.evaluation._health import model_never_answered
-from loopwright.records import CycleRecord, write_record
+from loopwright.records import CycleRecord, record_from_json, write_record
 from loopwright.store import CacheEntry, CacheTable, ClaimState, claim_owner, utc_now
 from loopwright.workflow import workflow_hash
 
@@ -127,7 +127,7 @@ class FitnessCache:
         entry = self.table.get(cache_key(evaluator, job))
         if entry is None:
             return None
-        return CycleRecord.model_validate_json(entry.record_json), entry
+        return record_from_json(entry.record_json), entry
 
     def put(self, evaluator: Evaluator, job: EvalJob, record: CycleRecord) -> bool:
         """Store `record` as `job`'s result unless the key is taken; True when stored."""

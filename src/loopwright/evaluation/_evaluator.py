@@ -17,7 +17,14 @@ from loopwright.evaluation._health import ModelHealth
 from loopwright.evaluation._settings import EvalSettings, run_seed
 from loopwright.evaluation._task_run import TaskRunSpec, run_task
 from loopwright.models import ChatModel, PriceTable, label_scope
-from loopwright.records import DEFAULT_PLATEAU_AFTER, CycleRecord, judge_cycle, write_record
+from loopwright.records import (
+    DEFAULT_PLATEAU_AFTER,
+    VERDICT_FILE,
+    CycleRecord,
+    CycleVerdict,
+    judge_cycle,
+    write_record,
+)
 from loopwright.sandbox import EnvironmentCache, Sandbox
 from loopwright.scoring import Grader
 from loopwright.tasks import Task
@@ -197,9 +204,9 @@ class InnerLoop:
     `history()` keeps every CycleRecord; `score_trajectory()` their scores; `mutable_nodes()`
     the node ids the outer loop may change (all but the workflow's frozen ones). Directives
     (outer-loop steering text) reach every agent prompt through `{rules}` and are kept beside
-    the run as directives.md. Each step's record carries its keep/revert verdict and the stall
-    signals against the steps before it (`judge_cycle`; a plateau after `plateau_after`
-    steps in a row not kept), also in its record.json.
+    the run as directives.md. Each step is judged against the steps before it (`judge_cycle`:
+    its record's experiment kept or reverted; a plateau after `plateau_after` steps in a row
+    not kept): `verdicts()` and the run's verdict.json hold the CycleVerdict.
     """
 
     def __init__(
@@ -217,6 +224,7 @@ class InnerLoop:
         self.root = root
         self.plateau_after = plateau_after
         self._history: list[CycleRecord] = []
+        self._verdicts: list[CycleVerdict] = []
 
     def step(self, directives: str | None = None) -> CycleRecord:
         """Run once more (repetition = number of steps so far) and return the new record."""
@@ -233,10 +241,17 @@ class InnerLoop:
             run_id=self.root.name,
             directives=directives or "",
         )
-        record = judge_cycle(record, self._history, plateau_after=self.plateau_after)
-        write_record(record, task_run_dir(self.root, self.task.id, repetition))
+        record, verdict = judge_cycle(record, self._verdicts, plateau_after=self.plateau_after)
+        run_dir = task_run_dir(self.root, self.task.id, repetition)
+        write_record(record, run_dir)
+        atomic_write(run_dir / VERDICT_FILE, verdict.model_dump_json(indent=2) + "\n")
         self._history.append(record)
+        self._verdicts.append(verdict)
         return record
+
+    def verdicts(self) -> list[CycleVerdict]:
+        """Each step's keep/revert verdict and stall signals, oldest first."""
+        return list(self._verdicts)
 
     def history(self) -> list[CycleRecord]:
         return list(self._history)

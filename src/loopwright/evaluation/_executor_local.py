@@ -41,7 +41,7 @@ from loopwright.evaluation._executor import (
     job_timeout_s,
     schedule,
 )
-from loopwright.records import CycleRecord
+from loopwright.records import CycleRecord, record_from_json
 from loopwright.sandbox import process_descendants
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ class _Pool:
         duration = time.monotonic() - worker.started
         failures = self.failures[worker.index]
         if status == "ok" and worker.message is not None:
-            record = CycleRecord.model_validate_json(worker.message[1])
+            record = record_from_json(worker.message[1])
             return self._result(worker, record, status, duration)
         message = _failure_message(worker, status, job, self.executor, duration)
         if status == "crashed" and worker.attempt <= self.executor.retries:

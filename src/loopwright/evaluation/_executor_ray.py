@@ -43,7 +43,7 @@ from loopwright.evaluation._executor import (
     job_timeout_s,
     schedule,
 )
-from loopwright.records import CycleRecord
+from loopwright.records import record_from_json
 
 if TYPE_CHECKING:
     from loopwright.evaluation._evaluator import Evaluator
@@ -240,7 +240,7 @@ class RayExecutor:
         return JobResult(
             index=flight.index,
             job=job,
-            record=CycleRecord.model_validate_json(record_json),
+            record=record_from_json(record_json),
             status="ok",
             attempts=flight.attempt,
             failures=tuple(flight.failures),

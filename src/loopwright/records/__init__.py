@@ -41,10 +41,17 @@ from loopwright.records._record import (
     TestOutcomeRecord,
     forfeited,
     load_record,
+    parse_record,
+    record_from_json,
     write_record,
 )
 from loopwright.records._trace import INSTRUCTION_NAME
-from loopwright.records._verdict import DEFAULT_PLATEAU_AFTER, judge_cycle
+from loopwright.records._verdict import (
+    DEFAULT_PLATEAU_AFTER,
+    VERDICT_FILE,
+    CycleVerdict,
+    judge_cycle,
+)
 
 __all__ = [
     "DEFAULT_PLATEAU_AFTER",
@@ -56,9 +63,11 @@ __all__ = [
     "INSTRUCTION_NAME",
     "RECORD_FILE",
     "RECORD_SCHEMA_VERSION",
+    "VERDICT_FILE",
     "AgentStep",
     "CycleAnalyzer",
     "CycleRecord",
+    "CycleVerdict",
     "ErrorEvent",
     "Event",
     "EventWriter",
@@ -88,7 +97,9 @@ __all__ = [
     "iter_events",
     "judge_cycle",
     "load_record",
+    "parse_record",
     "read_events",
     "read_grade",
+    "record_from_json",
     "write_record",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -47,11 +47,18 @@ __all__ = [
     "TestOutcomeRecord",
     "forfeited",
     "load_record",
+    "parse_record",
+    "record_from_json",
     "write_record",
 ]
 
 RECORD_FILE = "record.json"
-RECORD_SCHEMA_VERSION: Literal[1] = 1
+RECORD_SCHEMA_VERSION: Literal[2] = 2
+"""2 dropped the InnerLoop's verdict counts and stall signals (kept, reverted, errored,
+consecutive_reverts, plateau_detected): a run on its own never filled them. They are the
+InnerLoop's `CycleVerdict` now. A version-1 record.json still loads (`parse_record`)."""
+READABLE_RECORD_VERSIONS = (1, 2)
+_DROPPED_IN_2 = ("kept", "reverted", "errored", "consecutive_reverts", "plateau_detected")
 
 RunStatus = Literal["completed", "error", "timeout", "interrupted"]
 """RunEnd's status; `interrupted` also when events.jsonl has no run_end (the run was cut off)."""
@@ -212,13 +219,13 @@ class CycleRecord(_Frozen):
     score (0.0 without a grade), `score_delta` their difference. Totals sum every model call.
     `total_cost_usd` is None when any call's cost is unknown; `cost_by_agent` (keyed by role,
     or node id for a node without a role) omits roles with an unpriced call. The verdict
-    counts (`kept`, `reverted`, `errored`) and stall signals (`consecutive_reverts`,
-    `plateau_detected`) are pending/0/False for a run on its own; `InnerLoop.step` sets them
-    against the cycles before it (`judge_cycle`: kept when it beats the best score so far).
+    `experiments` holds the run's one experiment: `errored` when the run broke, else
+    `pending` (an `InnerLoop` judges it kept or reverted; its `CycleVerdict` carries the stall
+    signals). Schema 2 has no verdict counts: see `RECORD_SCHEMA_VERSION`.
     `eval_artifacts` are the run directory's files, relative, sorted, record.json excluded.
     """
 
-    schema_version: Literal[1] = RECORD_SCHEMA_VERSION
+    schema_version: Literal[2] = RECORD_SCHEMA_VERSION
     run_id: str
     task_id: str
     task_digest: str
@@ -249,12 +256,7 @@ class CycleRecord(_Frozen):
     total_cost_usd: float | None
     cost_by_agent: dict[str, float]
     duration_s: float = Field(ge=0)
-    kept: int = Field(ge=0)
-    reverted: int = Field(ge=0)
-    errored: int = Field(ge=0)
     experiments: list[ExperimentRecord]
-    consecutive_reverts: int = Field(ge=0, default=0)
-    plateau_detected: bool = False
     frozen_nodes: list[str]
     mutable_node_ids: list[str]
 
@@ -291,6 +293,23 @@ def write_record(record: CycleRecord, run_dir: Path) -> Path:
     return path
 
 
+def parse_record(raw: dict[str, Any]) -> CycleRecord:
+    """A CycleRecord from its JSON object, of schema 1 (the fields dropped in 2 left out) or
+    2. Raises pydantic's ValidationError when it does not validate."""
+    if raw.get("schema_version") == 1:
+        raw = {k: v for k, v in raw.items() if k not in _DROPPED_IN_2}
+        raw["schema_version"] = RECORD_SCHEMA_VERSION
+    return CycleRecord.model_validate(raw)
+
+
+def record_from_json(text: str | bytes) -> CycleRecord:
+    """`parse_record` of a JSON text (a cache entry, a worker's message)."""
+    raw = json.loads(text)
+    if not isinstance(raw, dict):
+        raise ValueError(f"a CycleRecord is a JSON object, got {type(raw).__name__}")
+    return parse_record(raw)
+
+
 def load_record(path: Path) -> CycleRecord:
     """Read a record.json (or `<path>/record.json` when `path` is a directory).
 
@@ -306,14 +325,14 @@ def load_record(path: Path) -> CycleRecord:
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path} is not JSON", got=str(exc)) from None
     version = raw.get("schema_version") if isinstance(raw, dict) else None
-    if version != RECORD_SCHEMA_VERSION:
+    if version not in READABLE_RECORD_VERSIONS:
         raise ConfigError(
             f"{path} has CycleRecord schema_version {version!r}; "
-            f"this loopwright reads version {RECORD_SCHEMA_VERSION}",
+            f"this loopwright reads versions {READABLE_RECORD_VERSIONS}",
             fix="re-analyze the run directory with CycleAnalyzer, or use the loopwright "
             "version that wrote it",
         )
     try:
-        return CycleRecord.model_validate(raw)
+        return parse_record(raw)
     except ValidationError as exc:
         raise ConfigError(f"{path} is not a valid CycleRecord", got=str(exc)[:500]) from None

@@ -41,8 +41,14 @@ _MAX_KINDS = 3
 _MAX_LESSON = 500
 
 
-def _confidence(effect: float) -> float:
-    return round(min(1.0, 0.5 + 5 * abs(effect)), 3)
+def _confidence(contrast: Contrast) -> float:
+    """How far a contrast supports acting on it: its effect's size (0.5 + 5|effect|, at most 1)
+    times the support of its smaller side, m / (m + 1) for m candidates (one against one: 0.5,
+    three against three: 0.75), since one candidate against one is one comparison, whatever
+    the size of the gap. Deterministic."""
+    strength = min(1.0, 0.5 + 5 * abs(contrast.effect))
+    m = min(len(contrast.with_ids), len(contrast.without_ids))
+    return round(max(0.05, strength * m / (m + 1)), 3)
 
 
 def _lesson_confidence(runs: int) -> float:
@@ -194,7 +200,7 @@ def _structural(rd: _Reader, target: str) -> list[tuple[StructuralRecommendation
         out.append(
             (
                 _rec("insert_node", target, "researcher", study.text, ev),
-                _confidence(study.effect),
+                _confidence(study),
                 "insert_researcher",
             )
         )
@@ -219,9 +225,7 @@ def _structural(rd: _Reader, target: str) -> list[tuple[StructuralRecommendation
     ]
     if gate is not None and gate.effect >= MARGIN:
         ev = _ev(gate.with_ids, [], gate.with_runs, gate.text)
-        out.append(
-            (_rec("add_gate", target, None, gate.text, ev), _confidence(gate.effect), "add_gate")
-        )
+        out.append((_rec("add_gate", target, None, gate.text, ev), _confidence(gate), "add_gate"))
     elif helped and (gate is None or gate.effect > -MARGIN):
         why = f"RELOOPs led to passing visible tests in {sum(h for _, h in helped)} runs"
         ev = _ev([c for c, _ in helped], [], sum(h for _, h in helped), why)
@@ -262,7 +266,7 @@ def _removals(rd: _Reader) -> list[tuple[StructuralRecommendation, float, str]]:
             node_id = max(sorted(ids), key=ids.__getitem__)
             ev = _ev(c.with_ids, [], c.with_runs, c.text)
             rec = _rec("remove_node", node_id, None, c.text, ev)
-            out.append((rec, _confidence(c.effect), f"remove_{role}"))
+            out.append((rec, _confidence(c), f"remove_{role}"))
     return out
 
 
@@ -288,7 +292,7 @@ def _measured_lessons(rd: _Reader, best: Workflow) -> list[tuple[PromptImproveme
                 continue
             ev = _ev(c.with_ids, [], c.with_runs, c.text)
             imp = PromptImprovement(target=agent.id, kind="measured", text=text, evidence=ev)
-            out.append((imp, min(0.6, _confidence(c.effect))))
+            out.append((imp, min(0.6, _confidence(c))))
     return out
 
 

@@ -16,8 +16,9 @@ from loopwright.research._axes import axis_names, library_axes
 from loopwright.research._budget import check_budget
 from loopwright.research._config import Caps, EvalConfig, ReflectSettings, ResearchConfig, WorkDir
 from loopwright.research._constraints import merge_constraints, parse_directives
-from loopwright.research._factory import meta_model, select_tasks
+from loopwright.research._factory import meta_model, select_holdout, select_tasks
 from loopwright.research._goal import bootstrap_goal, parse_goal
+from loopwright.research._holdout import write_seed
 from loopwright.research._knowledge import initial_knowledge
 from loopwright.research._memory import Memory
 from loopwright.research._state import RunState, write_run_state
@@ -46,6 +47,9 @@ class InitOptions(BaseModel):
     tasks: tuple[str, ...] | None = None
     level: int | None = None
     max_tasks: int | None = Field(default=None, ge=1)
+    holdout: tuple[str, ...] | None = None
+    holdout_tasks: int = Field(default=3, ge=0)
+    holdout_passes: int = Field(default=1, ge=1, le=20)
     model: str = "sim"
     eval_model: str = "sim"
     sandbox: str = "auto"
@@ -90,6 +94,10 @@ design below).
 - Metric: mean partial credit (fraction of hidden fail_to_pass tests passing). A spec is
   compared with the workspace on the same (task, repetition) pairs (paired; same seeds),
   invalid grades excluded from both sides.
+- Holdout: {len(e.holdout)} other task(s) of the benchmark, split off at init and never shown
+  to the meta model, measured at every adoption and when a run ends ({e.holdout_passes}
+  repetition(s) each, paired with the workflow it replaces; 95% bootstrap interval over tasks).
+- A confirmation at perf scale runs on repetitions after the probe's, so it is independent.
 - Before it is measured, a patched workflow must pass a smoke run on `{e.smoke_task}`
   (completes, reads the task, valid grade), in at most {config.caps.smoke_attempts} attempts.
 - Every measured run of an iteration goes out as one parallel wave; worker counts per
@@ -111,6 +119,7 @@ def init_workdir(opts: InitOptions) -> WorkDir:
     workflow = resolve_workflow(opts.workflow, catalog=runtime_catalog())
     bench = load_benchmark(opts.bench)
     tasks = select_tasks(bench, opts.tasks, opts.level, opts.max_tasks)
+    holdout = select_holdout(bench, tasks, opts.holdout, opts.holdout_tasks, opts.seed)
     meta_model(opts.model, opts.seed)
     model_factory(opts.eval_model, benchmark=bench)
     check_budget(opts.max_usd)
@@ -140,7 +149,8 @@ def init_workdir(opts: InitOptions) -> WorkDir:
         workflow=opts.workflow, meta_model=opts.model, seed=opts.seed,
         eval=EvalConfig(bench=opts.bench, tasks=tasks, smoke_task=tasks[0], model=opts.eval_model,
                         sandbox=opts.sandbox, seed=opts.seed, run_timeout_s=opts.run_timeout_s,
-                        engine=load_engine_settings()),
+                        engine=load_engine_settings(), holdout=holdout,
+                        holdout_passes=opts.holdout_passes),
         caps=opts.caps, reflect=opts.reflect, max_usd=opts.max_usd, git_commit=opts.git_commit or source_commit(),
         benchmark_digest=bench.digest,
     )  # fmt: skip
@@ -150,6 +160,7 @@ def init_workdir(opts: InitOptions) -> WorkDir:
         iteration=0, workflow_hash=workflow_hash(workflow), source=f"seed: {opts.workflow}"
     )
     Workspace(wd.workspace).write(workflow, state)
+    write_seed(wd, workflow)
     write_run_state(wd, RunState(status="initialized", iteration=1))
     return wd
 

@@ -31,7 +31,10 @@ __all__ = [
     "atomic_write",
 ]
 
-CONFIG_SCHEMA_VERSION = 1
+CONFIG_SCHEMA_VERSION = 2
+"""2 added the holdout (`EvalConfig.holdout`, `holdout_passes`, `overfit_gap`); a version-1
+config.yaml still loads, with no holdout."""
+READABLE_CONFIG_VERSIONS = (1, 2)
 
 
 class _Frozen(BaseModel):
@@ -78,6 +81,9 @@ MANIFEST: tuple[ManifestEntry, ...] = (
     ManifestEntry(path="iteration/iter_N/record.json", type="json", access="read-only",
                   written_by=("commit",),
                   purpose="IterRecord: per-spec blocks, summary, reflect block; plus artifacts"),
+    ManifestEntry(path="holdout/", type="directory", access="append", written_by=("init", "loop"),
+                  purpose="the holdout's runs, scores per workflow and checks; never shown to "
+                          "the meta model"),
     ManifestEntry(path="run_state.json", type="json", access="rewrite", written_by=("loop",),
                   purpose="running / paused / terminated / saturated / stalled / budget, and why"),
     ManifestEntry(path=".staging/iter_N/", type="directory", access="rewrite",
@@ -112,7 +118,12 @@ class EvalConfig(_Frozen):
     """How experiments are measured: the benchmark, the eval tasks, the smoke task, the model
     the agents run on, the sandbox and the base seed. `engine` picks each agent node's loop:
     the user's settings file (what `loopwright ab apply` writes) when the directory was
-    created; None in directories made before it was stored (the defaults)."""
+    created; None in directories made before it was stored (the defaults).
+
+    `holdout` is the run's holdout: tasks split off at init, never shown to THINK, CRITIC,
+    DISTILL or REFLECT, measured (`holdout_passes` repetitions each) at every adoption and when
+    a run ends; a train gain more than `overfit_gap` above the holdout gain is the overfit
+    signal. Empty in directories made before config schema 2 (no holdout)."""
 
     bench: str
     tasks: tuple[str, ...] = Field(min_length=1)
@@ -122,6 +133,9 @@ class EvalConfig(_Frozen):
     seed: int = 0
     run_timeout_s: float | None = Field(default=None, gt=0)
     engine: EngineSettings | None = None
+    holdout: tuple[str, ...] = ()
+    holdout_passes: int = Field(default=1, ge=1, le=20)
+    overfit_gap: float = Field(default=0.2, gt=0.0, le=1.0)
 
 
 class ResearchConfig(_Frozen):
@@ -165,6 +179,7 @@ class WorkDir:
         self.iterations = root / "iteration"
         self.staging_root = root / ".staging"
         self.run_state = root / "run_state.json"
+        self.holdout = root / "holdout"
         self.lock = root / ".research.lock"
 
     def iter_dir(self, n: int) -> Path:
@@ -194,12 +209,13 @@ class WorkDir:
         data = yaml.safe_load(self.config.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("kind") != "research":
             raise ConfigError(f"{self.config} is not a research config", got=str(data)[:80])
-        if data.get("schema_version") != CONFIG_SCHEMA_VERSION:
+        if data.get("schema_version") not in READABLE_CONFIG_VERSIONS:
             raise ConfigError(
                 f"{self.config} has another schema version",
                 got=str(data.get("schema_version")),
-                fix=f"this loopwright reads schema_version {CONFIG_SCHEMA_VERSION}",
+                fix=f"this loopwright reads schema_version {READABLE_CONFIG_VERSIONS}",
             )
+        data = {**data, "schema_version": CONFIG_SCHEMA_VERSION}  # 1 -> 2: no holdout
         try:
             return ResearchConfig.model_validate(data)
         except ValidationError as exc:

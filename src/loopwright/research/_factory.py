@@ -7,6 +7,7 @@ instead.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,6 +129,30 @@ def select_tasks(
     return tuple(chosen)
 
 
+def select_holdout(
+    bench: Benchmark, eval_ids: tuple[str, ...], ids: tuple[str, ...] | None, count: int, seed: int
+) -> tuple[str, ...]:
+    """The holdout task ids: `ids` as given (none of them an eval task), else `count` tasks
+    drawn with `seed` from the benchmark's tasks that are not eval tasks, of the eval tasks'
+    levels (fewer when fewer remain; none with `count` 0). Deterministic. ConfigError for an
+    unknown id or one that is also an eval task."""
+    known = {t.id: t for t in bench.tasks}
+    if ids:
+        unknown = [i for i in ids if i not in known]
+        shared = [i for i in ids if i in eval_ids]
+        if unknown or shared:
+            raise ConfigError(
+                "holdout tasks must be benchmark tasks that are not eval tasks",
+                got=", ".join(unknown + shared),
+                fix=f"choose from: {', '.join(sorted(set(known) - set(eval_ids)))}",
+            )
+        return tuple(dict.fromkeys(ids))
+    levels = {known[i].level for i in eval_ids}
+    pool = sorted(t.id for t in bench.tasks if t.id not in eval_ids and t.level in levels)
+    random.Random(derive_seed(seed, "holdout")).shuffle(pool)
+    return tuple(sorted(pool[:count]))
+
+
 def wave_executor(evaluator: Evaluator, run_id: str) -> WaveExecutor:
     """The executor of the wave (see the module docstring)."""
     return ExecutorWave(evaluator, run_id)
@@ -147,7 +172,7 @@ def build_bench(
     e = config.eval
     bench = load_benchmark(e.bench)
     tasks = {t.id: t for t in bench.tasks}
-    missing = [i for i in (*e.tasks, e.smoke_task) if i not in tasks]
+    missing = [i for i in (*e.tasks, e.smoke_task, *e.holdout) if i not in tasks]
     if missing:
         raise ConfigError(
             f"benchmark {e.bench} no longer has task(s) {', '.join(missing)}",
@@ -176,6 +201,7 @@ def build_bench(
         settings.model_copy(update={"seed": derive_seed(e.seed, "smoke")}),
     )
     return EvalBench(
+        holdout=tuple(tasks[i] for i in e.holdout if i in tasks),
         evaluator=evaluator,
         smoke=smoke,
         tasks=tuple(tasks[i] for i in e.tasks),

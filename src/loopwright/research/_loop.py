@@ -24,6 +24,7 @@ from loopwright.research._config import WorkDir
 from loopwright.research._constraints import parse_directives
 from loopwright.research._context import Rules
 from loopwright.research._goal import load_goal, termination_hit
+from loopwright.research._holdout import Holdout, HoldoutCheck
 from loopwright.research._knowledge import Knowledge, check_append_only
 from loopwright.research._memory import Memory
 from loopwright.research._meta import MetaClient
@@ -51,7 +52,7 @@ from loopwright.research.phases._distill import DistillResult, run_distill
 from loopwright.research.phases._experiment import EvalBench, ExperimentOutcome, run_experiment
 from loopwright.research.phases._reflect import reflect_trigger, run_reflect
 from loopwright.research.phases._think import ThinkOutcome, run_think
-from loopwright.workflow import workflow_hash
+from loopwright.workflow import Workflow, workflow_hash
 
 __all__ = ["ResearchLoop", "RunOutcome"]
 
@@ -106,6 +107,7 @@ class ResearchLoop:
         self.bench = bench
         self.emit: Listener = listener or (lambda event: None)
         self.max_usd = max_usd
+        self.holdout = Holdout(self.wd, self.config, bench)
 
     def run(self, max_iterations: int | None = None) -> RunOutcome:
         """Run up to `max_iterations` iterations (None: until the goal stops the run)."""
@@ -130,12 +132,15 @@ class ResearchLoop:
                                  attempt=stop.next_attempt or attempt, saturated_by=stop.reflect),
                     )  # fmt: skip
                     self.emit(LoopEvent("stopped", n, f"{stop.status}: {stop.reason}"))
+                    if stop.status != "budget":  # a spent budget refuses the holdout's calls
+                        self._final_holdout(n)
                     return self._outcome(stop.status, stop.reason, done)
                 done.append(n)
             n = len(self.wd.committed()) + 1
             write_run_state(
                 self.wd, RunState(status="paused", reason="iteration budget spent", iteration=n)
             )
+            self._final_holdout(n - 1)
             return self._outcome("paused", f"ran {len(done)} iteration(s) as asked", done)
 
     def _set_budget(self) -> None:
@@ -210,6 +215,49 @@ class ResearchLoop:
         commit(scope.staging, self.wd.iter_dir(n), record)
         self.emit(LoopEvent("committed", n, _summary_line(record)))
         reconcile(self.wd)
+        if distill.adopted is not None:
+            spec = record.specs[[s.spec.spec_id for s in record.specs].index(distill.adopted)]
+            self._holdout_check(
+                "adoption", n, experiment.workflows[distill.adopted], scope.base,
+                spec.experiment.delta,
+            )  # fmt: skip
+
+    # -- the holdout (never shown to a meta phase) ------------------------------------------------
+
+    def _holdout_check(
+        self,
+        kind: Literal["adoption", "final"],
+        n: int,
+        workflow: Workflow,
+        reference: Workflow,
+        train_gain: float | None,
+    ) -> HoldoutCheck | None:
+        if not self.holdout.enabled:
+            return None
+        self.emit(LoopEvent("holdout", n, f"holdout: measuring ({kind})"))
+        check = self.holdout.check(kind, n, workflow, reference, train_gain)
+        self.emit(LoopEvent("holdout", n, f"holdout: {check.line()}"))
+        return check
+
+    def _final_holdout(self, n: int) -> None:
+        """When a run ends with a workspace other than the seed: the workspace against the
+        seed on the holdout; the train gain is the workspace's score minus the seed's on the
+        pairs of the first adoption."""
+        seed = self.holdout.seed_workflow()
+        current = Workspace(self.wd.workspace)
+        if seed is None or workflow_hash(seed) == current.state().workflow_hash:
+            return
+        if self.holdout.checked(current.workflow(), seed):
+            return
+        memory = Memory.load(self.wd)
+        first = next((r for r in memory.records if r.summary.adopted), None)
+        seed_score = None
+        if first is not None:
+            spec = next(s for s in first.specs if s.spec.spec_id == first.summary.adopted)
+            seed_score = spec.experiment.baseline
+        now = current.state().score()
+        train = now - seed_score if now is not None and seed_score is not None else None
+        self._holdout_check("final", n, current.workflow(), seed, train)
 
     def _scope(self, n: int, attempt: int) -> Scope:
         memory = Memory.load(self.wd)

@@ -29,6 +29,7 @@ EventKind = Literal[
     "committed",
     "stopped",
     "resumed",
+    "holdout",
 ]
 
 

@@ -12,6 +12,7 @@ from loopwright.research._constraints import parse_directives
 from loopwright.research._context import Rules
 from loopwright.research._contracts import check_contracts
 from loopwright.research._goal import load_goal
+from loopwright.research._holdout import HoldoutCheck, overfit_of, read_checks
 from loopwright.research._knowledge import Bullet, Knowledge
 from loopwright.research._memory import Memory
 from loopwright.research._state import read_run_state
@@ -59,9 +60,11 @@ class ContractRow(_S):
 class StatusReport(_S):
     """What `research status --json` prints. `max_usd` is the run's dollar budget (None:
     none); `spent_usd` the run's spend (docs/research.md, "Dollar budget"), `offline_usd` the
-    part of it at simulated prices."""
+    part of it at simulated prices. `holdout` the holdout task ids, `holdout_checks` every
+    holdout check (docs/research.md, "Holdout"), `overfit` the latest check's signal (None
+    before any). Schema 2 added the holdout fields."""
 
-    schema_version: int = 1
+    schema_version: int = 2
     dir: str
     goal: str
     status: str
@@ -83,6 +86,9 @@ class StatusReport(_S):
     max_usd: float | None = None
     spent_usd: float = 0.0
     offline_usd: float = 0.0
+    holdout: tuple[str, ...] = ()
+    holdout_checks: tuple[HoldoutCheck, ...] = ()
+    overfit: bool | None = None
 
 
 def research_status(root: Path) -> StatusReport:
@@ -115,6 +121,7 @@ def research_status(root: Path) -> StatusReport:
         for r in memory.records
     )  # fmt: skip
     learned = tuple(f"{b.id} ({b.origin}) {b.text}" for b in _learned(memory))
+    checks = read_checks(wd)
     return StatusReport(
         dir=str(root), goal=load_goal(wd.goal).ultimate, status=state.status, reason=state.reason,
         simulated=config.meta_model == "sim" or is_simulated(config.eval.model)
@@ -130,6 +137,7 @@ def research_status(root: Path) -> StatusReport:
             for c in check_contracts(wd)
         ),
         max_usd=config.max_usd, spent_usd=spend.total_usd, offline_usd=spend.offline_usd,
+        holdout=config.eval.holdout, holdout_checks=tuple(checks), overfit=overfit_of(checks),
     )  # fmt: skip
 
 

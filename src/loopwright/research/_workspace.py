@@ -74,10 +74,10 @@ class WorkspaceState(BaseModel):
         valid = [p for p in self.pairs if p.valid]
         return fmean(1.0 if p.resolved else 0.0 for p in valid) if valid else None
 
-    def missing_reps(self, tasks: Sequence[str], passes: int) -> list[int]:
-        """Repetitions below `passes` for which some task has no pair yet."""
+    def missing_reps(self, tasks: Sequence[str], reps: Iterable[int]) -> list[int]:
+        """The repetitions of `reps` for which some task has no pair yet."""
         have = {(p.task, p.rep) for p in self.pairs}
-        return [r for r in range(passes) if any((t, r) not in have for t in tasks)]
+        return [r for r in reps if any((t, r) not in have for t in tasks)]
 
     def with_pairs(self, pairs: Iterable[PairScore]) -> tuple[PairScore, ...]:
         merged = {(p.task, p.rep): p for p in self.pairs}

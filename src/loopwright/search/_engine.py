@@ -160,13 +160,12 @@ class EvolutionEngine:
                 simulated=is_simulated(config.model),
             )
         )  # fmt: skip
-        population = [seed_ind, *engine.proposer.designs(engine.now, seed_ind)]
-        if not engine.reflects_first:
-            with label_scope(run=run_dir.name):
-                n = config.population - len(population)
-                population += engine.proposer.offspring(engine.now, [seed_ind], n, 0)
-            engine.now.count_meta(parts.ledger)
-        engine._set_population(population[: config.population], generation=0)
+        with label_scope(run=run_dir.name):
+            population = engine.proposer.generation_zero(
+                engine.now, seed_ind, engine.reflects_first
+            )
+        engine.now.count_meta(parts.ledger)
+        engine._set_population(population, generation=0)
         return engine
 
     @classmethod

@@ -25,6 +25,7 @@ __all__ = [
     "HyperparameterRecord",
     "Listener",
     "MutationRejected",
+    "PopulationShort",
     "ProgressEvent",
     "ProgressLog",
     "ReflectionFinished",
@@ -209,6 +210,18 @@ class MutationRejected(_Event):
     reason: str | None = None
 
 
+class PopulationShort(_Event):
+    """Generation 0 holds fewer individuals than it has slots: after the designs, `tries`
+    mutations of the seed left it at `held` of `wanted`."""
+
+    event: Literal["population_short"] = "population_short"
+    generation: int
+    held: int
+    wanted: int
+    tries: int
+    reason: str
+
+
 class ChildCreated(_Event):
     event: Literal["child_created"] = "child_created"
     generation: int
@@ -246,7 +259,8 @@ class RunFinished(_Event):
 
 ProgressEvent = Annotated[
     CalibrationRunFinished | CalibrationFinished | RunStarted | RunResumed | GenerationStarted | EvaluationFinished | GenerationFinished
-    | ReflectionSkipped | ReflectionFinished | MutationRejected | ChildCreated | StageFinished
+    | ReflectionSkipped | ReflectionFinished | MutationRejected | PopulationShort | ChildCreated
+    | StageFinished
     | RunFinished,
     Field(discriminator="event"),
 ]  # fmt: skip

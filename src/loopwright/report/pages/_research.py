@@ -30,6 +30,7 @@ from loopwright.report.pages._research_charts import (
     trajectory_chart,
 )
 from loopwright.report.pages._research_data import FINISHED, KnowledgeLine, ResearchData
+from loopwright.report.pages._research_holdout import holdout_section, overfit_text
 from loopwright.report.pages._research_iter import iteration_block, verdict_pill
 from loopwright.research import StatusReport
 from loopwright.workflow import load_workflow
@@ -69,7 +70,10 @@ def research_page(data: ResearchData) -> str:
     reasons = data.partial_reasons
     if reasons:
         banners.append(banner("partial", "PARTIAL RUN: " + "; ".join(reasons) + "."))
-    sections = [overview_section(data), goal_section(data)]
+    overfit = overfit_text(data.status)
+    if overfit is not None:
+        banners.append(banner("partial", overfit))
+    sections = [overview_section(data), goal_section(data), holdout_section(data.status)]
     if data.staging:
         sections.append(staging_section(data))
     if data.records:

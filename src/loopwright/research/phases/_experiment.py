@@ -59,7 +59,8 @@ _SMOKE_FAILS = {
 @dataclass(frozen=True)
 class EvalBench:
     """How experiments are measured: the evaluator of the wave, the smoke evaluator (its own
-    seed), the eval tasks, the smoke task and the wave executor."""
+    seed), the eval tasks, the smoke task, the wave executor, and the holdout tasks (measured
+    by the loop, never in a wave)."""
 
     evaluator: Evaluator
     smoke: Evaluator
@@ -67,6 +68,7 @@ class EvalBench:
     smoke_task: Task
     executor: WaveExecutor
     run_id: str
+    holdout: tuple[Task, ...] = ()
 
 
 @dataclass
@@ -76,6 +78,11 @@ class _Ready:
     workflow: Workflow
     passes: int
     smoke: list[SmokeAttempt]
+    first_rep: int = 0
+
+    @property
+    def reps(self) -> range:
+        return range(self.first_rep, self.first_rep + self.passes)
 
 
 @dataclass
@@ -122,7 +129,12 @@ def run_experiment(scope: Scope, bench: EvalBench, vetted: list[Vetted]) -> Expe
             )
         else:
             spec = t.vetted.spec
-            ready.append(_Ready(spec, t.overlay, t.child, _passes(scope, spec), t.attempts))
+            ready.append(
+                _Ready(
+                    spec, t.overlay, t.child, _passes(scope, spec), t.attempts,
+                    _first_rep(scope, spec),
+                )
+            )  # fmt: skip
     if ready:
         _wave(scope, bench, ready, vetted, out)
     return out
@@ -131,6 +143,14 @@ def run_experiment(scope: Scope, bench: EvalBench, vetted: list[Vetted]) -> Expe
 def _passes(scope: Scope, spec: Spec) -> int:
     e = scope.goal.escalation
     return e.perf_passes if spec.scale == "perf" else e.probe_passes
+
+
+def _first_rep(scope: Scope, spec: Spec) -> int:
+    """The first repetition a spec runs: a confirmation of a probe runs on the repetitions after
+    the probe's (an independent measurement, other seeds); everything else from 0."""
+    if spec.scale == "perf" and spec.confirms is not None:
+        return scope.goal.escalation.probe_passes
+    return 0
 
 
 def _not_run(
@@ -319,10 +339,11 @@ def _jobs(scope: Scope, bench: EvalBench, ready: list[_Ready]) -> list[WaveJob]:
             r.overlay / "eval",
         )
         for r in ready
-        for p in range(r.passes)
+        for p in r.reps
     ]
     have = {(p.task, p.rep) for p in scope.state.pairs}
-    for rep in scope.state.missing_reps([t.id for t in bench.tasks], max(r.passes for r in ready)):
+    wanted = sorted({rep for r in ready for rep in r.reps})
+    for rep in scope.state.missing_reps([t.id for t in bench.tasks], wanted):
         missing = tuple(t for t in bench.tasks if (t.id, rep) not in have)
         jobs.append(
             WaveJob(

@@ -58,38 +58,43 @@ __all__ = [
 GUIDANCE: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "edge_cases": (
-            "Before you finish, list every edge case the instruction mentions (empty input, "
-            "boundary values, None, duplicates) and make sure each one is handled.",
-            "Treat corner cases as part of the feature: check empty input, a single element "
-            "and the boundary values the instruction allows.",
+            "Before you finish, list the unusual inputs the instruction mentions (nothing at "
+            "all, the smallest and largest allowed values, None, repeats) and make sure each "
+            "one is handled.",
+            "Treat odd inputs as belonging to the feature: try no items, one item and the extreme "
+            "values the instruction allows.",
         ),
         "signatures": (
-            "Use the exact names, the exact signature and the exact parameter names the "
-            "instruction gives; do not rename, reorder or add required parameters.",
-            "Compare every new function and class with the instruction: exact name, parameter "
-            "names, defaults and return type.",
+            "Use the names the instruction gives, spelled as written, with its arguments in "
+            "its order; do not rename, reorder or add required arguments.",
+            "Compare every new function and class with the instruction: its name, its "
+            "argument names, the values they take when omitted, and what it returns.",
         ),
         "imports": (
-            "After each edit, check that the module still imports: use the exact module name, "
-            "export new names where the instruction asks, and leave no syntax error.",
+            "After each edit, check that the package still loads: use the module paths the "
+            "instruction gives, make new names reachable from the package where it asks, and "
+            "leave the code parseable.",
         ),
         "completeness": (
-            "Implement every part of the feature, not only the first: the change is complete "
+            "Implement each requirement of the feature, not only the first: the change is done "
             "only when each requirement of the instruction is covered.",
-            "Make a checklist of all of the feature's requirements first and tick each one off "
-            "before you finish, so that the work is complete.",
+            "Make a checklist of the feature's requirements first and tick each one off before "
+            "you finish, so that nothing is left out.",
         ),
         "regressions": (
-            "Keep existing behaviour: do not break code that already works, and run the whole "
-            "visible test suite to catch any regression before you finish.",
+            "Keep what already works working: run the whole visible test suite before you "
+            "finish and fix any test your change made fail.",
         ),
         "verification": (
-            "Verify your work: for each example in the instruction, check the result against "
-            "the expected output before you finish.",
+            "Test your work: for each sample call in the instruction, run it and compare what "
+            "you get with what the instruction says before you finish.",
         ),
     }
 )
-"""Failure kind -> guidance sentences the offline rewrite may add (no braces in any)."""
+"""Failure kind -> guidance sentences the offline rewrite may add (no braces in any). Written as
+generic advice to a coding agent, in words of their own: no sentence holds a phrase of the
+offline simulator's tables (what it reacts to), so a sim figure for prompt mutation measures
+the mutation, not a lookup of the sim's trigger words (tests/test_layers.py pins it)."""
 
 FAILURE_SIGNS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {

@@ -14,7 +14,7 @@ from loopwright.search._credit import credit_table
 from loopwright.search._designer import DESIGN_KINDS
 from loopwright.search._engine_records import child_created
 from loopwright.search._individual import Individual, Lineage
-from loopwright.search._progress import MutationRejected
+from loopwright.search._progress import MutationRejected, PopulationShort
 from loopwright.search._protocols import MutationContext, MutationResult
 from loopwright.search._report import failures_of
 from loopwright.search.strategies._merge import maybe_merge
@@ -36,6 +36,12 @@ class Proposer(Protocol):
         report: ReflectionReport | None = None,
     ) -> list[Individual]:  # fmt: skip
         """Up to `n` novel children of `parents` for generation `gen`."""
+        ...
+
+    def generation_zero(
+        self, state: RunState, seed: Individual, reflects_first: bool
+    ) -> list[Individual]:
+        """Generation 0: the seed, its designs and blind mutations of it, every slot filled."""
         ...
 
 
@@ -67,6 +73,31 @@ class SearchProposer:
             state.novelty.remember(ind)
             out.append(ind)
         return out
+
+    def generation_zero(
+        self, state: RunState, seed: Individual, reflects_first: bool
+    ) -> list[Individual]:
+        """The seed, the designs, then blind mutations of the seed until every slot is full:
+        `population` slots, or with `reflects_first` one per design (its children wait for the
+        reflection), so a design the novelty filter turned away (the minimal design of a seed
+        that is already minimal) gives its slot to a mutation. `offspring` bounds the tries; a
+        generation still short says so (`PopulationShort`)."""
+        wanted = state.config.population
+        if reflects_first:
+            wanted = min(wanted, 1 + len(state.config.designs))
+        population = [seed, *self.designs(state, seed)][:wanted]
+        missing = wanted - len(population)
+        population += self.offspring(state, [seed], missing, 0)
+        if len(population) < wanted:
+            state.log.emit(
+                PopulationShort(
+                    generation=0, held=len(population), wanted=wanted,
+                    tries=4 * missing + 4 if missing > 0 else 0,
+                    reason="the designs and the mutations tried were not novel or made no "
+                    "child; see the mutation_rejected events",
+                )
+            )  # fmt: skip
+        return population
 
     def offspring(
         self, state: RunState, parents: list[Individual], n: int, gen: int,
