@@ -5,17 +5,19 @@ second export refused or replaced, and the live listener logging the same figure
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from loopwright.cli._evolve_view import resume_line
 from loopwright.errors import ConfigError, UsageError
 from loopwright.report.export import MlflowLive, export_mlflow, generation_metrics
 from loopwright.search import evolve_result, load_checkpoint, read_progress
 from loopwright.workflow import Workflow, workflow_hash
-from tests.report.conftest import CliRun
+from tests.report.conftest import EVOLVE_ARGS, CliRun, run_cli
 
 mlflow = pytest.importorskip("mlflow")  # a dev dependency: installed in CI (make test)
 
@@ -94,3 +96,35 @@ def test_the_live_listener_logs_what_the_export_logs(sim_evolution: CliRun, stor
     assert _history(client, done.run_id, "train_best") == expected
     assert "winner.yaml" in {a.path for a in client.list_artifacts(done.run_id)}
     assert client.get_run(done.run_id).info.status == "FINISHED"
+
+
+def test_evolve_logs_each_generation_live_with_mlflow(tmp_path: Path, store: str) -> None:
+    run_dir = tmp_path / "run"
+    code, out, err = run_cli(*EVOLVE_ARGS, "--run-dir", str(run_dir), "--no-report",
+                             "--mlflow", store)  # fmt: skip
+    assert code == 0, err
+    assert "logged to MLflow run" in out
+    client = mlflow.MlflowClient(tracking_uri=store)
+    (run,) = client.search_runs([client.get_experiment_by_name("loopwright").experiment_id])
+    checkpoint = load_checkpoint(run_dir)
+    expected = [(s.generation, round(s.train_best or 0.0, 9)) for s in checkpoint.summaries]
+    assert _history(client, run.info.run_id, "train_best") == expected
+    assert run.data.params["seed_workflow"] == "builder-only"
+    assert "winner.yaml" in {a.path for a in client.list_artifacts(run.info.run_id)}
+
+
+def test_evolve_resume_says_where_it_picks_up(sim_evolution: CliRun, tmp_path: Path) -> None:
+    run_dir = tmp_path / "copy"
+    shutil.copytree(sim_evolution.run_dir, run_dir)
+    code, _, err = run_cli("evolve", "--resume", "--run-dir", str(run_dir), "--no-report")
+    assert code == 0, err
+    assert f"{run_dir} has finished (max_generations): nothing left to run" in err
+    (run_dir / "result.json").unlink()
+    checkpoint = load_checkpoint(run_dir)
+    unfinished = checkpoint.model_copy(update={"stop_reason": None, "winner_id": None})
+    (run_dir / "checkpoint.json").write_text(unfinished.model_dump_json(), encoding="utf-8")
+    assert resume_line(run_dir) == (
+        f"resuming {run_dir} at generation {checkpoint.generation} ({checkpoint.phase}): "
+        f"generations done: 0, 1; {checkpoint.spent.evaluations} evaluations kept, none is run "
+        "again"
+    )

@@ -34,6 +34,7 @@ from loopwright.search import (
     ProgressEvent,
     RunResumed,
     StageVerdict,
+    load_checkpoint,
 )
 from loopwright.store import INDEX_FILE, RunIndex, is_simulated
 from loopwright.workflow import to_mermaid
@@ -133,6 +134,24 @@ def _summary_line(s: GenerationSummary) -> str:
         f" holdout {_fmt(s.holdout_best)}{alarm} coverage {s.archive_coverage:.2f}"
         f" spent {s.spent.evaluations} evals ${s.spent.usd:.2f}"
     )
+
+
+def resume_line(run_dir: Path) -> str | None:
+    """Where `evolve --resume` picks the run up: the generations already done, the evaluations
+    kept and the phase; calibration when no generation was made yet; None when `run_dir` holds
+    no run (the resume itself then says why)."""
+    if (run_dir / "checkpoint.json").is_file():
+        cp = load_checkpoint(run_dir)
+        if cp.stop_reason is not None:
+            return f"{run_dir} has finished ({cp.stop_reason}): nothing left to run"
+        done = ", ".join(str(s.generation) for s in cp.summaries) or "none"
+        return (
+            f"resuming {run_dir} at generation {cp.generation} ({cp.phase}): generations done: "
+            f"{done}; {cp.spent.evaluations} evaluations kept, none is run again"
+        )
+    if (run_dir / "config.yaml").is_file():
+        return f"resuming {run_dir} in calibration (no generation made yet; finished runs kept)"
+    return None
 
 
 def _finish(result: EvolveResult, model: str, run_dir: Path, *, report: bool) -> None:

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from loopwright import search
-from loopwright.cli._app import app, resume_hint
+from loopwright.cli._app import app, err_console, resume_hint
 from loopwright.cli._evolve_options import (
     CachePath,
     ExecutorKind,
@@ -39,11 +40,14 @@ from loopwright.cli._evolve_view import (
     _simulated,
     _stage_table,
     console,
+    resume_line,
 )
 from loopwright.cli.report import report_at_end
 from loopwright.errors import RunAbortedError, UsageError
 from loopwright.reflection import describe_report, load_reflection
+from loopwright.report.export import MlflowLive
 from loopwright.search import (
+    ProgressEvent,
     RunLock,
     credit_table,
     evolve_result,
@@ -84,6 +88,14 @@ def evolve(
     no_report: Annotated[
         bool, typer.Option("--no-report", help="Do not write RUN_DIR/report.html at the end.")
     ] = False,
+    mlflow: Annotated[
+        str | None,
+        typer.Option(
+            "--mlflow",
+            help="Log each generation to this MLflow tracking URI as it finishes, and the "
+            "params and artifacts at the end (docs/report.md, 'Export to MLflow').",
+        ),
+    ] = None,
     **settings: Any,
 ) -> None:
     """Evolve workflows: calibrate, then generations of train/holdout/select/mutate."""
@@ -93,13 +105,18 @@ def evolve(
         if run_dir is None:
             raise UsageError("--resume needs --run-dir", fix="pass the run directory to resume")
         _refuse_ignored_on_resume(ctx)
+        picked_up = resume_line(run_dir)
+        live = None if mlflow is None else MlflowLive(mlflow, run_dir)
+        if picked_up:
+            err_console.print(escape(picked_up))
         with (
             resume_hint(f"loopwright evolve --resume --run-dir {run_dir}"),
             _Display() as display,
             _resumable(run_dir, executor, ray_address),
         ):
-            result = search.resume(run_dir, executor=run, on_event=display)
+            result = search.resume(run_dir, executor=run, on_event=_both(display, live))
         _finish(result, load_checkpoint(run_dir).config.model, run_dir, report=not no_report)
+        _mlflow_done(live)
         return
     if bench is None or seed_workflow is None:
         raise UsageError("evolve needs --bench and --seed-workflow", fix="pass both")
@@ -107,14 +124,36 @@ def evolve(
     root = run_dir or default_run_path(f"evolve-{Path(config.seed_workflow).stem}")
     # Before the banner, so a bad input prints only its error; the benchmark it read is passed on.
     checked = search.check_inputs(config, root, run)
+    live = None if mlflow is None else MlflowLive(mlflow, root)  # the client, checked first
     _banner(config.model)
     with (
         resume_hint(f"loopwright evolve --resume --run-dir {root}"),
         _Display() as display,
         _resumable(root, executor, ray_address),
     ):
-        result = search.evolve(config, root, executor=run, on_event=display, checked=checked)
+        result = search.evolve(
+            config, root, executor=run, on_event=_both(display, live), checked=checked
+        )
     _finish(result, config.model, root, report=not no_report)
+    _mlflow_done(live)
+
+
+def _both(display: _Display, live: MlflowLive | None) -> Callable[[ProgressEvent], None]:
+    """The display, and the MLflow listener when there is one, fed the same events."""
+    if live is None:
+        return display
+
+    def feed(event: ProgressEvent) -> None:
+        display(event)
+        live(event)
+
+    return feed
+
+
+def _mlflow_done(live: MlflowLive | None) -> None:
+    if live is not None:
+        done = live.finish()
+        console.print(f"logged to MLflow run {done.run_id} at {done.tracking_uri}")
 
 
 @outer.command("calibrate")
@@ -262,7 +301,8 @@ def outer_promote(
 
 # What `evolve --resume` takes: how to execute (never part of the run's config) and the report.
 _RESUME_FLAGS = frozenset({"resume", "run_dir", "no_report", "executor", "workers",
-                           "ray_address", "cache", "no_cache", "job_timeout"})  # fmt: skip
+                           "ray_address", "cache", "no_cache", "job_timeout",
+                           "mlflow"})  # fmt: skip
 
 
 def _given(ctx: typer.Context, name: str) -> bool:
