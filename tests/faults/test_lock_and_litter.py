@@ -27,6 +27,7 @@ lock = DirLock(Path(sys.argv[1]), busy="busy", fix="wait")
 lock.__enter__()
 child = os.fork()
 if child == 0:
+    os.close(1), os.close(2)  # the test reads the parent's output to its end: not ours too
     time.sleep(120)  # an orphaned worker: outlives its parent
     os._exit(0)
 print(child, flush=True)
