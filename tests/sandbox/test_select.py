@@ -35,6 +35,8 @@ def test_the_public_names_are_pinned() -> None:
         "BINARY_SIZES",
         "BubblewrapSandbox",
         "BuiltImage",
+        "CHANNEL_ENV",
+        "CHANNEL_OVERFLOW",
         "CommandResult",
         "ContainerSettings",
         "DEFAULT_OUTPUT_CAP",

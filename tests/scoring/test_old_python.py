@@ -81,6 +81,6 @@ def test_a_swebench_task_on_python_3_9_validates_under_bubblewrap(
     }
     gold = checks["gold"].grade
     assert gold is not None, [(v, c.problem) for v, c in checks.items()]
-    assert (gold.score, gold.invalid) == (1.0, False), gold.output_tail
+    assert (gold.score, gold.invalid) == (1.0, False), (gold.invalid_reason, gold.output_tail)
     assert cache.ensure(bench.tasks[0]).manifest.python_version.startswith("3.9.")
     assert all(c.ok for c in checks.values()), [(v, c.problem) for v, c in checks.items()]

@@ -88,5 +88,5 @@ def test_a_swebench_task_validates_with_pypy_3_9_in_the_container_sandbox(tmp_pa
         sandbox.close()
     gold = checks["gold"].grade
     assert gold is not None, {v: c.problem for v, c in checks.items()}
-    assert (gold.score, gold.invalid) == (1.0, False), gold.output_tail
+    assert (gold.score, gold.invalid) == (1.0, False), (gold.invalid_reason, gold.output_tail)
     assert all(c.ok for c in checks.values()), {v: c.problem for v, c in checks.items()}

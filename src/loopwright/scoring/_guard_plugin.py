@@ -334,7 +334,11 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         for namespace, name, original in pm_watch:
             if namespace.get(name) is not original:
                 return f"the plugin manager's {name} was replaced"
-        for caller in list(vars(config.hook).values()):
+        # The manager's own relay: pytest 8's `config.hook` is a proxy that wraps the hooks
+        # taking legacy path arguments in plain functions (and keeps its relay as an attribute).
+        for hook_name, caller in list(vars(manager.hook).items()):
+            if hook_name.startswith("_"):
+                continue
             bound = getattr(caller, "_hookexec", None)
             if (
                 getattr(bound, "__self__", None) is not manager
