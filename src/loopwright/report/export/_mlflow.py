@@ -30,7 +30,7 @@ from loopwright.search import (
     evolve_result,
     load_checkpoint,
 )
-from loopwright.store import is_simulated
+from loopwright.store import RunDir, is_simulated
 from loopwright.workflow import workflow_to_yaml
 
 __all__ = ["MLFLOW_HINT", "MlflowExport", "MlflowLive", "export_mlflow", "generation_metrics"]
@@ -214,14 +214,8 @@ def _experiment_id(client: Any, name: str) -> str:
 
 def _source(root: Path) -> str:
     """The run directory (absolute) and when it was created: the identity of an export."""
-    meta = root / "config.yaml"
-    created = ""
-    if meta.is_file():
-        for line in meta.read_text(encoding="utf-8").splitlines():
-            if line.startswith("created_at:"):
-                created = line.partition(":")[2].strip().strip("'\"")
-                break
-    return f"{root.resolve()}@{created}"
+    meta = RunDir(root).meta()
+    return f"{root.resolve()}@{meta.created_at if meta is not None else ''}"
 
 
 def _refuse_or_replace(client: Any, experiment_id: str, source: str, *, replace: bool) -> None:
