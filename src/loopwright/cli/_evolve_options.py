@@ -51,6 +51,15 @@ Strategy = Annotated[
     str, typer.Option("--strategy", help="guided (reflection + credit) or random mutations.")
 ]
 
+ReflectorKind = Annotated[
+    str,
+    typer.Option(
+        "--reflector",
+        help="How a real meta model reflects: digest (one ask holding the digest) or agent "
+        "(it reads the runs with tools first; docs/reflection.md).",
+    ),
+]
+
 Exploration = Annotated[
     float, typer.Option("--exploration", help="Share of random mutations under guided.")
 ]
@@ -172,7 +181,7 @@ def new_config(params: Mapping[str, Any]) -> search.EvolveConfig:
             "strategy": p["strategy"], "exploration": p["exploration"],
             "first_children": p["first_children"], "stages": _stages(p["stages"]),
             "stage_margin": p["stage_margin"], "parents": p["parents"], "merge_rate": p["merge"],
-            "objective": p["objective"],
+            "objective": p["objective"], "reflection": {"reflector": p["reflector"]},
             "calibration": {"band_low": low, "band_high": high,
                             "repetitions": p["calibration_reps"],
                             "min_train": p["min_train"], "min_holdout": p["min_holdout"]},
@@ -280,6 +289,7 @@ def _run_settings(
     parents: Parents = "tournament",
     merge: Merge = 0.0,
     objective: Objective = "holdout",
+    reflector: ReflectorKind = "digest",
 ) -> None:
     """The options of a new run, declared once (`takes_run_settings` adds them to a command)."""
 

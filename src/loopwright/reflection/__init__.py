@@ -1,5 +1,6 @@
 """Reflection on the exhaust: a generation's CycleRecords digested into facts, read by a meta
-model (or by offline rules with `sim`) into a validated ReflectionReport whose suggestions guide
+model (or by offline rules with `sim`; or read run by run with tools by the reflector agent,
+`AgentReflector`) into a validated ReflectionReport whose suggestions guide
 the next generation's mutations. See docs/reflection.md.
 
 This package does not import `loopwright.search` (search imports it): the search side hands in
@@ -8,6 +9,7 @@ This package does not import `loopwright.search` (search imports it): the search
 
 from __future__ import annotations
 
+from loopwright.reflection._agent import DEFAULT_AGENT_TURNS, AgentReflector
 from loopwright.reflection._cap import digest_chars, fit_digest
 from loopwright.reflection._digest import (
     DIGEST_SCHEMA_VERSION,
@@ -23,6 +25,7 @@ from loopwright.reflection._digest import (
     TestRow,
     build_digest,
 )
+from loopwright.reflection._exhaust import EXHAUST_TOOLS, ExhaustTools, RunRef
 from loopwright.reflection._features import (
     note_takers,
     structure_line,
@@ -51,6 +54,7 @@ from loopwright.reflection._report import (
     ReflectionReport,
     ReflectionSource,
     StructuralRecommendation,
+    ToolUse,
     load_reflection,
     reflection_path,
     write_reflection,
@@ -74,11 +78,14 @@ from loopwright.reflection._validate import (
 
 __all__ = [
     "ACTION_OPERATORS",
+    "DEFAULT_AGENT_TURNS",
     "DEFAULT_DIGEST_CHARS",
     "DIGEST_SCHEMA_VERSION",
+    "EXHAUST_TOOLS",
     "FAILURE_KINDS",
     "KIND_PHRASES",
     "REFLECTION_SCHEMA_VERSION",
+    "AgentReflector",
     "Attempt",
     "Candidate",
     "CandidateDigest",
@@ -87,6 +94,7 @@ __all__ = [
     "ErrorGroup",
     "Evidence",
     "ExhaustDigest",
+    "ExhaustTools",
     "ModelReflector",
     "MutationSuggestion",
     "NodeDigest",
@@ -99,10 +107,12 @@ __all__ = [
     "Reflector",
     "ReloopDigest",
     "ReplyError",
+    "RunRef",
     "StructuralRecommendation",
     "TaskDigest",
     "TaskOutcome",
     "TestRow",
+    "ToolUse",
     "Vocabulary",
     "build_digest",
     "check_body",

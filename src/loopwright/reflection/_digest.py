@@ -15,6 +15,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from statistics import fmean
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -50,13 +51,16 @@ DIGEST_SCHEMA_VERSION = 1
 @dataclass(frozen=True)
 class Candidate:
     """One member of a generation as reflection sees it: its id, workflow, how it was made,
-    and its training CycleRecords (may be empty: never evaluated)."""
+    and its training CycleRecords (may be empty: never evaluated). `run_dirs`, when given,
+    holds each record's run directory (same order as `records`): the exhaust the agent
+    reflector reads with its tools (events.jsonl, grade.json, diff.patch, notes.md)."""
 
     id: str
     workflow: Workflow
     records: tuple[CycleRecord, ...]
     operator: str = "seed"
     parents: tuple[str, ...] = ()
+    run_dirs: tuple[Path, ...] = ()
 
 
 class _Frozen(BaseModel):

@@ -168,29 +168,31 @@ class ModelReflector:
             for a in answer.attempts
         ]
         if answer.value is None:
-            return self._fallback(full, digest, candidates, attempts)
+            return _fallback_report(self.model.name, full, digest, candidates, self.vocab, attempts)
         body, dropped = check_body(answer.value, candidates, self.vocab)
         return _report(
             "model", body, digest, candidates,
             model=self.model.name, dropped=dropped, attempts=attempts,
         )  # fmt: skip
 
-    def _fallback(
-        self,
-        full: ExhaustDigest,
-        digest: ExhaustDigest,
-        candidates: Sequence[Candidate],
-        attempts: list[Attempt],
-    ) -> ReflectionReport:
-        body, dropped = check_body(offline_body(full, candidates), candidates, self.vocab)
-        note = (
-            f"the meta model's {len(attempts)} replies all failed validation; this report was "
-            "built from the digest alone by the offline rules"
-        )
-        extra: dict[str, object] = {
-            "model": self.model.name,
-            "dropped": dropped,
-            "attempts": attempts,
-            "note": note,
-        }
-        return _report("digest_fallback", body, digest, candidates, **extra)
+
+def _fallback_report(
+    model: str,
+    full: ExhaustDigest,
+    digest: ExhaustDigest,
+    candidates: Sequence[Candidate],
+    vocab: Vocabulary,
+    attempts: list[Attempt],
+    **extra: object,
+) -> ReflectionReport:
+    """The offline rules' report after the meta model gave no usable reply (`digest_fallback`),
+    with its attempts (and `extra` fields, such as the agent's tool calls)."""
+    body, dropped = check_body(offline_body(full, candidates), candidates, vocab)
+    note = (
+        f"the meta model's {len(attempts)} replies all failed validation; this report was "
+        "built from the digest alone by the offline rules"
+    )
+    fields: dict[str, object] = {
+        "model": model, "dropped": dropped, "attempts": attempts, "note": note, **extra,
+    }  # fmt: skip
+    return _report("digest_fallback", body, digest, candidates, **fields)

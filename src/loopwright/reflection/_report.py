@@ -2,7 +2,9 @@
 
 `ReflectionBody` is what the meta model must reply (five lists, every item with its evidence);
 `ReflectionReport` is what is stored as `reflection_gen{N}.json` (the body, validated and
-normalised, plus where it came from, what was dropped and every attempt). schema_version 1.
+normalised, plus where it came from, what was dropped, every attempt and, for the agent
+reflector, every tool call it made). schema_version 2 (2 added `Evidence.runs`, the `agent`
+source and `tool_calls`; a schema-1 file still loads).
 """
 
 from __future__ import annotations
@@ -28,15 +30,18 @@ __all__ = [
     "ReflectionReport",
     "ReflectionSource",
     "StructuralRecommendation",
+    "ToolUse",
     "load_reflection",
     "reflection_path",
     "write_reflection",
 ]
 
-REFLECTION_SCHEMA_VERSION = 1
+REFLECTION_SCHEMA_VERSION = 2
+READABLE_REFLECTION_VERSIONS = (1, 2)
 
-ReflectionSource = Literal["model", "offline_rules", "digest_fallback", "empty"]
-"""Where a report came from: the meta model's validated reply; the offline rules (the `sim`
+ReflectionSource = Literal["model", "agent", "offline_rules", "digest_fallback", "empty"]
+"""Where a report came from: the meta model's validated reply to the digest; the reflector
+agent's validated reply after it read the exhaust with its tools; the offline rules (the `sim`
 path); the offline rules after the meta model's replies failed validation (a fallback); or no
 records to reflect on (no call made)."""
 
@@ -47,10 +52,13 @@ class _Frozen(BaseModel):
 
 class Evidence(_Frozen):
     """What supports an item: the candidates and tasks it was seen in and how many runs or
-    messages show it. `detail` may quote a message or a contrast."""
+    messages show it. `detail` may quote a message or a contrast. `runs` names the runs the
+    agent reflector read that show it (`CANDIDATE/TASK/repK`); the agent must cite only runs
+    it read."""
 
     candidates: list[str] = Field(default_factory=list)
     tasks: list[str] = Field(default_factory=list)
+    runs: list[str] = Field(default_factory=list)
     count: int = Field(ge=1, description="runs or messages that show it")
     detail: str = Field(default="", max_length=400)
 
@@ -124,13 +132,25 @@ class Attempt(_Frozen):
     error: str | None = None
 
 
+class ToolUse(_Frozen):
+    """One tool call of the reflector agent: the tool, its arguments (JSON, cut at 300
+    characters), whether it answered, and how many characters it returned."""
+
+    turn: int = Field(ge=1)
+    tool: str
+    arguments: str = Field(default="", max_length=300)
+    ok: bool
+    chars: int = Field(ge=0)
+
+
 class ReflectionReport(ReflectionBody):
-    """A generation's reflection as stored in `reflection_gen{N}.json` (schema_version 1).
+    """A generation's reflection as stored in `reflection_gen{N}.json` (schema_version 2).
 
     Every mutation suggestion names a known operator and a node some candidate has and that is
     not frozen (others are in `dropped` with the reason); every structural recommendation and
     prompt improvement is also covered by a suggestion, so the guided strategy can weight it.
-    `simulated` is True when the records were made with a simulated model.
+    `simulated` is True when the records were made with a simulated model. `tool_calls` is
+    every tool call of the agent reflector (empty for the other sources).
     """
 
     schema_version: int = REFLECTION_SCHEMA_VERSION
@@ -141,6 +161,7 @@ class ReflectionReport(ReflectionBody):
     candidates: list[str] = Field(default_factory=list, description="the generation's ids")
     dropped: list[Dropped] = Field(default_factory=list)
     attempts: list[Attempt] = Field(default_factory=list)
+    tool_calls: list[ToolUse] = Field(default_factory=list)
     digest_chars: int = 0
     digest_omitted: list[str] = Field(default_factory=list)
     note: str = ""
@@ -179,13 +200,13 @@ def load_reflection(path: Path) -> ReflectionReport:
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path} is not JSON", got=str(exc)) from None
     version = raw.get("schema_version") if isinstance(raw, dict) else None
-    if version != REFLECTION_SCHEMA_VERSION:
+    if version not in READABLE_REFLECTION_VERSIONS:
         raise ConfigError(
             f"{path} has reflection schema_version {version!r}; this loopwright reads "
-            f"{REFLECTION_SCHEMA_VERSION}",
+            f"{', '.join(map(str, READABLE_REFLECTION_VERSIONS))}",
             fix="reflect on the generation again, or use the loopwright version that wrote it",
         )
     try:
-        return ReflectionReport.model_validate(raw)
+        return ReflectionReport.model_validate({**raw, "schema_version": REFLECTION_SCHEMA_VERSION})
     except ValidationError as exc:
         raise ConfigError(f"{path} is not a valid reflection report", got=str(exc)[:500]) from None

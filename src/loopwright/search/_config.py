@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from loopwright.errors import ConfigError
-from loopwright.models import ModelChoice, ModelsConfig
+from loopwright.models import ModelChoice, ModelsConfig, is_offline_spec
 from loopwright.runtime import EngineSettings
 from loopwright.search._designer import DESIGN_KINDS
 
@@ -116,13 +116,17 @@ class ReflectionSettings(_Frozen):
     strategy, rewrites prompts and crosses parents); None means the run's model. `sim` or
     `offline` use the offline rules. A malformed reply is retried `max_retries` times with the
     validation error, then the report is built from the digest alone. `digest_max_chars` caps
-    the digest.
+    the digest. `reflector`: `digest` (the default: one ask holding the digest) or `agent` (the
+    meta model reads the runs with tools for at most `agent_max_turns` turns before it
+    answers; it needs a meta model that calls tools, not `sim` or `offline`).
     """
 
     enabled: bool | None = None
     meta_model: str | None = None
     max_retries: int = 2
     digest_max_chars: int = 16_000
+    reflector: Literal["digest", "agent"] = "digest"
+    agent_max_turns: int = 12
 
     @model_validator(mode="after")
     def _sane(self) -> ReflectionSettings:
@@ -137,6 +141,12 @@ class ReflectionSettings(_Frozen):
                 "reflection digest_max_chars is too small to hold a digest",
                 got=str(self.digest_max_chars),
                 fix="use at least 2000 (the default is 16000)",
+            )
+        if not 1 <= self.agent_max_turns <= 100:
+            raise ConfigError(
+                "reflection agent_max_turns must lie in [1, 100]",
+                got=str(self.agent_max_turns),
+                fix="use 12 (the default)",
             )
         return self
 
@@ -268,6 +278,7 @@ class EvolveConfig(_Frozen):
                 fix="pass a gap between training and holdout means, e.g. --overfit-gap 0.2",
             )
         _check_economy(self)
+        _check_reflector(self)
         if self.train_tasks is not None and not (self.train_tasks and self.holdout_tasks):
             raise ConfigError("explicit task splits must not be empty", fix="name tasks")
         if self.train_tasks and self.holdout_tasks:
@@ -296,6 +307,18 @@ class EvolveConfig(_Frozen):
         the guided strategy (the only one that reads the reports)."""
         enabled = self.reflection.enabled
         return self.strategy == "guided" if enabled is None else enabled
+
+
+def _check_reflector(config: EvolveConfig) -> None:
+    """The reflector agent needs a meta model that calls tools: the offline rules do not."""
+    settings = config.reflection
+    spec = settings.meta_model or config.choice.meta_spec
+    if settings.reflector == "agent" and is_offline_spec(spec):
+        raise ConfigError(
+            "--reflector agent needs a meta model that calls tools",
+            got=f"the meta model is {spec!r}, which reflects by the offline rules",
+            fix="pass --meta-model PROVIDER/MODEL (or scripted:FILE), or drop --reflector agent",
+        )
 
 
 def _check_economy(config: EvolveConfig) -> None:

@@ -10,6 +10,7 @@ from loopwright.errors import ConfigError
 from loopwright.models import ChatModel, CostLedger, is_offline_spec, meta_chat_model
 from loopwright.records import CycleRecord, load_record
 from loopwright.reflection import (
+    AgentReflector,
     Candidate,
     ModelReflector,
     OfflineReflector,
@@ -47,13 +48,17 @@ def reflection_candidates(
     out, unreadable = [], 0
     for ind in population:
         records: list[CycleRecord] = []
+        dirs: list[Path] = []
         for result in ind.results:
             if result.split != "train":
                 continue
+            path = run_dir / result.record_path
             try:
-                records.append(load_record(run_dir / result.record_path))
+                records.append(load_record(path))
             except ConfigError:
                 unreadable += 1
+                continue
+            dirs.append(path if path.is_dir() else path.parent)
         out.append(
             Candidate(
                 id=ind.id,
@@ -61,6 +66,7 @@ def reflection_candidates(
                 records=tuple(records),
                 operator=ind.lineage.operator,
                 parents=ind.lineage.parents,
+                run_dirs=tuple(dirs),
             )
         )
     return out, unreadable
@@ -93,13 +99,19 @@ def meta_model(config: EvolveConfig, ledger: CostLedger | None = None) -> ChatMo
 def make_reflector(config: EvolveConfig, ledger: CostLedger | None = None) -> Reflector | None:
     """The reflector `config` asks for: None when it does not reflect (`config.reflects`:
     reflection off, or unset with the random strategy); the offline rules for `sim`/`offline`;
-    else a ModelReflector on the meta model."""
+    else the AgentReflector (`reflection.reflector: agent`) or a ModelReflector on the meta
+    model."""
     settings = config.reflection
     if not config.reflects:
         return None
     model = meta_model(config, ledger)
     if model is None:
         return OfflineReflector(vocabulary(), digest_max_chars=settings.digest_max_chars)
+    if settings.reflector == "agent":
+        return AgentReflector(
+            model, vocabulary(), max_turns=settings.agent_max_turns,
+            max_retries=settings.max_retries, digest_max_chars=settings.digest_max_chars,
+        )  # fmt: skip
     return ModelReflector(
         model,
         vocabulary(),
