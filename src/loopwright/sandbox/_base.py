@@ -131,6 +131,15 @@ class Sandbox(ABC):
 
         return EnvironmentSandbox(self, environment, workspace.resolve())
 
+    def relay_dir(self, workspace: Path) -> tuple[Path, str] | None:
+        """A host directory where a unix socket can be bound that commands run for `workspace`
+        can connect to, and the path they see it at; None (the default) when commands see the
+        host's own paths (bubblewrap shows a command's writable paths in place, local is the
+        host). The container sandbox overrides it: its containers have no network, so a model
+        relay reaches them only through such a socket."""
+        del workspace
+        return None
+
     def visible(self, path: Path) -> str:
         """`path` (a host path, resolved) as a command run by this sandbox sees it. The same
         path, unless the sandbox places the workspace elsewhere (see `within`)."""

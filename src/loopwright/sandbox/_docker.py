@@ -33,6 +33,7 @@ from loopwright.sandbox._process import CHANNEL_ENV, run_process, to_result
 __all__ = ["DockerSandbox"]
 
 _STAGE = "/.lw"  # inside: ro/ (read-only) and rw/ (writable) staging mounts
+_RELAY = f"{_STAGE}/relay"  # inside: the relay directory (read-only; sockets bound outside)
 _HOME = "/tmp"  # a tmpfs in the container
 _NOT_FOUND = "loopwright-sandbox: cannot start"
 # PID 1 of every container: a shell that reaps every orphan and survives `kill -KILL -1`.
@@ -172,6 +173,15 @@ class DockerSandbox(Sandbox):
         self.attach(workspace, image=environment.image, workdir=environment.workdir)
         return EnvironmentSandbox(self, environment, workspace.resolve())
 
+    def relay_dir(self, workspace: Path) -> tuple[Path, str]:
+        """The relay directory of `workspace`'s container: a unix socket bound in the returned
+        host directory is reachable inside at the returned path (a read-only mount: a command
+        can connect to a socket there, not replace or remove it). Starts the container without
+        network when the workspace has none (one with network is replaced), since a relay is
+        for a command that must reach nothing else."""
+        container = self._container_for(resolve_dir(workspace, "workspace"), False)
+        return container.stage / "relay", _RELAY
+
     def release(self, workspace: Path) -> None:
         """Remove `workspace`'s container and staging files. Idempotent."""
         root = Path(workspace).resolve()
@@ -262,8 +272,8 @@ class DockerSandbox(Sandbox):
                 f"image locally and name it in {ENV_PREFIX}IMAGE (docs/sandbox.md)",
             )
         stage = Path(tempfile.mkdtemp(prefix="lw-ctr-"))
-        (stage / "ro").mkdir()
-        (stage / "rw").mkdir()
+        for kind in ("ro", "rw", "relay"):
+            (stage / kind).mkdir()
         try:
             cid = self.engine.call(
                 "run",
@@ -292,6 +302,7 @@ class DockerSandbox(Sandbox):
             "--cpus", f"{s.cpus:g}", "--memory", s.memory, "--pids-limit", str(s.pids_limit),
             "-v", f"{root}:{shape.workdir}:rw", *scratch,
             "-v", f"{stage / 'ro'}:{_STAGE}/ro:ro", "-v", f"{stage / 'rw'}:{_STAGE}/rw:rw",
+            "-v", f"{stage / 'relay'}:{_RELAY}:ro",
             "-w", shape.workdir, *user, *s.run_flags,
         ]  # fmt: skip
 

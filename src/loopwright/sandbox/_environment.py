@@ -136,5 +136,9 @@ class EnvironmentSandbox(Sandbox):
             channel=request.channel,
         )
 
+    def relay_dir(self, workspace: Path) -> tuple[Path, str] | None:
+        """`inner`'s (the environment does not change where sockets are seen)."""
+        return self.inner.relay_dir(workspace)
+
     def close(self) -> None:
         """Nothing to release: `inner` belongs to the caller."""

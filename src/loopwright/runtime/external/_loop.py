@@ -36,6 +36,7 @@ from loopwright.runtime.external._network import (
     forwarded_argv,
     interpreter_dirs,
     network_plan,
+    relay_socket,
 )
 from loopwright.runtime.external._types import (
     ExternalAdapter,
@@ -187,10 +188,12 @@ def _invoke(
     (then its process group is killed), with the network `plan` allows: under
     `endpoint-only` no network but the forwarder to its model endpoint. Raises SandboxError
     when it cannot be started."""
-    argv = forwarded_argv(invocation.argv, plan, scratch)
-    if plan.endpoint is not None:
-        exposed = [*exposed, *interpreter_dirs(), Path(invocation.argv[0]).resolve()]
-    with bridge(plan, scratch):
+    relay = relay_socket(tc.sandbox, tc.workspace, scratch) if plan.endpoint else None
+    argv = forwarded_argv(invocation.argv, plan, scratch, relay)
+    if relay is not None:
+        shown = interpreter_dirs() if relay.python is None else []  # else the sandbox's own
+        exposed = [*exposed, *shown, Path(invocation.argv[0]).resolve()]
+    with bridge(plan, scratch, relay):
         return tc.sandbox.run(
             argv,
             cwd=tc.workspace,

@@ -4,7 +4,10 @@ Under an isolated sandbox that can cut the network (bubblewrap), an agent comman
 network (a namespace with loopback only), wrapped in `_inner_forwarder.py`, which listens
 inside on the port of the model endpoint's loopback URL and forwards to a unix socket in the
 visit's scratch directory; `EndpointBridge`, outside, connects each connection made there to
-the endpoint (the metering relay, or a local model server) and nowhere else. The agent is given
+the endpoint (the metering relay, or a local model server) and nowhere else. Under the container
+sandbox the agent's container has no network at all (`--network none`); the forwarder runs
+inside it on the container's own Python, and the socket is bound in the container's relay
+directory (`Sandbox.relay_dir`, a read-only mount), the only way out. The agent is given
 the same URL as before, and any other address it tries (another port, another host) is
 unreachable. A remote HTTPS endpoint (an `--api-base` on another host, or a hosted provider's
 own URL) cannot be served on a loopback port (its TLS name would not match), so the forwarder
@@ -32,11 +35,13 @@ from loopwright.sandbox import Sandbox
 __all__ = [
     "EndpointBridge",
     "NetworkPlan",
+    "RelaySocket",
     "bridge",
     "forwarded_argv",
     "interpreter_dirs",
     "loopback_endpoint",
     "network_plan",
+    "relay_socket",
     "remote_https_endpoint",
 ]
 
@@ -44,7 +49,7 @@ NetworkMode = Literal["endpoint-only", "none", "open"]
 _FORWARDER = Path(__file__).with_name("_inner_forwarder.py")
 _SOCKET_NAME = "model.sock"
 _CHUNK = 65536
-_RESTRICTING_SANDBOXES = frozenset({"bubblewrap"})
+_RESTRICTING_SANDBOXES = frozenset({"bubblewrap", "docker"})
 PROXY_PORT = 3128
 """The port of the CONNECT proxy inside the namespace (any port is free there)."""
 PROVIDER_ENDPOINTS = {"anthropic": "api.anthropic.com", "openai": "api.openai.com"}
@@ -139,20 +144,47 @@ def network_plan(sandbox: Sandbox, api_base: str | None, model: str | None) -> N
     return NetworkPlan("open", why=why)
 
 
-def forwarded_argv(argv: Sequence[str], plan: NetworkPlan, scratch: Path) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class RelaySocket:
+    """Where a visit's bridge binds its unix socket (`host`), where the agent's command sees it
+    (`inside`), and the Python that runs the forwarder there (None: this one's base
+    interpreter, which the sandbox must then show)."""
+
+    host: Path
+    inside: str
+    python: str | None = None
+
+
+def relay_socket(sandbox: Sandbox, workspace: Path, scratch: Path) -> RelaySocket:
+    """The socket of a visit in `sandbox`: in the sandbox's relay directory when it has one
+    (the container sandbox: its container's own Python runs the forwarder), else in `scratch`,
+    which the sandbox shows at its own path (bubblewrap)."""
+    relay = sandbox.relay_dir(workspace)
+    if relay is None:
+        path = scratch / _SOCKET_NAME
+        return RelaySocket(path, str(path))
+    name = f"{scratch.name}.sock"  # a visit's own: the scratch directory's name is unique
+    return RelaySocket(relay[0] / name, f"{relay[1]}/{name}", sandbox.interpreter())
+
+
+def forwarded_argv(
+    argv: Sequence[str], plan: NetworkPlan, scratch: Path, relay: RelaySocket | None = None
+) -> list[str]:
     """`argv` wrapped in the inner forwarder of an `endpoint-only` plan (copied into `scratch`,
-    run by this Python in isolated mode: it needs only the standard library)."""
+    run in isolated mode by `relay.python`, else this Python: it needs only the standard
+    library), forwarding to `relay.inside` (default: the socket in `scratch`)."""
     if plan.endpoint is None:
         return list(argv)
     script = scratch / _FORWARDER.name
     shutil.copyfile(_FORWARDER, script)
     host, port = plan.endpoint
-    sock = str(scratch / _SOCKET_NAME)
+    sock = relay.inside if relay is not None else str(scratch / _SOCKET_NAME)
+    python = relay.python if relay is not None and relay.python else _python()
     if plan.proxy:
         head = ["127.0.0.1", str(PROXY_PORT), sock, "--connect", f"{host}:{port}"]
     else:
         head = [host, str(port), sock]
-    return [_python(), "-I", "-S", str(script), *head, "--", *argv]
+    return [python, "-I", "-S", str(script), *head, "--", *argv]
 
 
 def interpreter_dirs() -> list[Path]:
@@ -171,13 +203,13 @@ def _python() -> str:
 
 
 class EndpointBridge:
-    """Outside the namespace: accepts on `<scratch>/model.sock` and connects each connection to
-    `endpoint` (host, port), copying bytes both ways. Close it (or use `bridge(...)`) when the
-    visit ends; connections still open are cut."""
+    """Outside the namespace: accepts on `path` (default `<scratch>/model.sock`) and connects
+    each connection to `endpoint` (host, port), copying bytes both ways. Close it (or use
+    `bridge(...)`) when the visit ends; connections still open are cut, the socket removed."""
 
-    def __init__(self, scratch: Path, endpoint: tuple[str, int]) -> None:
+    def __init__(self, scratch: Path, endpoint: tuple[str, int], path: Path | None = None) -> None:
         self.endpoint = endpoint
-        self.path = scratch / _SOCKET_NAME
+        self.path = path if path is not None else scratch / _SOCKET_NAME
         self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._server.bind(str(self.path))
         self._server.listen(64)
@@ -197,6 +229,8 @@ class EndpointBridge:
                     sock.close()
             self._open.clear()
         self._thread.join(timeout=5)
+        with contextlib.suppress(OSError):
+            self.path.unlink()
 
     def _serve(self) -> None:
         while True:
@@ -224,12 +258,13 @@ class EndpointBridge:
 
 
 @contextlib.contextmanager
-def bridge(plan: NetworkPlan, scratch: Path) -> Iterator[None]:
-    """The bridge of an `endpoint-only` plan for the duration of the block (nothing otherwise)."""
+def bridge(plan: NetworkPlan, scratch: Path, relay: RelaySocket | None = None) -> Iterator[None]:
+    """The bridge of an `endpoint-only` plan for the duration of the block (nothing otherwise),
+    on `relay.host` (default: the socket in `scratch`)."""
     if plan.mode != "endpoint-only" or plan.endpoint is None:
         yield
         return
-    running = EndpointBridge(scratch, plan.endpoint)
+    running = EndpointBridge(scratch, plan.endpoint, relay.host if relay is not None else None)
     try:
         yield
     finally:
