@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -140,3 +141,24 @@ def test_a_directory_that_is_no_run_is_a_usage_error(tmp_path: Path) -> None:
         detect_kind(tmp_path)
     code, _, err = run_cli("report", str(tmp_path / "missing"))
     assert code == 2 and "no run directory" in err and "Traceback" not in err
+
+
+def test_external_agents_that_ran_with_an_open_network_get_a_banner(
+    sim_run: CliRun, tmp_path: Path
+) -> None:
+    run_dir = tmp_path / "run"
+    shutil.copytree(sim_run.run_dir, run_dir)
+    assert "network-banner" not in run_page(load_run(run_dir))
+    rep = next(run_dir.glob("builder-only/*/rep_0"))
+    external = rep / "external"
+    external.mkdir()
+    record = {"schema_version": 2, "agent": "claude-code", "network": "endpoint-only"}
+    (external / "builder.1.json").write_text(json.dumps(record))
+    assert "network-banner" not in run_page(load_run(run_dir))  # restricted: no banner
+    why = "the local sandbox cannot restrict an agent's network to its endpoint"
+    (external / "builder.2.json").write_text(json.dumps({**record, "network": f"open: {why}"}))
+    (external / "builder.3.json").write_text("{not json")  # skipped, never fatal
+    html = run_page(load_run(run_dir))
+    assert 'id="network-banner"' in html
+    assert "OPEN NETWORK: 1 visit(s) of external agents (claude-code)" in html
+    assert "the local sandbox cannot restrict" in html

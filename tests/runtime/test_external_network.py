@@ -20,6 +20,7 @@ import pytest
 from loopwright.harness import MeteringRelay
 from loopwright.models import CallLabels, CostLedger, Price, PriceTable
 from loopwright.runtime import EXTERNAL_AGENTS, ExternalSettings, default_registries, external_loop
+from loopwright.runtime.external import _network
 from loopwright.runtime.external._network import (
     PROXY_PORT,
     NetworkPlan,
@@ -170,13 +171,22 @@ def test_the_local_sandbox_cannot_restrict_and_says_so(
     tmp_path: Path,
     model_server: ThreadingHTTPServer,
     decoy: tuple[int, list[int]],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     # The same hostile agent unsandboxed reaches the decoy: the test above can fail.
+    monkeypatch.setattr(_network, "_warned", set())  # once per process: this test's process
     port, accepted = decoy
     url = f"http://127.0.0.1:{model_server.server_address[1]}"
     seen, record = run_hostile(h, tmp_path, url, port)
     assert seen["decoy"] == "connected" and accepted
     assert record["network"].startswith("open: the local sandbox cannot restrict")
+    # ... and says so on the console, once per process and agent.
+    err = capsys.readouterr().err
+    assert err.count("warning: the external agent claude-code runs with the network OPEN") == 1
+    assert "the local sandbox cannot restrict" in err and "--sandbox docker" in err
+    run_hostile_again = _network.warn_open(_network.NetworkPlan("open", why="x"), "claude-code")
+    assert run_hostile_again is False
 
 
 def test_the_network_plan_follows_the_sandbox_and_the_endpoint() -> None:

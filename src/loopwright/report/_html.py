@@ -49,6 +49,7 @@ nav.toc a { margin-right:14px; color:#2454a6; text-decoration:none; }
 .banner.sim { background:#fff4d6; border:2px solid #e0a800; color:#5c4300; }
 .banner.partial { background:#fde8e8; border:2px solid #c53030; color:#742a2a; }
 .banner.stale { background:#fff0e0; border:2px solid #dd6b20; color:#7b341e; }
+.banner.network { background:#fde8e8; border:2px solid #c53030; color:#742a2a; }
 .cards { display:flex; flex-wrap:wrap; gap:10px; margin:12px 0; }
 .card { background:var(--panel); border:1px solid var(--line); border-radius:6px;
   padding:8px 12px; min-width:150px; }
@@ -157,8 +158,9 @@ def details(summary: str, body: str, *, open_: bool = False) -> str:
 
 
 def banner(kind: str, text: str) -> str:
-    """A banner across the page: `sim` (simulated results), `partial` (unfinished run) or
-    `stale` (measured at another commit)."""
+    """A banner across the page: `sim` (simulated results), `partial` (unfinished run),
+    `stale` (measured at another commit) or `network` (external agents ran with the network
+    open)."""
     return f'<div class="banner {esc(kind)}" id="{esc(kind)}-banner" role="note">{esc(text)}</div>'
 
 

@@ -24,6 +24,7 @@ from loopwright.harness import (
     read_scoreboard,
 )
 from loopwright.report._html import Section, banner, esc, figure, fmt, fmt_usd, page, table
+from loopwright.report._network import open_network_text
 from loopwright.report._stamp import Stamp, stamp_html
 from loopwright.report.charts._heat import HeatCell, HeatGrid, heat_grid
 from loopwright.report.charts._svg import Bar, Interval, Segment, hbar_chart, interval_chart
@@ -122,6 +123,9 @@ def ab_page(data: AbData) -> str:
     reasons = data.partial_reasons
     if reasons:
         banners.append(banner("partial", "PARTIAL RECORDING: " + "; ".join(reasons) + "."))
+    open_network = open_network_text(data.run_dir)
+    if open_network:
+        banners.append(banner("network", open_network))
     sb = data.scoreboard
     if sb is not None and sb.stale:
         banners.append(banner("stale", f"STALE: {sb.stale}"))

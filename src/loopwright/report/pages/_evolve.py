@@ -17,6 +17,7 @@ from loopwright.report._html import (
     page,
     table,
 )
+from loopwright.report._network import open_network_text
 from loopwright.report._stamp import Stamp, sim_text, stamp_html
 from loopwright.report.charts._svg import Flag, Point, Series, line_chart
 from loopwright.report.charts._timeline import timeline_svg
@@ -66,6 +67,9 @@ def evolve_page(data: EvolveData) -> str:
     reasons = data.partial_reasons
     if reasons:
         banners.append(banner("partial", "PARTIAL RUN: " + "; ".join(reasons) + "."))
+    open_network = open_network_text(data.run_dir)
+    if open_network:
+        banners.append(banner("network", open_network))
     sections = [overview_section(data)]
     if cp is not None:
         sections += [

@@ -21,6 +21,7 @@ from loopwright.report._html import (
     page,
     table,
 )
+from loopwright.report._network import open_network_text
 from loopwright.report._stamp import Stamp, sim_text, stamp_html
 from loopwright.report.charts._heat import HeatCell, HeatGrid, heat_grid
 from loopwright.report.charts._timeline import timeline_svg
@@ -37,6 +38,9 @@ def run_page(data: RunData) -> str:
     reasons = data.partial_reasons
     if reasons:
         banners.append(banner("partial", "PARTIAL RUN: " + "; ".join(reasons) + "."))
+    open_network = open_network_text(data.run_dir)
+    if open_network:
+        banners.append(banner("network", open_network))
     sections = [results_section(data)]
     for task in data.tasks:
         runs = [r for r in data.runs if r.task_id == task]

@@ -37,6 +37,7 @@ from loopwright.runtime.external._network import (
     interpreter_dirs,
     network_plan,
     relay_socket,
+    warn_open,
 )
 from loopwright.runtime.external._types import (
     ExternalAdapter,
@@ -163,6 +164,7 @@ def run_external(
         request = _request(node, prompt, ctx, settings, scratch, environ)
         invocation = adapter.invocation(request, executable, settings.extra_args)
         plan = network_plan(tc.sandbox, request.api_base, request.model)
+        warn_open(plan, adapter.name)
         started = time.monotonic()
         try:
             result = _invoke(tc, invocation, scratch, timeout, _exposed(executable, settings), plan)

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 from loopwright.sandbox import Sandbox
 
 __all__ = [
+    "OPEN_NETWORK_WARNING",
     "EndpointBridge",
     "NetworkPlan",
     "RelaySocket",
@@ -43,6 +44,7 @@ __all__ = [
     "network_plan",
     "relay_socket",
     "remote_https_endpoint",
+    "warn_open",
 ]
 
 NetworkMode = Literal["endpoint-only", "none", "open"]
@@ -52,6 +54,13 @@ _CHUNK = 65536
 _RESTRICTING_SANDBOXES = frozenset({"bubblewrap", "docker"})
 PROXY_PORT = 3128
 """The port of the CONNECT proxy inside the namespace (any port is free there)."""
+OPEN_NETWORK_WARNING = (
+    "warning: the external agent {agent} runs with the network OPEN ({why}): it can reach the "
+    "web, and the answers on it. Use --sandbox bubblewrap or --sandbox docker to limit it to its "
+    "model endpoint (docs/external-agents.md, Network)."
+)
+_warned: set[str] = set()
+_warn_lock = threading.Lock()
 PROVIDER_ENDPOINTS = {"anthropic": "api.anthropic.com", "openai": "api.openai.com"}
 """The HTTPS host an agent calls for a hosted model of these providers when no base URL is
 given (Claude Code, Codex and LiteLLM's defaults)."""
@@ -165,6 +174,19 @@ def relay_socket(sandbox: Sandbox, workspace: Path, scratch: Path) -> RelaySocke
         return RelaySocket(path, str(path))
     name = f"{scratch.name}.sock"  # a visit's own: the scratch directory's name is unique
     return RelaySocket(relay[0] / name, f"{relay[1]}/{name}", sandbox.interpreter())
+
+
+def warn_open(plan: NetworkPlan, agent: str) -> bool:
+    """Print OPEN_NETWORK_WARNING on stderr when `plan` is open, once per process and agent;
+    True when it printed. The visit's exhaust record keeps the plan either way."""
+    if plan.mode != "open":
+        return False
+    with _warn_lock:
+        if agent in _warned:
+            return False
+        _warned.add(agent)
+    print(OPEN_NETWORK_WARNING.format(agent=agent, why=plan.why), file=sys.stderr, flush=True)
+    return True
 
 
 def forwarded_argv(
