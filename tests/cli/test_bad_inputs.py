@@ -118,6 +118,8 @@ CASES: tuple[Case, ...] = (
     Case((*EVOLVE, "--run-dir", "e", "--max-usd", "nan"), 2, "max_usd must be positive", "e"),
     Case((*EVOLVE, "--run-dir", "e", "--overfit-gap", "-1"), 2, "overfit_gap", "e"),
     Case((*EVOLVE, "--run-dir", "e", "--population", "2", "--elitism", "10"), 2, "elitism", "e"),
+    Case((*EVOLVE, "--run-dir", "e", "--reflector", "agent"), 2, "calls tools", "e"),
+    Case((*EVOLVE, "--run-dir", "e", "--reflector", "mind"), 2, "reflector", "e"),
     Case(
         (*EVOLVE, "--run-dir", "e", "--executor", "ray", "--ray-address", "not-an-address"),
         2,
