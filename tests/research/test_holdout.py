@@ -8,8 +8,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
+from loopwright.cli import main
 from loopwright.report import render_report
 from loopwright.research import InitOptions, WorkDir, init_workdir, research_status
 from loopwright.research._holdout import read_checks
@@ -132,7 +134,9 @@ def test_holdout_is_checked_at_adoption_and_never_reaches_the_meta_model(tmp_pat
     assert 'id="holdout"' in html and "iter 1 adoption" in html
 
 
-def test_status_raises_the_overfit_signal(tmp_path: Path) -> None:
+def test_status_raises_the_overfit_signal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     wd = _workdir(tmp_path, "builder-only")
     wd.holdout.mkdir(exist_ok=True)
     line = {
@@ -145,6 +149,14 @@ def test_status_raises_the_overfit_signal(tmp_path: Path) -> None:
     status = research_status(wd.root)
     assert status.overfit is True
     assert "OVERFIT" in status.holdout_checks[0].line()
+    # `research status` shows the holdout and the signal; `--json` carries them.
+    capsys.readouterr()
+    assert main(["research", "status", "--dir", str(wd.root)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"holdout \(\d+ tasks, never shown to the meta model\): OVERFIT", out), out
+    assert main(["research", "status", "--dir", str(wd.root), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["overfit"] is True and report["holdout"] == list(status.holdout)
 
 
 CONFIRM_GOAL = GOAL.replace("- perf_passes: 1", "- perf_passes: 2")
