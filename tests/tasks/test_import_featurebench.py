@@ -136,7 +136,7 @@ def test_a_missing_image_is_reported_not_pulled(
     report = _import(fx, [fx.row(1, base_commit="", image_name="fb/packaging:lv1")], tmp_path)
     assert "is not present here (nothing is pulled" in report.skipped[0].reason
     calls = (fake / "calls").read_text()
-    assert "image inspect fb/packaging:lv1" in calls and "pull" not in calls
+    assert "image inspect --format {{.Id}} fb/packaging:lv1" in calls and "pull" not in calls
 
 
 def test_the_repository_is_taken_from_the_image_when_there_is_no_clone(

@@ -174,8 +174,8 @@ def test_an_existing_task_folder_is_not_overwritten(fx: Fixture, tmp_path: Path)
     assert not again.converted and "already exists" in _reasons(again)[TASK]
 
 
-def test_a_python_package_gets_an_editable_install_with_its_test_extra(
-    fx: Fixture, tmp_path: Path
+def test_a_python_package_gets_an_editable_install_with_its_test_extra_pinned_to_its_era(
+    fx: Fixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fixture = make_fixture(tmp_path / "pkg")
     git(fixture.clone, "checkout", "-q", "-b", "packaging", fixture.base)
@@ -183,6 +183,8 @@ def test_a_python_package_gets_an_editable_install_with_its_test_extra(
     (fixture.clone / "pyproject.toml").write_text(pyproject)
     (fixture.clone / "requirements-test.txt").write_text("pytest\n")
     git(fixture.clone, "add", "-A")
+    # A commit of 2019 (committed at +02:00): the environment takes packages of its era only.
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2019-05-04T12:30:00+02:00")
     git(fixture.clone, "commit", "-q", "-m", "packaging")
     head = git(fixture.clone, "rev-parse", "HEAD").strip()
     source = write_json(tmp_path / "i.json", [fixture.instance(base_commit=head)])
@@ -192,6 +194,7 @@ def test_a_python_package_gets_an_editable_install_with_its_test_extra(
     assert raw["environment"] == {
         "requirements_files": ["repo/requirements-test.txt"],
         "install": ["pip install -e '.[test]'"],
+        "packages_before": "2019-05-04T10:30:00Z",
     }
 
 

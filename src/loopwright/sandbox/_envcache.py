@@ -30,15 +30,14 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from loopwright.errors import ConfigError, MissingDependencyError
+from loopwright.sandbox._envfinish import editable_roots, relocate
 from loopwright.sandbox._environment import TaskEnvironment
 from loopwright.sandbox._envsetup import (
     EnvironmentBuildError,
     Interpreter,
     build_steps,
-    editable_roots,
     find_interpreter,
     find_uv,
-    relocate,
     runner_versions,
 )
 from loopwright.tasks import Task, tree_digest
@@ -126,7 +125,10 @@ def environment_inputs(task: Task) -> dict[str, object]:
         raise ConfigError(f"task {task.id} has no [environment] table")
     env_dir = task.root / "environment"
     return {
-        "table": table.model_dump(mode="json"),
+        # packages_before only when set: the keys of the tables without it stay as they were
+        "table": table.model_dump(
+            mode="json", exclude=set() if table.packages_before else {"packages_before"}
+        ),
         "files": {rel: _file_digest(task.root / rel) for rel in table.files},
         "environment_dir": tree_digest(env_dir) if env_dir.is_dir() else None,
         "repo": tree_digest(task.repo_dir) if table.install else None,

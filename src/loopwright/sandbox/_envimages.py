@@ -39,6 +39,7 @@ from loopwright.sandbox._envcache import (
 )
 from loopwright.sandbox._environment import TaskEnvironment
 from loopwright.sandbox._envsetup import (
+    PIP_DATE_OPTION,
     RUNNER,
     EnvironmentBuildError,
     copy_distribution,
@@ -238,6 +239,7 @@ class EnvImageBuilder:
             f"SITE=$({env}/bin/python -c 'import sysconfig; print(sysconfig.get_path(\"purelib\"))')",
             f'{env}/bin/python -m pip --version >/dev/null 2>&1 || cp -R {_KIT_DIR}/pip/. "$SITE"/',
             f"export PATH={env}/bin:$PATH VIRTUAL_ENV={env}",
+            *_date_pin_lines(table.packages_before),
             *(f"step {shlex.quote(command)}" for command in steps),
             # A pytest the task pins is kept: only pytest-timeout is added beside it.
             'python -c "import pytest, pytest_timeout" >/dev/null 2>&1 || '
@@ -251,6 +253,19 @@ class EnvImageBuilder:
             'python -m compileall -q "$SITE" >/dev/null 2>&1 || true',
         ]  # fmt: skip
         return "set -u\n" + "\n".join(lines) + "\n"
+
+
+def _date_pin_lines(before: str | None) -> list[str]:
+    """packages_before in the image build: pip's PIP_UPLOADED_PRIOR_TO, the venv's pip replaced
+    by loopwright's when it lacks the option, and the build failing when neither has it."""
+    if before is None:
+        return []
+    knows = f"python -m pip install --help 2>/dev/null | grep -q -- {PIP_DATE_OPTION}"
+    return [
+        f"export PIP_UPLOADED_PRIOR_TO={shlex.quote(before)}",
+        f'{knows} || {{ rm -rf "$SITE"/pip "$SITE"/pip-*.dist-info; cp -R {_KIT_DIR}/pip/. "$SITE"/; }}',
+        f"step {shlex.quote(knows)}",
+    ]  # fmt: skip
 
 
 def tag_safe(text: str) -> str:

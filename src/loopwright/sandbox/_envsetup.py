@@ -1,6 +1,7 @@
-"""The steps of one environment build: find the interpreter and uv, make the virtualenv, install
-requirements, run the task's install commands in a checkout of its repo, make sure the grader's
-test runner is there, and find what editable installs point at.
+"""The steps of one environment build: find the interpreter and uv, make the virtualenv, pin its
+installs to `packages_before`, install requirements, run the task's install commands in a
+checkout of its repo, make sure the grader's test runner is there (what editable installs point
+at afterwards: `_envfinish`).
 
 Build commands run in a sandbox like an agent's (bubblewrap when it works here, with network, the
 checkout bound at `WORKDIR` so editable installs point there; else locally), writable only in the
@@ -37,10 +38,8 @@ __all__ = [
     "build_steps",
     "copy_distribution",
     "copy_distributions",
-    "editable_roots",
     "find_interpreter",
     "find_uv",
-    "relocate",
     "runner_versions",
 ]
 
@@ -165,6 +164,8 @@ def build_steps(
         step.run_argv([uv, "venv", "--python", str(interpreter.path), str(env_dir)])
     else:
         step.run_argv([str(interpreter.path), "-m", "venv", str(env_dir)])
+    if table.packages_before:
+        _pin_to_date(step, env_dir, uv, table.packages_before)
     requirements = [*table.requirements]
     for rel in table.requirements_files:
         requirements += ["-r", str((task.root / rel).resolve())]
@@ -177,6 +178,41 @@ def build_steps(
         step.run_argv(["sh", "-c", command], shown_as=command)
     supplied = _ensure_runner(step, interpreter, env_dir)
     return BuildOutcome(runner_supplied=supplied, checkout_seen=seen)
+
+
+PIP_DATE_OPTION = "--uploaded-prior-to"  # pip's option for packages_before (recent pips only)
+
+
+def _pin_to_date(step: _Step, env_dir: Path, uv: str | None, before: str) -> None:
+    """Every later install of the build considers only packages uploaded before `before`: uv
+    through UV_EXCLUDE_NEWER (its `pip` shim included), pip through PIP_UPLOADED_PRIOR_TO. A
+    venv's pip too old to know the option (Debian's ensurepip gives 23.0) is replaced by
+    loopwright's own pip first; where that does not run, the build fails saying so."""
+    if uv is not None:
+        step.variables["UV_EXCLUDE_NEWER"] = before
+        return
+    python = str(env_dir / "bin" / "python")
+    if not _pip_knows_dates(step, python):
+        site = next(env_dir.glob("lib/*/site-packages"))
+        for old in [site / "pip", *site.glob("pip-*.dist-info")]:
+            shutil.rmtree(old, ignore_errors=True)
+        copy_distribution("pip", site)
+        if not _pip_knows_dates(step, python):
+            raise EnvironmentBuildError(
+                f"the environment of task {step.task.id} installs only packages uploaded before "
+                f"{before} (packages_before), and neither its pip nor loopwright's "
+                f"(pip {importlib.metadata.version('pip')}) has {PIP_DATE_OPTION} for its Python",
+                fix="install uv (pip install 'loopwright[uv]'), or remove packages_before from "
+                "[environment]",
+            )
+    step.variables["PIP_UPLOADED_PRIOR_TO"] = before
+
+
+def _pip_knows_dates(step: _Step, python: str) -> bool:
+    try:
+        return PIP_DATE_OPTION in step.run_argv([python, "-m", "pip", "install", "--help"])
+    except EnvironmentBuildError:
+        return False
 
 
 def _build_sandbox(placed: TaskEnvironment, checkout: Path) -> tuple[Sandbox, str]:
@@ -338,47 +374,3 @@ def copy_distribution(name: str, site: Path) -> None:
             target = site / file
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
-
-
-_QUOTED = re.compile(r"""['"](/[^'"\n]*)['"]""")
-
-
-def editable_roots(env_dir: Path, checkout_seen: str) -> list[str]:
-    """The checkout's directories that editable installs import from, relative ("" is the root):
-    path lines of `.pth` files, and the parents of the paths setuptools' editable finders map.
-    Sorted; paths with a newline or a colon are left out (they could not be passed on)."""
-    roots: set[str] = set()
-    for site in env_dir.glob("lib/*/site-packages"):
-        for pth in site.glob("*.pth"):
-            for line in pth.read_text(encoding="utf-8", errors="replace").splitlines():
-                rel = _inside(line.strip(), checkout_seen)
-                if rel is not None and not line.startswith(("import ", "import\t")):
-                    roots.add(rel)
-        for finder in site.glob("__editable__*finder.py"):
-            for match in _QUOTED.finditer(finder.read_text(encoding="utf-8", errors="replace")):
-                rel = _inside(str(Path(match.group(1)).parent), checkout_seen)
-                if rel is not None:
-                    roots.add(rel)
-    return sorted(r for r in roots if ":" not in r and "\n" not in r)
-
-
-def _inside(path: str, root: str) -> str | None:
-    if path == root:
-        return ""
-    if path.startswith(root + "/"):
-        return path[len(root) + 1 :].rstrip("/")
-    return None
-
-
-def relocate(env_dir: Path, final: Path) -> None:
-    """Rewrite the build directory's path to `final` in the environment's scripts (shebangs,
-    activate) and pyvenv.cfg: a virtualenv is not relocatable, so it is built elsewhere and
-    renamed only once complete."""
-    old, new = str(env_dir).encode(), str(final).encode()
-    candidates = [*(env_dir / "bin").iterdir(), env_dir / "pyvenv.cfg"]
-    for path in candidates:
-        if path.is_symlink() or not path.is_file():
-            continue
-        data = path.read_bytes()
-        if old in data and b"\0" not in data[:8000]:
-            path.write_bytes(data.replace(old, new))

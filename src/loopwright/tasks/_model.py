@@ -90,7 +90,10 @@ class Environment(_Strict):
     a container image for the container sandbox (built from the dockerfile by
     sandbox/_images.py), whose containers mount the workspace at `workdir` (default: the
     sandbox's, /testbed) and give each absolute directory in `scratch` as an empty writable
-    tmpfs. Other paths are relative to the task directory. Field-level checks only; the loader checks that the files exist.
+    tmpfs. `packages_before` (a UTC time, `YYYY-MM-DDTHH:MM:SSZ`) makes the build install only
+    packages uploaded before it (the era of the task's commit: uv's `--exclude-newer`, pip's
+    `--uploaded-prior-to`). Other paths are relative to the task directory. Field-level checks
+    only; the loader checks that the files exist.
     """
 
     python: str | None = Field(default=None, pattern=r"^3\.\d+$")
@@ -102,6 +105,9 @@ class Environment(_Strict):
     dockerfile: str | None = None
     workdir: str | None = None
     scratch: list[str] = Field(default_factory=list)
+    packages_before: str | None = Field(
+        default=None, pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"
+    )
 
     @field_validator("requirements", "install")
     @classmethod

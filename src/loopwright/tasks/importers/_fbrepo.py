@@ -1,19 +1,17 @@
-"""Where a FeatureBench instance's original repository is read from: a local clone at
-`base_commit`, or the instance's image (`image_name`), whose `/testbed` holds the repository as
-the harness starts from it (docs/importing.md, "FeatureBench").
+"""Where a FeatureBench instance's original repository is read from, as the harness starts from
+it (docs/importing.md, "FeatureBench"): `/testbed` of the instance's image when that image is
+present locally (`image_name`) or can be built here from the row's `instance_dockerfile`
+(`_fbimage`); else the local clone at `base_commit`.
 
-The image's tree is copied out with the container CLI (`create` + `cp`; nothing is pulled: the
-image must be present locally; the CLI and its global flags as the container sandbox takes them,
-LOOPWRIGHT_CONTAINER_CLI / _GLOBAL_FLAGS, else docker or podman on PATH) and committed into a private git repository under
-`--repos/.loopwright-images/`, so the rest of the importer reads it as it reads a clone.
+The image's tree is copied out with the container CLI (`create` + `cp`; nothing is pulled) and
+committed into a private git repository under `--repos/.loopwright-images/` (one per image id),
+so the rest of the importer reads it as it reads a clone. An image that cannot be built leaves
+the clone as the source, with a note saying why.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import shlex
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -26,21 +24,30 @@ from loopwright.tasks.importers._common import (
     read_at,
     require_commit,
 )
+from loopwright.tasks.importers._fbimage import (
+    build_instance_image,
+    copy_testbed,
+    engine,
+    image_id,
+)
 from loopwright.tasks.importers._source import Instance
 
-__all__ = ["IMAGE_REPO_DIR", "IMAGE_WORKDIR", "OriginalRepo", "original_repo"]
+__all__ = ["IMAGE_REPO_DIR", "OriginalRepo", "original_repo"]
 
-IMAGE_WORKDIR = "/testbed"
 IMAGE_REPO_DIR = ".loopwright-images"
 _GIT = ("git", "-c", "user.name=loopwright", "-c", "user.email=loopwright@localhost")
 
 
 @dataclass(frozen=True)
 class OriginalRepo:
-    """The repository the harness starts from: `commit` of the git repository `clone`."""
+    """The repository the harness starts from: `commit` of the git repository `clone`; `image`
+    the instance image it was copied out of (None for a clone); `notes` what the user should
+    know about the choice."""
 
     clone: Path
     commit: str
+    image: str | None = None
+    notes: tuple[str, ...] = ()
 
     def read(self, paths: set[str] | list[str]) -> dict[str, bytes]:
         return read_at(self.clone, self.commit, paths)
@@ -61,91 +68,67 @@ class OriginalRepo:
 
 
 def original_repo(inst: Instance, repos: Path) -> OriginalRepo:
-    """The clone at `base_commit` when there is one; else the repository in the instance's
-    image. Raises SkipInstance saying what is missing."""
-    clone_problem = ""
-    if inst.base_commit:
+    """`/testbed` of the instance's image when it is present or can be built from the row's
+    Dockerfile; else the clone at `base_commit`. Raises SkipInstance saying what is missing."""
+    clone, clone_problem = _clone(inst, repos)
+    cli = engine()
+    image = inst.image_name or inst.image or ""
+    if cli is not None and image and image_id(cli, image) is not None:
+        return _from_image(cli, image, repos)
+    notes: tuple[str, ...] = ()
+    if cli is not None and inst.instance_dockerfile:
         try:
-            clone = find_clone(repos, inst.repo)
-            require_commit(clone, inst.base_commit)
-            return OriginalRepo(clone, inst.base_commit)
+            built = build_instance_image(cli, inst, clone)
+            return _from_image(cli, built, repos)
         except SkipInstance as exc:
-            clone_problem = exc.reason
-    if inst.image_name or inst.image:
-        return _from_image(inst.image_name or inst.image or "", repos, clone_problem)
-    raise SkipInstance(
-        (clone_problem + "; " if clone_problem else "base_commit is missing; ")
-        + "and the instance names no image_name to take the repository from"
-    )
-
-
-def _from_image(image: str, repos: Path, clone_problem: str) -> OriginalRepo:
-    digest = hashlib.sha256(image.encode()).hexdigest()[:16]
-    target = repos / IMAGE_REPO_DIR / digest
-    if (target / ".git").is_dir():
-        head = _run([*_GIT, "-C", str(target), "rev-parse", "HEAD"], "read the copied image")
-        return OriginalRepo(target, head.strip())
+            if clone is None:
+                raise
+            notes = (f"the repository is the clone at base_commit, not the instance image's "
+                     f"/testbed: {exc.reason}",)  # fmt: skip
+    if clone is not None:
+        return OriginalRepo(clone, inst.base_commit, notes=notes)
     why = f" ({clone_problem})" if clone_problem else ""
-    engine = _engine()
-    if engine is None:
+    if not image:
+        raise SkipInstance(
+            (clone_problem + "; " if clone_problem else "base_commit is missing; ")
+            + "and the instance names no image_name to take the repository from"
+        )
+    if cli is None:
         raise SkipInstance(
             f"no clone to take the repository from{why}, and no container CLI (docker or "
             f"podman) to read the image {image} with"
         )
-    if _call(engine, "image", "inspect", image) is None:
-        raise SkipInstance(
-            f"no clone to take the repository from{why}, and the image {image} is not present "
-            f"here (nothing is pulled: `{Path(engine[0]).name} pull {image}` first)"
-        )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".copy-", dir=target.parent) as scratch:
-        tree = Path(scratch) / "repo"
-        _copy_out(engine, image, tree)
-        for step in (("init", "-q"), ("add", "-A", "-f"), ("commit", "-q", "-m", image)):
-            _run([*_GIT, "-C", str(tree), *step], f"commit the tree of {image}")
-        tree.rename(target)
+    raise SkipInstance(
+        f"no clone to take the repository from{why}, and the image {image} is not present "
+        f"here (nothing is pulled: `{Path(cli[0]).name} pull {image}` first)"
+    )
+
+
+def _clone(inst: Instance, repos: Path) -> tuple[Path | None, str]:
+    """The clone holding `base_commit`, or None and why not."""
+    if not inst.base_commit:
+        return None, ""
+    try:
+        clone = find_clone(repos, inst.repo)
+        require_commit(clone, inst.base_commit)
+    except SkipInstance as exc:
+        return None, exc.reason
+    return clone, ""
+
+
+def _from_image(cli: list[str], image: str, repos: Path) -> OriginalRepo:
+    key = image_id(cli, image) or image
+    target = repos / IMAGE_REPO_DIR / hashlib.sha256(key.encode()).hexdigest()[:16]
+    if not (target / ".git").is_dir():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=".copy-", dir=target.parent) as scratch:
+            tree = Path(scratch) / "repo"
+            copy_testbed(cli, image, tree)
+            for step in (("init", "-q"), ("add", "-A", "-f"), ("commit", "-q", "-m", image)):
+                _run([*_GIT, "-C", str(tree), *step], f"commit the tree of {image}")
+            tree.rename(target)
     head = _run([*_GIT, "-C", str(target), "rev-parse", "HEAD"], "read the copied image")
-    return OriginalRepo(target, head.strip())
-
-
-def _engine() -> list[str] | None:
-    """The container CLI with its global flags, or None when there is none."""
-    name = os.environ.get("LOOPWRIGHT_CONTAINER_CLI", "auto")
-    found = next(
-        (shutil.which(n) for n in (["docker", "podman"] if name == "auto" else [name])
-         if shutil.which(n)),
-        None,
-    )  # fmt: skip
-    if found is None:
-        return None
-    return [found, *shlex.split(os.environ.get("LOOPWRIGHT_CONTAINER_GLOBAL_FLAGS", ""))]
-
-
-def _call(engine: list[str], *args: str) -> str | None:
-    """The CLI's stdout, or None when it fails."""
-    try:
-        done = subprocess.run(
-            [*engine, *args], capture_output=True, text=True, check=False, timeout=600
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout if done.returncode == 0 else None
-
-
-def _copy_out(engine: list[str], image: str, tree: Path) -> None:
-    container = (_call(engine, "create", image, "true") or "").strip()
-    if not container:
-        raise SkipInstance(f"cannot create a container of {image} to copy its repository from")
-    try:
-        if _call(engine, "cp", f"{container}:{IMAGE_WORKDIR}/.", str(tree)) is None:
-            raise SkipInstance(f"cannot copy {IMAGE_WORKDIR} out of the image {image}")
-    finally:
-        _call(engine, "rm", "-f", container)
-    nested = tree / ".git"
-    if nested.is_dir():  # the image's own history: the tree as it stands is what counts
-        shutil.rmtree(nested, ignore_errors=True)
-    elif nested.exists():
-        nested.unlink()
+    return OriginalRepo(target, head.strip(), image=image)
 
 
 def _run(argv: list[str], what: str) -> str:

@@ -54,6 +54,9 @@ class Instance(BaseModel):
     log_parser: str | None = None
     eval_type: str | None = None
     dockerfile: str | None = None
+    instance_dockerfile: str | None = None  # FeatureBench: the instance image's recipe
+    base_dockerfile: str | None = None  # FeatureBench: its base image's recipe
+    build_setup_env_sh: str | None = None  # FeatureBench: the setup_env.sh it runs
     repo_settings: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("FAIL_TO_PASS", "PASS_TO_PASS", mode="before")

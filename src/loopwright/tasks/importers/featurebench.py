@@ -143,7 +143,7 @@ def _level1(inst: Instance, repo: OriginalRepo, options: ImportOptions) -> TaskP
     spec, notes = _spec(inst, repo, options, tree, level=1, f2p=f2p, p2p=p2p)
     return TaskParts(
         spec=spec,
-        notes=notes,
+        notes=repo.notes + notes,
         instruction=instruction_text(inst, hints=options.hints),
         clone=repo.clone,
         commit=repo.commit,
@@ -198,7 +198,7 @@ def _level2(inst: Instance, repo: OriginalRepo, options: ImportOptions) -> TaskP
         gold_patch="",
         files=_environment_files(inst, repo, options, level=2),
         repo_files={"README.md": _LEVEL2_README},
-        notes=notes,
+        notes=repo.notes + notes,
         gold_files={rel: content for rel, content in orig.items() if rel not in hidden},
     )
 
@@ -256,8 +256,13 @@ def _chosen(
     """The environment as for SWE-bench (env-spec, image, Dockerfile, the repo's packaging);
     at level 2 without an image or env-spec, none: the agent's empty repository has nothing
     to install."""
-    at_commit = inst.model_copy(update={"base_commit": repo.commit})
-    if level == 2 and not (options.env_spec or inst.image or inst.image_name or inst.dockerfile):
+    update: dict[str, str] = {"base_commit": repo.commit}
+    if repo.image:  # the image the repository came from (maybe built here) is the environment
+        update["image_name"] = repo.image
+    at_commit = inst.model_copy(update=update)
+    if level == 2 and not (
+        options.env_spec or at_commit.image_name or inst.image or inst.dockerfile
+    ):
         return None, {}
     return choose_environment(at_commit, repo.clone, options)
 

@@ -14,31 +14,36 @@ that solves the task in the container). Each becomes one loopwright task:
   workspace; the files it changed become the `solution/` overlay (`bench validate` checks it).
 
 A task that cannot be converted is reported with the reason, never silently dropped. The
-mapping of every field is in docs/importing.md ("Harbor").
+folder is read, and its task.toml written, by `_harborspec`. The mapping of every field is in
+docs/importing.md ("Harbor").
 """
 
 from __future__ import annotations
 
 import filecmp
-import re
-import shlex
 import shutil
 import tempfile
 import time
-import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from loopwright.errors import ConfigError, LoopwrightError
 from loopwright.tasks._loader import load_task
 from loopwright.tasks._model import Task
+from loopwright.tasks.importers._harborspec import (
+    HARBOR_TESTS_DIR,
+    Parsed,
+    SkipTask,
+    grading_command,
+    parse_task,
+    task_toml,
+)
 from loopwright.tasks.importers._tb1 import (
     TB1_FILE,
     TB1_NOTE,
     ShapeError,
-    check_one_service,
     harbor_shape,
 )
 
@@ -52,11 +57,6 @@ __all__ = [
     "import_harbor",
 ]
 
-HARBOR_TESTS_DIR = ".harbor-tests"
-"""Where the hidden tests land in the workspace at grading (copied to /tests by the command)."""
-DEFAULT_WORKDIR = "/app"
-SCRATCH = ("/tests", "/logs")
-_LEVELS = {"easy": 1, "medium": 2, "hard": 3}
 _TAIL = 1500
 
 
@@ -122,10 +122,6 @@ class Containers(Protocol):
         ...
 
 
-class _Skip(Exception):
-    """This task cannot be converted: the message says why."""
-
-
 def harbor_task_dirs(source: Path) -> list[Path]:
     """`source` itself when it is a Harbor task (has task.toml), else its child directories that
     have one or an instruction.md, sorted. ConfigError when there is none."""
@@ -181,7 +177,7 @@ def _import_into(result: HarborImport, task_dir: Path, containers: Containers) -
     started = time.monotonic()
     try:
         task, notes = _import_one(task_dir, result.out, containers)
-    except _Skip as exc:
+    except SkipTask as exc:
         took = round(time.monotonic() - started, 2)
         result.skipped.append(SkippedTask(task_dir, str(exc), took))
     except LoopwrightError as exc:
@@ -204,174 +200,11 @@ UNVALIDATED_NOTE = (
 )
 
 
-def _notes(task_dir: Path, parsed: _Parsed) -> tuple[str, ...]:
+def _notes(task_dir: Path, parsed: Parsed) -> tuple[str, ...]:
     notes = list(parsed.notes)
     if not (task_dir / "solution" / "solve.sh").is_file():
         notes.append(UNVALIDATED_NOTE)
     return tuple(notes)
-
-
-@dataclass(frozen=True, slots=True)
-class _Parsed:
-    task_id: str
-    config: dict[str, Any]
-    workdir: str
-    allow_internet: bool = False
-    notes: tuple[str, ...] = ()
-
-
-def _parse(task_dir: Path) -> _Parsed:
-    for rel in ("instruction.md", "task.toml", "tests/test.sh"):
-        if not (task_dir / rel).is_file():
-            raise _Skip(f"{rel} is missing")
-    if not (task_dir / "instruction.md").read_text(encoding="utf-8").strip():
-        raise _Skip("instruction.md is empty")
-    env_dir = task_dir / "environment"
-    notes: tuple[str, ...] = ()
-    try:
-        if check_one_service(env_dir):
-            notes = ("a docker-compose environment of one service: its Dockerfile is built; "
-                     "the compose file's other settings are not used",)  # fmt: skip
-    except ShapeError as exc:
-        raise _Skip(str(exc)) from None
-    if not (env_dir / "Dockerfile").is_file():
-        raise _Skip("environment/Dockerfile is missing (prebuilt docker_image tasks: write "
-                    "a one-line Dockerfile FROM that image, present locally)")  # fmt: skip
-    try:
-        config = tomllib.loads((task_dir / "task.toml").read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise _Skip(f"task.toml is not valid TOML: {exc}") from None
-    _check_reward(task_dir / "tests")
-    task_id = re.sub(r"[^a-z0-9_-]+", "-", task_dir.name.lower()).strip("-_")
-    if not task_id:
-        raise _Skip(f"{task_dir.name!r} gives no usable task id")
-    allow, network_notes = _network(config)
-    workdir = _workdir(env_dir / "Dockerfile")
-    return _Parsed(task_id, config, workdir, allow, notes + network_notes)
-
-
-def _check_reward(tests: Path) -> None:
-    """The verifier must write /logs/verifier/reward.txt: test.sh or a file it runs names it.
-    Checked here, not first at validate time (where gold and untouched would both be invalid)."""
-    texts = [
-        p.read_text(encoding="utf-8", errors="replace")
-        for p in sorted(tests.rglob("*"))
-        if p.is_file() and p.stat().st_size < 1_000_000
-    ]
-    if any("reward.txt" in t for t in texts):
-        return
-    if any("reward.json" in t for t in texts):
-        raise _Skip("tests/ writes only reward.json: loopwright reads reward.txt")
-    raise _Skip(
-        "tests/test.sh writes no reward: nothing under tests/ names /logs/verifier/reward.txt "
-        "(nor reward.json), so the verifier would give no score"
-    )
-
-
-NETWORK_MODES = ("public", "no-network", "allowlist")
-
-
-def _network(config: dict[str, Any]) -> tuple[bool, tuple[str, ...]]:
-    """Whether the task has a network, by Harbor's schema and its defaults: `[environment]
-    network_mode` (1.3: public, no-network, allowlist), else the older `allow_internet`, else
-    Harbor's default, public. loopwright has no allowlist: such a task gets the network, said
-    in a note."""
-    environment = config.get("environment") or {}
-    mode = environment.get("network_mode")
-    if mode is not None:
-        if mode not in NETWORK_MODES:
-            raise _Skip(
-                f"[environment] network_mode {mode!r} is not one of {', '.join(NETWORK_MODES)}"
-            )
-        if mode == "allowlist":
-            hosts = ", ".join(map(str, environment.get("allowed_hosts") or [])) or "none"
-            return True, (f"network_mode allowlist ({hosts}): the task gets the network, "
-                          "unrestricted (loopwright has no host allowlist)",)  # fmt: skip
-        return mode == "public", ()
-    allow = environment.get("allow_internet")
-    if allow is not None:
-        return allow is True, ()
-    return True, ()
-
-
-def _workdir(dockerfile: Path) -> str:
-    """The last absolute `WORKDIR` of the Dockerfile, else /app (Harbor's convention)."""
-    text = dockerfile.read_text(encoding="utf-8")
-    found: list[str] = re.findall(r"(?im)^\s*WORKDIR\s+(\S+)\s*$", text)
-    if not found:
-        return DEFAULT_WORKDIR
-    last = found[-1].strip("\"'")
-    if not last.startswith("/") or "$" in last or last == "/":
-        raise _Skip(f"the Dockerfile's WORKDIR {last!r} is not a fixed absolute directory")
-    return last.rstrip("/")
-
-
-def grading_command(verifier_env: dict[str, str]) -> str:
-    """The `[grading] command` of an imported task: empty /tests and /logs (nothing an agent
-    left there survives, even read-only), the hidden tests copied to /tests, `test.sh` run with
-    bash (sh when the image has none), its reward file copied to `$LOOPWRIGHT_OUTPUT`."""
-    exports = "".join(f"export {k}={shlex.quote(v)}; " for k, v in sorted(verifier_env.items()))
-    return (
-        "chmod -R u+rwX /tests /logs 2>/dev/null; "
-        "find /tests /logs -mindepth 1 -delete || exit 3; "
-        f"cp -R {HARBOR_TESTS_DIR}/. /tests/ && mkdir -p /logs/verifier /logs/agent || exit 3; "
-        f"{exports}"
-        "if command -v bash >/dev/null 2>&1; then bash /tests/test.sh; else sh /tests/test.sh; fi; "
-        "status=$?; "
-        'if [ -f /logs/verifier/reward.txt ]; then cp /logs/verifier/reward.txt "$LOOPWRIGHT_OUTPUT/reward.txt"; fi; '
-        "exit $status"
-    )
-
-
-def _task_toml(parsed: _Parsed) -> str:
-    cfg = parsed.config
-    meta, agent, verifier = (cfg.get(k) or {} for k in ("metadata", "agent", "verifier"))
-    level = _LEVELS.get(str(meta.get("difficulty", "medium")).lower(), 2)
-    agent_s = float(agent.get("timeout_sec", 900))
-    grade_s = float(verifier.get("timeout_sec", 180))
-    env = {str(k): str(v) for k, v in (verifier.get("env") or {}).items()}
-    lines = [
-        "schema_version = 1",
-        f"id = {_q(parsed.task_id)}",
-        f"level = {level}",
-        f"summary = {_q(_summary(cfg))}",
-        f"test_dir = {_q(HARBOR_TESTS_DIR)}",
-        f"allow_internet = {'true' if parsed.allow_internet else 'false'}",
-        "",
-        "[timeouts]",
-        f"agent = {agent_s}",
-        f"grade = {grade_s}",
-        f"per_test = {grade_s}",
-        "",
-        "[environment]",
-        'dockerfile = "environment/Dockerfile"',
-        f"workdir = {_q(parsed.workdir)}",
-        f"scratch = [{', '.join(_q(s) for s in SCRATCH)}]",
-        "",
-        "[grading]",
-        'runner = "command"',
-        f"command = {_q(grading_command(env))}",
-        'reward = "reward.txt"',
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def _summary(cfg: dict[str, Any]) -> str:
-    """`[task] description` (schema 1.1+), else its name, else `harbor: <category>`; one line,
-    at most 100 characters."""
-    task = cfg.get("task") or {}
-    meta = cfg.get("metadata") or {}
-    text = str(task.get("description") or task.get("name") or "").strip()
-    if not text:
-        text = "harbor: " + (str(meta.get("category", "")) or "imported from Harbor")
-    first = text.splitlines()[0].strip()
-    return first if len(first) <= 100 else first[:97] + "..."
-
-
-def _q(text: str) -> str:
-    """A TOML basic string."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return f'"{escaped}"'
 
 
 def _import_one(task_dir: Path, out: Path, containers: Containers) -> tuple[Task, tuple[str, ...]]:
@@ -380,7 +213,7 @@ def _import_one(task_dir: Path, out: Path, containers: Containers) -> tuple[Task
             try:
                 shaped = harbor_shape(task_dir, Path(scratch) / task_dir.name)
             except ShapeError as exc:
-                raise _Skip(str(exc)) from None
+                raise SkipTask(str(exc)) from None
             task, notes = _import_harbor_task(shaped, out, containers)
             return task, (TB1_NOTE, *notes)
     return _import_harbor_task(task_dir, out, containers)
@@ -389,7 +222,7 @@ def _import_one(task_dir: Path, out: Path, containers: Containers) -> tuple[Task
 def _import_harbor_task(
     task_dir: Path, out: Path, containers: Containers
 ) -> tuple[Task, tuple[str, ...]]:
-    parsed = _parse(task_dir)
+    parsed = parse_task(task_dir)
     staging = Path(tempfile.mkdtemp(prefix=f".import-{parsed.task_id}-", dir=out))
     try:
         root = staging / parsed.task_id
@@ -409,7 +242,7 @@ def _import_harbor_task(
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _write_static(task_dir: Path, root: Path, parsed: _Parsed) -> None:
+def _write_static(task_dir: Path, root: Path, parsed: Parsed) -> None:
     root.mkdir()
     shutil.copy2(task_dir / "instruction.md", root / "instruction.md")
     shutil.copytree(task_dir / "environment", root / "environment", symlinks=True)
@@ -419,17 +252,17 @@ def _write_static(task_dir: Path, root: Path, parsed: _Parsed) -> None:
     shutil.copy2(task_dir / "task.toml", provenance / "task.toml")
     if (task_dir / "solution").is_dir():
         shutil.copytree(task_dir / "solution", provenance / "solution", symlinks=True)
-    (root / "task.toml").write_text(_task_toml(parsed), encoding="utf-8")
+    (root / "task.toml").write_text(task_toml(parsed), encoding="utf-8")
 
 
 def _make_gold(task: Task, solution: Path, containers: Containers, solved: Path) -> None:
     """Run solve.sh in the task's container on a fresh workspace; write the files it changed
-    as `solution/`. _Skip when it fails or deletes files (an overlay cannot delete)."""
+    as `solution/`. SkipTask when it fails or deletes files (an overlay cannot delete)."""
     result = containers.run_script(task, solution, "solve.sh", "/solution", solved)
     if result.exit_code != 0 or result.timed_out:
         tail = (result.stdout + result.stderr).strip()[-_TAIL:]
         how = "timed out" if result.timed_out else f"failed (exit {result.exit_code})"
-        raise _Skip(f"solution/solve.sh {how} in the task's container: {tail}")
+        raise SkipTask(f"solution/solve.sh {how} in the task's container: {tail}")
     _write_overlay(task.repo_dir, solved, task.root / "solution")
 
 
@@ -437,10 +270,12 @@ def _write_overlay(base: Path, solved: Path, dest: Path) -> None:
     changed = [rel for rel in _files(solved) if not _same(base / rel, solved / rel)]
     deleted = [rel for rel in _files(base) if not (solved / rel).exists()]
     if deleted:
-        raise _Skip(f"solution/solve.sh deletes {', '.join(deleted[:5])}: a gold overlay "
+        raise SkipTask(f"solution/solve.sh deletes {', '.join(deleted[:5])}: a gold overlay "
                     "cannot delete files")  # fmt: skip
     if not changed:
-        raise _Skip("solution/solve.sh changed no file in the workspace: nothing to grade as gold")
+        raise SkipTask(
+            "solution/solve.sh changed no file in the workspace: nothing to grade as gold"
+        )
     for rel in changed:
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)

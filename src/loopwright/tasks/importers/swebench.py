@@ -30,6 +30,7 @@ from loopwright.tasks.importers._common import (
     SkipInstance,
     TaskParts,
     apply_patch_to,
+    commit_time,
     exists_at,
     find_clone,
     read_at,
@@ -287,7 +288,8 @@ def choose_environment(
 
 def python_environment(clone: Path, commit: str) -> Environment | None:
     """`pip install -e .[<test extra>]` plus a test requirements file when the commit holds a
-    Python package (pyproject.toml, setup.py or setup.cfg); None otherwise."""
+    Python package (pyproject.toml, setup.py or setup.cfg), pinned to the commit's era: only
+    packages uploaded before its committer time (`packages_before`); None otherwise."""
     found = read_at(clone, commit, ["pyproject.toml", "setup.py", "setup.cfg"])
     if not found:
         return None
@@ -296,6 +298,7 @@ def python_environment(clone: Path, commit: str) -> Environment | None:
     return Environment(
         install=[f"pip install -e '.[{extra}]'" if extra else "pip install -e ."],
         requirements_files=[f"repo/{requirements}"] if requirements else [],
+        packages_before=commit_time(clone, commit),
     )
 
 
