@@ -1,10 +1,11 @@
 """The credential boundary (issue 32, seed 004): an external agent metered by the relay never
 holds a provider's real key. A hostile stand-in agent dumps its environment and every file it
 can read where a key could be left (its HOME, scratch, workspace, the relay directory, the
-container's /tmp, and every /proc/*/environ and cmdline it can open), then calls its model with the key it was
-given. The real key, a recognisable fake planted in the test's environment, must appear
-nowhere in the dump, and the call must still reach the loopback server, carrying the real key:
-the relay put it in. Run under the local sandbox and the container sandbox (Podman in CI)."""
+container's /tmp, and every /proc/*/environ and cmdline it can open), then calls its model with
+the key it was given. The real key, a recognisable fake planted in the test's environment, must
+appear nowhere in the dump, and the call must still reach the loopback server, carrying the
+real key: the relay put it in. Run under the local sandbox, bubblewrap and the container
+sandbox (Podman in CI)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import pytest
 from loopwright.harness import MeteringRelay
 from loopwright.models import CallLabels, CostLedger, Price, PriceTable
 from loopwright.runtime import EXTERNAL_AGENTS, ExternalSettings, default_registries, external_loop
-from loopwright.sandbox import DockerSandbox
+from loopwright.sandbox import BubblewrapSandbox, DockerSandbox, bubblewrap_available
 from loopwright.workflow import EXTERNAL_LOOP_PREFIX
 from tests.containers import docker_sandbox_or_skip
 from tests.models.test_gateway_server import Answer, Loopback, loopback
@@ -61,9 +62,15 @@ with open("dump.json", "w") as f:
 """
 
 
-@pytest.fixture(params=["local", "container"])
+@pytest.fixture(params=["local", "bubblewrap", "container"])
 def sandboxed(request: pytest.FixtureRequest, h: Harness) -> Any:
     if request.param == "local":
+        yield h
+        return
+    if request.param == "bubblewrap":
+        if not bubblewrap_available():
+            pytest.skip("bubblewrap does not work here")
+        h.sandbox = BubblewrapSandbox()  # type: ignore[assignment]  # the field is typed Local
         yield h
         return
     sandbox: DockerSandbox = docker_sandbox_or_skip()
