@@ -145,6 +145,8 @@ def test_recorded_run_through_the_gateway_with_an_external_agent(
                        ("plan_execute", "gateway"), ("react", "gateway")}  # fmt: skip
     assert {r.model for r in ledger} == {MODEL}
     assert {r["model"] for r in loopback.script.requests} == {"loopback-coder"}
+    # The agent held only the relay's placeholder; every call reached the server with the key.
+    assert {h.get("authorization") for h in loopback.script.headers} == {f"Bearer {DUMMY_KEY}"}
     mini = results["external:mini-swe-agent"]
     assert (mini.turns, mini.input_tokens) == (2, sent[0].prompt_tokens + sent[1].prompt_tokens)
 

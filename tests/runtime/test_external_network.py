@@ -42,9 +42,10 @@ import json, os, socket, urllib.request
 out = {}
 base = os.environ["ANTHROPIC_BASE_URL"]
 body = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
+key = os.environ.get("ANTHROPIC_API_KEY", "sk-x")  # the relay's placeholder, if it gave one
 request = urllib.request.Request(
     base + "/v1/chat/completions", data=json.dumps(body).encode(),
-    headers={"Content-Type": "application/json", "Authorization": "Bearer sk-dummy"},
+    headers={"Content-Type": "application/json", "Authorization": "Bearer " + key},
 )
 try:
     with urllib.request.urlopen(request, timeout=10) as reply:
@@ -109,7 +110,7 @@ def decoy() -> Iterator[tuple[int, list[int]]]:
 
 
 def run_hostile(
-    h: Harness, tmp_path: Path, url: str, decoy_port: int
+    h: Harness, tmp_path: Path, url: str, decoy_port: int, agent_key: str | None = None
 ) -> tuple[dict[str, str], dict[str, Any]]:
     script = tmp_path / "bin" / "claude"
     script.parent.mkdir()
@@ -119,6 +120,7 @@ def run_hostile(
         executable=str(script),
         api_base=url,
         environ={"PATH": os.environ["PATH"]},
+        agent_key=agent_key,
     )
     loop = external_loop(EXTERNAL_AGENTS.get("claude-code"), settings)
     regs = default_registries().with_loop(EXTERNAL_LOOP_PREFIX + "claude-code", loop)
@@ -158,7 +160,7 @@ def test_through_the_metering_relay_the_call_is_metered_and_nothing_else_leaves(
     with MeteringRelay(loopback.url, prices=prices) as relay:
         labels = CallLabels(run="r", candidate="external:claude-code", role="small")
         with relay.metering(ledger, model, labels):
-            seen, record = run_hostile(h, tmp_path, relay.url, port)
+            seen, record = run_hostile(h, tmp_path, relay.url, port, relay.agent_key)
     assert json.loads(seen["endpoint"])["choices"][0]["message"]["content"] == "hi"
     assert [r.input_tokens for r in ledger.records()] == [7]  # one call, metered
     assert len(loopback.script.requests) == 1

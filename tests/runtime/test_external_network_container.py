@@ -38,9 +38,10 @@ import json, os, socket, urllib.request
 out = {}
 base = os.environ["ANTHROPIC_BASE_URL"]
 body = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
+key = os.environ.get("ANTHROPIC_API_KEY", "sk-x")  # the relay's placeholder, if it gave one
 request = urllib.request.Request(
     base + "/v1/chat/completions", data=json.dumps(body).encode(),
-    headers={"Content-Type": "application/json", "Authorization": "Bearer sk-dummy"},
+    headers={"Content-Type": "application/json", "Authorization": "Bearer " + key},
 )
 try:
     with urllib.request.urlopen(request, timeout=10) as reply:
@@ -118,7 +119,7 @@ def container(h: Harness) -> Any:
 
 
 def run_hostile(
-    h: Harness, tmp_path: Path, url: str, decoy_port: int
+    h: Harness, tmp_path: Path, url: str, decoy_port: int, agent_key: str | None = None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     script = tmp_path / "bin" / "claude"
     script.parent.mkdir()
@@ -129,7 +130,10 @@ def run_hostile(
     script.write_text(header + HOSTILE)
     script.chmod(0o755)
     settings = ExternalSettings(
-        executable=str(script), api_base=url, environ={"PATH": os.environ["PATH"]}
+        executable=str(script),
+        api_base=url,
+        environ={"PATH": os.environ["PATH"]},
+        agent_key=agent_key,
     )
     loop = external_loop(EXTERNAL_AGENTS.get("claude-code"), settings)
     regs = default_registries().with_loop(EXTERNAL_LOOP_PREFIX + "claude-code", loop)
@@ -179,7 +183,7 @@ def test_under_the_container_sandbox_the_relay_meters_the_call_and_nothing_else_
     with MeteringRelay(loopback.url, prices=prices) as relay:
         labels = CallLabels(run="r", candidate="external:claude-code", role="small")
         with relay.metering(ledger, model, labels):
-            seen, record = run_hostile(h, tmp_path, relay.url, port)
+            seen, record = run_hostile(h, tmp_path, relay.url, port, relay.agent_key)
     assert json.loads(seen["endpoint"])["choices"][0]["message"]["content"] == "hi"
     assert [r.input_tokens for r in ledger.records()] == [7]  # one call, metered
     assert_nothing_else(seen, accepted)

@@ -256,8 +256,9 @@ def _spec(
 def _relayed_model(cell: Cell, relay: MeteringRelay, prices: PriceTable) -> ChatModel:
     """What an external loop is given as its model: the tier's binding at the relay's URL.
     The external agent makes its own calls there; the relay meters them (so this gateway gets
-    no ledger, which would count the agent's self-reported usage a second time)."""
-    settings = GatewaySettings(api_base=relay.url)
+    no ledger, which would count the agent's self-reported usage a second time). The agent is
+    given the relay's placeholder key, never a real one: the relay puts the real key in."""
+    settings = GatewaySettings(api_base=relay.url, agent_key=relay.agent_key)
     return LiteLLMGateway(cell.model, settings, prices=prices, seed=cell.seed)
 
 

@@ -12,14 +12,24 @@ does for native loops. So one ledger meters every loop.
   as one JSON body or as a server-sent-event stream (passed through as it arrives).
 - A failed call (an HTTP error or an unreachable gateway) is a record with `ok=False` and its
   redacted error. Requests that arrive while no cell is being metered get 503.
-- Headers (the agent's API key included) are passed through and never recorded.
+- The credential boundary: the agent is given `agent_key`, a placeholder made afresh for every
+  relay, in place of every provider key variable it needs (GatewaySettings.agent_key); the
+  relay forwards a request only when each key header it carries (Authorization: Bearer,
+  x-api-key, api-key, x-goog-api-key) holds that placeholder, and swaps it for the real key of
+  the bound model's provider (`key_variables`, read from the relay's environment) on the way
+  out. Any other key, or none, is refused with 401 and recorded as a failed call. So the real
+  key never enters the agent's process, and the relay is no open door for a key of its own.
+- Other headers are passed through; no header is ever recorded.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hmac
 import http.client
 import json
+import os
+import secrets
 import socket
 import threading
 import time
@@ -45,6 +55,7 @@ __all__ = [
     "MeteringRelay",
     "RelayTokens",
     "check_gateway_url",
+    "key_variables",
     "probe_gateway",
     "usage_from_body",
     "usage_from_stream",
@@ -66,6 +77,13 @@ _HOP_BY_HOP = frozenset(
     }
 )
 _ERROR_CHARS = 500
+_KEY_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key"})
+_KEY_VARIABLES = {
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+    "openai": ("OPENAI_API_KEY", "CODEX_API_KEY"),
+    "together_ai": ("TOGETHERAI_API_KEY",),
+}
+AGENT_KEY_PREFIX = "lw-relay-"
 RELAY_SOURCE = "relay"
 """The ledger `source` of a call metered by the relay (an external agent's own HTTP call)."""
 
@@ -147,6 +165,33 @@ def usage_from_stream(lines: list[bytes]) -> RelayTokens:
     return total
 
 
+def key_variables(provider: str) -> tuple[str, ...]:
+    """The environment variables that may hold `provider`'s real key, in the order the relay
+    reads them: `<PROVIDER>_API_KEY` (and Anthropic's auth token, Codex's key)."""
+    return _KEY_VARIABLES.get(provider, (f"{provider.upper()}_API_KEY",))
+
+
+def swap_key(headers: Mapping[str, str], placeholder: str, real: str | None) -> dict[str, str]:
+    """`headers` with the placeholder in every key header replaced by `real` (the key header
+    dropped when there is no real key: a server that needs none). ValueError naming what was
+    wrong when there is no key header, or one holds anything but the placeholder."""
+    out, found = {}, False
+    for name, value in headers.items():
+        if name.lower() not in _KEY_HEADERS:
+            out[name] = value
+            continue
+        scheme, _, rest = value.strip().partition(" ")
+        presented = rest.strip() if scheme.lower() == "bearer" and rest else value.strip()
+        if not hmac.compare_digest(presented.encode(), placeholder.encode()):
+            raise ValueError(f"its {name} header holds a key the relay did not issue")
+        found = True
+        if real:
+            out[name] = value.replace(presented, real)
+    if not found:
+        raise ValueError("it carries no key header (Authorization, x-api-key, api-key)")
+    return out
+
+
 def check_gateway_url(url: str) -> SplitResult:
     """The parts of a gateway URL; ConfigError unless it is http(s) with a host."""
     parts = urlsplit(url)
@@ -182,12 +227,23 @@ class _Meter:
 
 class MeteringRelay:
     """A loopback relay in front of `upstream` (the gateway URL). Use as a context manager;
-    `url` is the base URL to give external agents (the upstream path on 127.0.0.1:PORT).
-    Meter a cell's calls inside `with relay.metering(ledger, model, labels):`. Thread-safe."""
+    `url` is the base URL and `agent_key` the placeholder key to give external agents (the
+    upstream path on 127.0.0.1:PORT). Meter a cell's calls inside `with relay.metering(ledger,
+    model, labels):`. The real provider keys are read from `environ` (default os.environ, at
+    each call) and sent upstream only by the relay. Thread-safe."""
 
-    def __init__(self, upstream: str, *, prices: PriceTable, timeout_s: float = 600.0) -> None:
+    def __init__(
+        self,
+        upstream: str,
+        *,
+        prices: PriceTable,
+        timeout_s: float = 600.0,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
         parts = check_gateway_url(upstream)
         self.upstream = upstream.rstrip("/")
+        self.agent_key = AGENT_KEY_PREFIX + secrets.token_urlsafe(24)
+        self._environ = environ
         self._parts = parts
         self.prices = prices
         self.timeout_s = timeout_s
@@ -228,6 +284,12 @@ class MeteringRelay:
         finally:
             with self._lock:
                 self._meter = None
+
+    def real_key(self, model: str) -> str | None:
+        """The real key of `model`'s provider (see key_variables), or None when none is set."""
+        environ = self._environ if self._environ is not None else os.environ
+        found = (environ.get(name) for name in key_variables(provider_of(model)))
+        return next((key for key in found if key), None)
 
     def current(self) -> _Meter | None:
         with self._lock:
@@ -291,6 +353,14 @@ def _handler(relay: MeteringRelay) -> type[BaseHTTPRequestHandler]:
             if method == "POST":
                 body = pinned_body(body, meter.model)
             headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP_BY_HOP}
+            try:
+                headers = swap_key(headers, relay.agent_key, relay.real_key(meter.model))
+            except ValueError as exc:
+                refused = f"refused: {exc}; only the key the relay gave the agent is accepted"
+                self._error(401, f"the loopwright relay {refused}")
+                if method == "POST":
+                    relay.record(meter, 0.0, RelayTokens(), refused)
+                return
             started = time.monotonic()
             conn = relay.connection()
             try:

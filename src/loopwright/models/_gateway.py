@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from loopwright.errors import MissingDependencyError
@@ -112,7 +112,10 @@ class GatewayError(ModelError):
 class GatewaySettings:
     """How the gateway calls: `api_base` for an OpenAI-compatible server (vLLM, Ollama,
     llama.cpp), a per-request timeout, retries (attempts in all, backoff base and cap), the
-    per-provider concurrency limit, and `max_tokens` per reply (None: the provider's default)."""
+    per-provider concurrency limit, and `max_tokens` per reply (None: the provider's default).
+    `agent_key` is what an external agent given this model gets in place of every provider key
+    variable (the metering relay's placeholder, which the relay swaps for the real key); the
+    gateway itself never sends it."""
 
     api_base: str | None = None
     timeout_s: float = 120.0
@@ -121,6 +124,7 @@ class GatewaySettings:
     backoff_max_s: float = 30.0
     max_concurrency: int = 8
     max_tokens: int | None = None
+    agent_key: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1 or self.max_concurrency < 1 or self.timeout_s <= 0:

@@ -83,6 +83,8 @@ class ExternalSettings:
     - `extra_args`: appended to the agent's own arguments;
     - `environ`: the environment keys and PATH are taken from (default: os.environ, read at
       each visit);
+    - `agent_key`: a placeholder the agent gets in place of every key variable (default the
+      gateway's `agent_key`: the metering relay's, which swaps it for the real key);
     - `expose`: more paths the agent's own installation needs (its config, a runtime it
       calls), shown read-only in an isolated sandbox. That sandbox shows the system, this
       Python's environment, the workspace and the executable's installation prefix (the
@@ -94,6 +96,7 @@ class ExternalSettings:
     api_base: str | None = None
     extra_args: tuple[str, ...] = ()
     environ: Mapping[str, str] | None = field(default=None, repr=False)
+    agent_key: str | None = field(default=None, repr=False)
     expose: tuple[str, ...] = ()
 
 
@@ -243,6 +246,7 @@ def _request(
         api_base=settings.api_base or (gateway.settings.api_base if gateway else None),
         max_turns=node.max_turns,
         environ=environ,
+        agent_key=settings.agent_key or (gateway.settings.agent_key if gateway else None),
     )
 
 

@@ -5,7 +5,7 @@ invocation it returns, and the transcript it reads back (turns, tool uses, token
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -31,7 +31,9 @@ class ExternalRequest:
     instruction file's path in it points at a copy under `scratch`); `scratch` is a private,
     writable directory outside the workspace (HOME and any trajectory file go there); `model`
     is a LiteLLM-style name or None (the agent's own default); `api_base` a base URL or None;
-    `environ` the parent's environment, from which an adapter takes the keys it needs."""
+    `environ` the parent's environment, from which an adapter takes the keys it needs, unless
+    `agent_key` is set (the metering relay's placeholder): then every key variable an adapter
+    asks for holds it, and no real key reaches the agent."""
 
     prompt: str
     workspace: Path
@@ -40,6 +42,7 @@ class ExternalRequest:
     api_base: str | None
     max_turns: int
     environ: Mapping[str, str]
+    agent_key: str | None = field(default=None, repr=False)
 
     @property
     def home(self) -> Path:
@@ -56,8 +59,12 @@ class ExternalRequest:
         }
 
     def keys(self, *names: str) -> dict[str, str]:
-        """The named variables of the parent's environment that are set (API keys)."""
-        return {name: self.environ[name] for name in names if self.environ.get(name)}
+        """The named key variables: those of the parent's environment that are set, or with an
+        `agent_key`, the same names (the first name when none is set) holding the placeholder."""
+        if self.agent_key is None:
+            return {name: self.environ[name] for name in names if self.environ.get(name)}
+        named = [name for name in names if self.environ.get(name)] or list(names[:1])
+        return dict.fromkeys(named, self.agent_key)
 
 
 @dataclass(frozen=True, slots=True)
