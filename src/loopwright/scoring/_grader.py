@@ -74,7 +74,7 @@ class PytestGrader(RunGrader):
         paths = environment.import_paths(seen(workspace)) if environment else [seen(workspace)]
         flags = ["-I", "-S", "-B"] if environment else ["-I", "-B"]
         return Step(
-            [self.python, *flags, "-c", BOOT, str(kit.directory), "\n".join(paths),
+            [self.python, *flags, "-c", BOOT, str(kit.directory), "\n".join(paths), kit.plugin,
              *self._pytest_args(seen(workspace), task, kit)],
             {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0",
              RECORD_ENV: str(kit.record)},
@@ -99,8 +99,6 @@ class PytestGrader(RunGrader):
             "no:cacheprovider",
             "-p",
             "pytest_timeout",
-            "-p",
-            kit.plugin,
             f"--timeout={task.spec.timeouts.per_test:g}",
             "-o",
             "junit_family=xunit1",

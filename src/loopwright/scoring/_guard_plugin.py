@@ -1,8 +1,8 @@
 """The grader's guard: a pytest plugin that watches the test run for forgery.
 
 Never imported by loopwright itself. The grader copies this file into each grade's private,
-read-only kit under a random module name and loads it with `-p` before pytest imports any
-workspace code. Its settings are the JSON file beside it (same stem). It sends, as they happen,
+read-only kit under a random module name; the kit's start-up code (BOOT) imports it and hands it
+to `pytest.main`, before any workspace code runs. Its settings are the JSON file beside it (same stem). It sends, as they happen,
 on the outcome channel the host gave the process (a pipe the host drains; docs/grading.md, "The
 outcome stream"): that it started, every test report's outcome, every finding, and that pytest
 finished with its exit status. What was sent stays sent: nothing the code under test does later
@@ -32,7 +32,6 @@ from __future__ import annotations
 import ast
 import atexit
 import fcntl
-import hashlib
 import json
 import os
 import sys
@@ -89,9 +88,10 @@ def _spaces(modules: list[types.ModuleType]) -> list[Any]:
     return found
 
 
-def _code_digest(codes: list[types.CodeType]) -> str:
-    """A hash of the bytecode of `codes`."""
-    return hashlib.sha256(b"".join(map(attrgetter("co_code"), codes))).hexdigest()
+def _code_digest(codes: list[types.CodeType]) -> bytes:
+    """A copy of the bytecode of `codes`, to compare at the end (a copy, not a hash: hashlib's
+    import alone would cost more than the comparison)."""
+    return b"".join(map(attrgetter("co_code"), codes))
 
 
 def _nested(code: types.CodeType, into: list[types.CodeType]) -> list[types.CodeType]:
@@ -110,6 +110,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
 
     write, getpid, dumps, getcode = os.write, os.getpid, json.dumps, attrgetter("__code__")
     code_digest, nested, root_of, abspath = _code_digest, _nested, _rootpath, os.path.abspath
+    function_type = types.FunctionType
     settings = json.loads(Path(here).with_suffix(".json").read_text(encoding="utf-8"))
     record = Path(os.environ.pop("LOOPWRIGHT_GUARD_RECORD"))  # as the sandbox shows it
     channel = _open_channel()
@@ -151,48 +152,57 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             send("tamper", hexed(what))
         state["tamper"].append(what)
 
-    modules = [
-        sys.modules[name]
-        for name in sorted(sys.modules)
-        if name == "pytest"
-        or name.startswith("_pytest.")
-        or name in _PLUGGY
-        or name in _PLUGGY_OLD
-        or name in ("pluggy", "unittest.case")
-    ]
-    modules = [m for m in modules if isinstance(m, types.ModuleType)]
-    watched: list[Any] = []  # (namespace dict, name, owner.name, value, [(function, its code)])
     known_codes: dict[
         int, types.CodeType
     ] = {}  # id -> code of every function pytest, pluggy and the kit loaded so far
-    digest: list[str] = []
+    digest: list[bytes] = []
 
-    groups: list[Any] = []  # (namespace, getter of its watched names, their values then)
+    framework: list[Any] = []  # (name, module) as they are in sys.modules at the snapshot
+    groups: list[Any] = []  # (namespace, getter of its watched names, their values then,
+    # "owner.", the names)
     functions: list[Any] = []  # every watched function, and its code object then:
     function_codes: list[types.CodeType] = []
 
     def snapshot() -> None:
         """The framework's functions and their code, as pytest left them once its own start-up
-        patches are made (pytest_load_initial_conftests) and before any conftest is imported."""
+        patches are made (pytest_load_initial_conftests) and before any conftest is imported:
+        every module of pytest, pluggy and unittest.case loaded by then (pytest's own plugins
+        and those named by `-p`)."""
+        modules = [
+            module
+            for name, module in sorted(sys.modules.items())
+            if (
+                name == "pytest"
+                or name.startswith("_pytest.")
+                or name in _PLUGGY
+                or name in _PLUGGY_OLD
+                or name in ("pluggy", "unittest.case")
+            )
+            and isinstance(module, types.ModuleType)
+        ]
+        framework.extend((m.__name__, m) for m in modules)
         for space in _spaces(modules):
-            names, values = [], []
+            namespace = vars(space)
+            names = [
+                name
+                for name, value in list(namespace.items())
+                if not name.startswith("__")
+                and (callable(value) or isinstance(value, _FUNCTION_KINDS))
+            ]
+            if not names:
+                continue
+            values = [namespace[name] for name in names]
             owner = getattr(space, "__qualname__", None) or space.__name__
-            for name, value in list(vars(space).items()):
-                if name.startswith("__") or not (
-                    callable(value) or isinstance(value, _FUNCTION_KINDS)
-                ):
-                    continue
-                pairs = [(f, f.__code__) for f in _functions(value)]
-                watched.append((vars(space), name, f"{owner}.{name}", value, pairs))
-                names.append(name)
-                values.append(value)
-                for function, code in pairs:
+            # An itemgetter of one name returns that value, not a tuple: ask for it twice.
+            getter = itemgetter(*names, *names) if len(names) == 1 else itemgetter(*names)
+            then = tuple(values + values) if len(names) == 1 else tuple(values)
+            groups.append((namespace, getter, then, f"{owner}.", names))
+            for value in values:
+                for function in (value,) if type(value) is function_type else _functions(value):
                     functions.append(function)
-                    function_codes.append(code)
-                    known_codes[id(code)] = code
-            if names:  # twice over: an itemgetter of one name returns no tuple
-                groups.append((vars(space), itemgetter(*names, *names), tuple(values + values)))
-        for plugin in list(sys.modules.values()):  # plugins loaded before the guard (-p)
+                    function_codes.append(function.__code__)
+        known_codes.update(zip(map(id, function_codes), function_codes))
+        for plugin in list(sys.modules.values()):  # plugins named by `-p`, loaded by now
             if isinstance(plugin, types.ModuleType) and plugin.__name__.startswith("pytest_"):
                 for space in _spaces([plugin]):
                     for value in list(vars(space).values()):
@@ -200,7 +210,6 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
                             known_codes[id(function.__code__)] = function.__code__
         digest.append(code_digest(list(known_codes.values())))
 
-    framework = [(m.__name__, m) for m in modules]  # as they are in sys.modules now
     compiled: dict[
         str, list[types.CodeType]
     ] = {}  # path -> [code objects of its source, plain and assertion-rewritten]
@@ -304,7 +313,8 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         """Fast (C-level comparisons) while nothing changed; then names what did."""
         try:
             same = not any(
-                any(map(is_not, getter(namespace), values)) for namespace, getter, values in groups
+                any(map(is_not, getter(namespace), values))
+                for namespace, getter, values, *_ in groups
             )
         except KeyError:  # a watched name was deleted
             same = False
@@ -315,12 +325,13 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         return None if same else what_changed()
 
     def what_changed() -> str | None:
-        for namespace, name, qualified, original, pairs in watched:
-            if namespace.get(name) is not original:
-                return f"{qualified} was replaced"
-            for function, code in pairs:
-                if function.__code__ is not code:
-                    return f"the code of {function.__module__}.{function.__qualname__} was swapped"
+        for namespace, _, values, owner, names in groups:
+            for name, original in zip(names, values):
+                if namespace.get(name) is not original:
+                    return f"{owner}{name} was replaced"
+        for function, code in zip(functions, function_codes):
+            if function.__code__ is not code:
+                return f"the code of {function.__module__}.{function.__qualname__} was swapped"
         for name, module_then in framework:
             if sys.modules.get(name) is not module_then:
                 return f"the module {name} in sys.modules was replaced"
