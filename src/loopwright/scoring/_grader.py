@@ -5,7 +5,9 @@ shares with the other kinds is scoring/_frame.py."""
 from __future__ import annotations
 
 import functools
+import os
 import shlex
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,7 +71,8 @@ class PytestGrader(RunGrader):
     ) -> Step:
         seen = self.sandbox.visible
         tests = node_files(task.test_ids)
-        kit = write_kit(private, [p.relative_to(workspace) for p in conftests], tests)
+        rels = [p.relative_to(workspace) for p in conftests]
+        kit = write_kit(private, rels, tests, _helpers(workspace, task, {*tests, *map(str, rels)}))
         environment = self.sandbox.environment
         paths = environment.import_paths(seen(workspace)) if environment else [seen(workspace)]
         flags = ["-I", "-S", "-B"] if environment else ["-I", "-B"]
@@ -109,6 +112,24 @@ class PytestGrader(RunGrader):
         ]
 
 
+def _helpers(workspace: Path, task: Task, known: set[str]) -> list[str]:
+    """The Python files of the task's restored test directory other than `known` (its test and
+    conftest files), workspace-relative. Restoration rebuilt that directory from the task, so
+    they are the task's; symlinks and special files are left out (never followed or opened)."""
+    found: list[str] = []
+    top = (workspace / task.spec.test_dir).resolve()
+    if top == workspace:  # the whole repository: not rebuilt by restoration
+        return found
+    for folder, dirs, files in os.walk(top, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", ".git"))
+        for name in sorted(files):
+            path = Path(folder, name)
+            rel = path.relative_to(workspace).as_posix()
+            if name.endswith(".py") and rel not in known and stat.S_ISREG(path.lstat().st_mode):
+                found.append(rel)
+    return found
+
+
 def _read(kit: Kit, ids: tuple[str, ...], result: CommandResult) -> Verdict:
     """pytest's run read: its junit report (with the kit's canaries), the guard's verdict."""
     report, problem = None, None
@@ -116,7 +137,7 @@ def _read(kit: Kit, ids: tuple[str, ...], result: CommandResult) -> Verdict:
         problem = "pytest wrote no junit XML"
     else:
         try:
-            report = parse_junit(kit.junit, canaries=kit.canaries)
+            report = parse_junit(kit.junit, canaries=kit.canaries, files=node_files(ids))
         except ValueError as exc:
             problem = str(exc)
     run = _Run(result, report, problem, guard_verdict(kit, result, report, ids))

@@ -110,6 +110,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
 
     write, getpid, dumps, getcode = os.write, os.getpid, json.dumps, attrgetter("__code__")
     code_digest, nested, root_of, abspath = _code_digest, _nested, _rootpath, os.path.abspath
+    scan_defs = _scan_defs
     function_type = types.FunctionType
     settings = json.loads(Path(here).with_suffix(".json").read_text(encoding="utf-8"))
     record = Path(os.environ.pop("LOOPWRIGHT_GUARD_RECORD"))  # as the sandbox shows it
@@ -124,6 +125,15 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             sources[rel] = Path(rel).read_bytes()
         except OSError:
             continue
+    # The other Python files of the task's restored test directory (helpers, base classes), read
+    # now too: a test function imported or inherited from one is held to its code as restored.
+    helpers: dict[str, bytes] = {}
+    for rel in settings.get("helpers", ()):
+        try:
+            helpers[rel] = Path(rel).read_bytes()
+        except OSError:
+            continue
+    defined: dict[str, Any] = {}  # task test file -> the (class names..., name) its defs bind
     state: dict[str, Any] = {
         "exitstatus": None,
         "tamper": [],
@@ -265,25 +275,62 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     def matches(code: types.CodeType, codes: list[types.CodeType]) -> bool:
         return any(c == code for c in codes if c.co_firstlineno == code.co_firstlineno)
 
-    def from_its_file(code: types.CodeType, config: Any) -> bool:
+    def from_its_file(code: types.CodeType, config: Any, elsewhere: bool = False) -> bool:
         """Whether `code` is code of the file it names: compiled from the source read as the
-        guard loaded (a task file) or from the environment's file (read-only there)."""
+        guard loaded (a task file) or from the environment's file (read-only there). With
+        `elsewhere` (a test function its task file does not define itself), also a helper of the
+        restored test directory as read when the guard loaded, or any other workspace file as it
+        is now: code the agent could have written there anyway."""
         filename = abspath(code.co_filename)
         rel = relative(filename, config)
         if rel is not None:
             source = sources.get(rel)
+            if source is None and elsewhere:
+                source = helpers.get(rel) or read(filename)
             if source is None:
                 return False
         elif filename.startswith(trusted):
-            try:
-                source = Path(filename).read_bytes()
-            except OSError:
+            source = read(filename)
+            if source is None:
                 return False
         else:
             return False
         return matches(code, plain_codes(filename, source)) or matches(
             code, rewritten_codes(filename, source, config)
         )
+
+    def read(filename: str) -> bytes | None:
+        try:
+            return Path(filename).read_bytes()
+        except OSError:
+            return None
+
+    def legitimate_test(item: Any, rel: str, code: types.CodeType, config: Any) -> bool:
+        """A test of task file `rel` runs that file's code (as read when the guard loaded) when
+        the file defines it with `def` (in the class the test was collected from); a test it
+        imports, or inherits from a base class defined elsewhere, runs the code of the file that
+        code names (`from_its_file`, `elsewhere`)."""
+        if relative(abspath(code.co_filename), config) == rel:
+            return from_its_file(code, config)
+        return not defines(rel, item) and from_its_file(code, config, elsewhere=True)
+
+    def defines(rel: str, item: Any) -> bool:
+        """Whether task file `rel` binds the test's name with a `def` in the scope the test
+        was collected from (its module, or the chain of classes in it, by collected name)."""
+        if rel not in defined:
+            found_defs: set[tuple[str, ...]] | None = set()
+            try:
+                scan_defs(ast.parse(sources.get(rel, b"")).body, (), found_defs)
+            except (SyntaxError, ValueError):
+                found_defs = None  # unreadable: every test of it must be its own code
+            defined[rel] = found_defs
+        scope: list[str] = []
+        node = getattr(item, "parent", None)
+        while node is not None and isinstance(node, pytest.Class):
+            scope.insert(0, str(node.name))
+            node = node.parent
+        name = str(getattr(item, "originalname", None) or item.name)
+        return defined[rel] is None or (*scope, name) in defined[rel]
 
     def relative(filename: str, config: Any) -> str | None:
         root = os.path.join(abspath(str(root_of(config))), "")
@@ -439,15 +486,14 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         for item in items:
             function = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
             path = abspath(str(getattr(item, "path", None) or item.fspath))
-            if relative(path, config) not in settings["tests"] or not isinstance(
-                function, types.FunctionType
-            ):
+            rel = relative(path, config)
+            if rel not in settings["tests"] or not isinstance(function, types.FunctionType):
                 continue
             inner = function
             while hasattr(inner, "__wrapped__"):  # a decorator's wrapper: judge what it wraps
                 inner = inner.__wrapped__
             code = getattr(inner, "__code__", None)
-            if code is None or not from_its_file(code, config):
+            if code is None or not legitimate_test(item, rel, code, config):
                 found(f"test {item.nodeid} is not the code of its file (noticed at collection)")
                 break
             test_codes[id(item)] = (inner, code)
@@ -526,6 +572,18 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     record.with_suffix(".started").write_text("started\n", encoding="utf-8")
     send("start")
     return names
+
+
+def _scan_defs(nodes: Any, scope: tuple[str, ...], into: set[tuple[str, ...]]) -> None:
+    """Add to `into` the (class names..., name) of every `def` in `nodes` and the statements
+    nested in them (if, try, with, loops), classes included; not inside a function's body."""
+    for node in nodes:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            into.add((*scope, node.name))
+        elif isinstance(node, ast.ClassDef):
+            _scan_defs(node.body, (*scope, node.name), into)
+        elif not isinstance(node, ast.expr):
+            _scan_defs(list(ast.iter_child_nodes(node)), scope, into)
 
 
 def _cells(function: Any) -> tuple[object, ...]:

@@ -166,13 +166,20 @@ class Kit:
         return self.record.with_suffix(".started")
 
 
-def write_kit(private: Path, conftests: list[Path], tests: Sequence[str] = ()) -> Kit:
+def write_kit(
+    private: Path,
+    conftests: list[Path],
+    tests: Sequence[str] = (),
+    helpers: Sequence[str] = (),
+) -> Kit:
     """Create `private/kit` and `private/out` (private must exist and be empty) and the files.
 
     `conftests` are the workspace's conftest.py files after restoration, relative to the
     workspace: the only files in it allowed to define pytest hooks; `tests` the task's test
     files, relative to it (posix): the guard reads both as it loads, and holds each collected
-    test function of `tests` to its file's code. The guard's record path
+    test function of `tests` to its file's code. `helpers` are the other Python files of the
+    restored test directory (workspace-relative, posix): read as the guard loads too, the code a
+    test imported or inherited from one of them is held to. The guard's record path
     reaches the test run in the environment (`RECORD_ENV`), as the sandbox shows it."""
     token = secrets.token_hex(8)
     directory, out = private / "kit", private / "out"
@@ -192,6 +199,7 @@ def write_kit(private: Path, conftests: list[Path], tests: Sequence[str] = ()) -
         "n": 10 + secrets.randbelow(90),
         "conftests": [p.as_posix() for p in conftests],
         "tests": list(tests),
+        "helpers": list(helpers),
     }
     (directory / f"{plugin}.json").write_text(json.dumps(settings), encoding="utf-8")
     ini = directory / "pytest.ini"
