@@ -34,6 +34,7 @@ import atexit
 import fcntl
 import json
 import os
+import signal
 import sys
 import types
 import unittest.case
@@ -115,6 +116,10 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     settings = json.loads(Path(here).with_suffix(".json").read_text(encoding="utf-8"))
     record = Path(os.environ.pop("LOOPWRIGHT_GUARD_RECORD"))  # as the sandbox shows it
     channel = _open_channel()
+    fstat, kill = os.fstat, os.kill
+    # What the channel is: a descriptor the code under test points elsewhere (found through
+    # /proc/self/fd and dup2'd over, keeping a copy to write a forged stream on) is another file.
+    pipe = None if channel is None else (fstat(channel).st_dev, fstat(channel).st_ino)
     canaries = settings["canaries"]  # test name -> expected outcome
     n = settings["n"]  # the canaries' arithmetic, so that no answer is a constant
     # The task's test files and conftest.py files, relative to the workspace (the working
@@ -147,6 +152,15 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         """One line on the channel: space-separated fields, text ones hex-encoded."""
         if channel is None:
             return
+        try:
+            now = fstat(channel)
+            same = (now.st_dev, now.st_ino) == pipe
+        except OSError:
+            same = False  # closed: the host sees what is missing
+        if not same and pipe is not None:
+            # Redirected: whatever stream a copy carries now is not the guard's. Dying by a
+            # signal no handler can catch makes the exit code contradict any forged `finish`.
+            kill(getpid(), signal.SIGKILL)
         data = (" ".join(fields) + "\n").encode("ascii")
         try:
             while data:
