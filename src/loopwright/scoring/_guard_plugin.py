@@ -218,8 +218,10 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             values = [namespace[name] for name in names]
             owner = getattr(space, "__qualname__", None) or space.__name__
             # An itemgetter of one name returns that value, not a tuple: ask for it twice.
-            getter = itemgetter(*names, *names) if len(names) == 1 else itemgetter(*names)
-            then = tuple(values + values) if len(names) == 1 else tuple(values)
+            twice = len(names) == 1
+            keys: list[str] = names + names if twice else names
+            getter: Any = itemgetter(*keys)
+            then = tuple(values + values) if twice else tuple(values)
             groups.append((namespace, getter, then, f"{owner}.", names))
             for value in values:
                 for function in (value,) if type(value) is function_type else _functions(value):
@@ -332,12 +334,12 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         """Whether task file `rel` binds the test's name with a `def` in the scope the test
         was collected from (its module, or the chain of classes in it, by collected name)."""
         if rel not in defined:
-            found_defs: set[tuple[str, ...]] | None = set()
+            found_defs: set[tuple[str, ...]] = set()
             try:
                 scan_defs(ast.parse(sources.get(rel, b"")).body, (), found_defs)
+                defined[rel] = found_defs
             except (SyntaxError, ValueError):
-                found_defs = None  # unreadable: every test of it must be its own code
-            defined[rel] = found_defs
+                defined[rel] = None  # unreadable: every test of it must be its own code
         scope: list[str] = []
         node = getattr(item, "parent", None)
         while node is not None and isinstance(node, pytest.Class):
@@ -501,7 +503,11 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             function = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
             path = abspath(str(getattr(item, "path", None) or item.fspath))
             rel = relative(path, config)
-            if rel not in settings["tests"] or not isinstance(function, types.FunctionType):
+            if (
+                rel is None
+                or rel not in settings["tests"]
+                or not isinstance(function, types.FunctionType)
+            ):
                 continue
             inner = function
             while hasattr(inner, "__wrapped__"):  # a decorator's wrapper: judge what it wraps
