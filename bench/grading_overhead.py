@@ -8,7 +8,9 @@ For each task of a benchmark (default: mini) and each repetition, in one process
     overlay, and grade it (restore tests, sandboxed pytest with junit, parse, score).
 Prints the median of each per task and the ratio of the sums, for each sandbox available. The
 arms (plain, each sandbox) are interleaved in one loop, so that the machine's drift hits all
-of them alike. Targets: at most 1.3 with bubblewrap (aim 1.10), 1.15 without.
+of them alike. Targets: at most 1.3 with bubblewrap (aim 1.10), 1.15 without. For the local
+sandbox it also prints the ratio of CPU time (this process and its waited-for children), which
+a loaded machine stretches much less than wall time.
 
 Then the same on a task with an `[environment]` (the test suite's `envcalc`: a dependency
 installed from a local wheel, the task's package installed editable): its environment is built
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -71,10 +74,20 @@ def prepare(task: Task, dest: Path) -> Path:
 PLAIN_ENV = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
+def cpu_s() -> float:
+    """CPU seconds used so far by this process (every thread) and its waited-for children: on a
+    loaded machine wall time stretches with the load, CPU time much less. Processes a sandbox
+    does not wait for itself (bubblewrap's, a container's) are not counted: the CPU figure is
+    reported for the local sandbox only."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def time_plain_pytest(
     prepared: Path, task: Task, environment: TaskEnvironment | None = None
-) -> float:
-    """Plain pytest on the prepared directory, with loopwright's Python or the environment's."""
+) -> tuple[float, float]:
+    """Plain pytest on the prepared directory, with loopwright's Python or the environment's:
+    (wall seconds, CPU seconds)."""
     env = PLAIN_ENV
     if environment is not None:
         env = {
@@ -95,33 +108,33 @@ def time_plain_pytest(
         "pytest_timeout",
         *node_files(task.test_ids),
     ]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_s()
     proc = subprocess.run(argv, cwd=prepared, capture_output=True, check=False, env=env)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, cpu_s() - cpu
     if proc.returncode != 0:
         raise SystemExit(f"plain pytest failed on {task.id}:\n{proc.stdout.decode()[-2000:]}")
-    return elapsed
+    return elapsed, cpu
 
 
 def time_loopwright(
     task: Task, grader: PytestGrader, parent: Path, environment: TaskEnvironment | None = None
-) -> tuple[float, float]:
-    """(the whole: workspace, gold, grade; the sandboxed test command alone)."""
-    start = time.perf_counter()
+) -> tuple[float, float, float]:
+    """(the whole: workspace, gold, grade; the sandboxed test command alone; CPU of the whole)."""
+    start, cpu = time.perf_counter(), cpu_s()
     workspace = create_workspace(task.repo_dir, parent)
     assert task.solution_dir is not None
     apply_overlay(task.solution_dir, workspace.path)
     if environment is not None:
         grader = grader.within(environment, workspace.path)
     grade = grader.grade(workspace.path, task)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, cpu_s() - cpu
     grader.sandbox.release(workspace.path)
     remove_workspace(workspace)
     if grade.score != 1.0:
         raise SystemExit(
             f"gold did not score 1.0 on {task.id}: {grade.invalid_reason or grade.score}"
         )
-    return elapsed, grade.pytest_duration_s
+    return elapsed, grade.pytest_duration_s, cpu
 
 
 def main() -> None:
@@ -192,8 +205,8 @@ def measure(
         time_loopwright(warm, grader, root / "ws", env(kind, warm))
     rows: dict[str, list[Row]] = {kind: [] for kind in kinds}
     for task in tasks:
-        plain: list[float] = []
-        ours: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
+        plain: list[tuple[float, float]] = []
+        ours: dict[str, list[tuple[float, float, float]]] = {kind: [] for kind in kinds}
         for rep in range(repeat):
             # Interleaved, in an order that rotates, so drift hits every arm alike.
             arms = ["plain", *kinds]
@@ -205,9 +218,12 @@ def measure(
                         time_loopwright(task, graders[arm], root / "ws", env(arm, task))
                     )
         for kind in kinds:
-            whole = statistics.median(t for t, _ in ours[kind])
-            command = statistics.median(c for _, c in ours[kind])
-            rows[kind].append(Row(task.id, statistics.median(plain), whole, command))
+            whole = statistics.median(t for t, _, _ in ours[kind])
+            command = statistics.median(c for _, c, _ in ours[kind])
+            cpu = statistics.median(c for _, _, c in ours[kind])
+            wall_plain = statistics.median(t for t, _ in plain)
+            cpu_plain = statistics.median(c for _, c in plain)
+            rows[kind].append(Row(task.id, wall_plain, whole, command, cpu_plain, cpu))
     return rows
 
 
@@ -236,6 +252,8 @@ class Row:
     plain: float  # plain pytest, median
     ours: float  # workspace + gold + grade, median
     command: float  # the grader's sandboxed test command alone, median
+    plain_cpu: float = 0.0  # CPU seconds of plain pytest, median
+    ours_cpu: float = 0.0  # CPU seconds of workspace + gold + grade (all of it: local only)
 
 
 def report(kind: str, rows: list[Row]) -> None:
@@ -254,6 +272,13 @@ def report(kind: str, rows: list[Row]) -> None:
         f"canaries, junit) and {1000 * (ours - command) / n:.0f} ms outside it (workspace, "
         "restoration, kit, parsing)"
     )
+    if kind.startswith("local"):
+        plain_cpu = sum(r.plain_cpu for r in rows)
+        ours_cpu = sum(r.ours_cpu for r in rows)
+        print(
+            f"CPU time (sum of medians): pytest {plain_cpu:.3f} s, loopwright {ours_cpu:.3f} s, "
+            f"ratio {ours_cpu / plain_cpu:.2f}"
+        )
 
 
 if __name__ == "__main__":

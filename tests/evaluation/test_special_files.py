@@ -147,3 +147,31 @@ def test_a_grade_whose_host_side_blocks_ends_as_grading_failed(
         release.set()
     assert grade.invalid
     assert (grade.invalid_reason or "").startswith("grading failed: grading did not finish within")
+
+
+@pytest.mark.parametrize("kind", SANDBOXES)
+def test_a_tracked_file_replaced_by_a_fifo_is_tamper(task: Task, tmp_path: Path, kind: str) -> None:
+    """git cannot take a diff of a FIFO: the change would be hidden behind a note. A file of the
+    task's repository replaced by one is a `tamper:` grade naming it (was a valid 1.0)."""
+    place = "tests/test_add.py"  # tracked; restoration puts it back, so the tests still run
+    calls = [
+        ToolCall.make("w", "write_file", path="calc/core.py", content=GOLD),
+        ToolCall.make("c", "run_command", command=f"python3 -c {_MKFIFO!r} {place}"),
+        ToolCall.make("f", "finish", summary="done"),
+    ]
+    spec = TaskRunSpec(
+        workflow=workflow(),
+        task=task,
+        model=ScriptedModel(calls),
+        sandbox=_sandbox(kind),
+        prices=DEFAULT_PRICES,
+        run_dir=tmp_path / "run",
+        run_id="fifo-tracked",
+        seed=1,
+    )
+    record = _run_with_deadline(spec)
+    assert record.grade is not None, record.errors
+    reason = record.grade.invalid_reason or ""
+    assert record.grade.invalid and reason.startswith("tamper:"), reason
+    assert place in reason
+    assert record.grade.score == 0.0

@@ -95,6 +95,8 @@ def test_each_family_is_found_by_the_ast(family: str) -> None:
         ("import sys\nsys.path_hooks[:] = []\n", "import-system"),
         ("import sys\nsetattr(sys, 'modules', {})\n", "import-system"),
         ("setattr(f, '__code__', g.__code__)\n", "code-objects"),
+        ("for c in f.__closure__:\n    c.cell_contents = None\n", "code-objects"),
+        ("getattr(f, '__closure__')\n", "code-objects"),
         ("from os import _exit\n_exit(0)\n", "hard-exit"),
         ("__import__('ctypes')\n", "ctypes"),
         ("import importlib\nimportlib.import_module('pluggy')\n", "test-internals"),

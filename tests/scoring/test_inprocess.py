@@ -15,7 +15,7 @@ import pytest
 
 from loopwright.sandbox import BubblewrapSandbox, LocalSandbox, Sandbox, bubblewrap_available
 from loopwright.scoring import GradeResult
-from loopwright.tasks import Task
+from loopwright.tasks import Task, load_task
 from tests.containers import docker_sandbox_or_skip
 from tests.scoring.hostile import Step, copy_task, gold_steps, run_agent, write
 
@@ -165,12 +165,89 @@ for _pm in gc.get_objects():
         _pm._inner_hookexec = _wrapped
 """
 
+# Class 5 again, through functions the guard trusts: each test name of the fake modules is bound
+# to a function of the standard library (really the code of its file, under sys.prefix) that
+# takes no argument and returns None. Graded 1.0 before the guard held a test that its file
+# defines with `def` to that file's code.
+TRUSTED_FUNCTIONS_AS_TESTS = """
+import os, sys, types, warnings
+
+_tests = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests")
+for _file in sorted(os.listdir(_tests)):
+    if not (_file.startswith("test_") and _file.endswith(".py")):
+        continue
+    _path = os.path.join(_tests, _file)
+    with open(_path) as _f:
+        _names = [line[4:].split("(")[0] for line in _f if line.startswith("def test_")]
+    _fake = types.ModuleType(_file[:-3])
+    _fake.__file__ = _path
+    for _name in _names:
+        setattr(_fake, _name, warnings.resetwarnings)
+    sys.modules[_file[:-3]] = _fake
+"""
+
+# The channel found through /proc/self/fd (the only pipe at a high descriptor number), a copy
+# kept, /dev/null put in its place (the guard's own lines go nowhere), and a whole stream forged
+# on the copy at once: every test of tests/ passed, the canaries (named in the kit's settings)
+# as they must be, pytest finished with 0.
+# An atexit handler strips the failures from the junit file and leaves with os._exit(0). Graded
+# 1.0 (under a task that allows `atexit` and `hard-exit`, so the audit does not mask the guard)
+# before the guard checked, at every line it sends, that its descriptor is still its pipe.
+REDIRECT_THE_CHANNEL = r"""
+import atexit, json, os, re, sys
+
+def _hexed(text):
+    return text.encode().hex()
+
+_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_lines = []
+for _file in sorted(os.listdir(os.path.join(_root, "tests"))):
+    if _file.startswith("test_") and _file.endswith(".py"):
+        with open(os.path.join(_root, "tests", _file)) as _f:
+            for _line in _f:
+                if _line.startswith("def test_"):
+                    _id = "tests/%s::%s" % (_file, _line[4:].split("(")[0])
+                    _lines.append("report %s call passed 0" % _hexed(_id))
+for _name, _module in list(sys.modules.items()):
+    if _name.startswith("lwguard_"):
+        with open(_module.__file__[:-3] + ".json") as _f:
+            for _canary, _expected in json.load(_f)["canaries"].items():
+                _id = "%s::%s" % (_module.__file__, _canary)
+                _end = "passed 0" if _expected == "passed" else "skipped 1"
+                _lines.append("report %s call %s" % (_hexed(_id), _end))
+_lines.append("finish 0")
+for _fd in sorted(int(x) for x in os.listdir("/proc/self/fd")):
+    try:
+        _is_pipe = _fd >= 64 and os.readlink("/proc/self/fd/%d" % _fd).startswith("pipe:")
+    except OSError:
+        continue
+    if _is_pipe:
+        _copy = os.dup(_fd)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), _fd)
+        os.write(_copy, ("\n".join(_lines) + "\n").encode())
+
+def _at_exit():
+    for arg in sys.argv:
+        if arg.startswith("--junitxml="):
+            path = arg.split("=", 1)[1]
+            with open(path) as f:
+                xml = f.read()
+            xml = re.sub(r"<failure\b.*?</failure>|<error\b.*?</error>", "", xml, flags=re.S)
+            xml = re.sub(r'(errors|failures)="\d+"', r'\1="0"', xml)
+            with open(path, "w") as f:
+                f.write(xml)
+    os._exit(0)
+
+atexit.register(_at_exit)
+"""
+
 ATTACKS: dict[str, str] = {
     "1 a hook compiled with a file name under sys.prefix": FAKE_FILENAME_HOOK,
     "2 junit and the guard's record rewritten at exit, then os._exit(0)": REWRITE_AT_EXIT,
     "3 the __code__ of pytest_pyfunc_call swapped": SWAP_CODE,
     "4 the guard's check and tamper list disarmed, reports forged": DISARM_THE_GUARD,
     "5 fake test modules in sys.modules under the real file names": FAKE_TEST_MODULES,
+    "5 fake test modules whose tests are standard-library functions": TRUSTED_FUNCTIONS_AS_TESTS,
     "6 the plugin manager's inner hook executor wrapped": WRAP_HOOK_EXECUTOR,
 }
 
@@ -221,3 +298,147 @@ def test_the_gold_still_scores_one_in_this_sandbox(
 ) -> None:
     grade = _grade(slugify, gold_steps(slugify), sandbox, tmp_path)
     assert (grade.score, grade.resolved, grade.invalid) == (1.0, True, False), grade.invalid_reason
+
+
+# Hidden tests that are not all defined in their own file, as real repositories write them: a test
+# class inheriting its tests from a base class in a helper module of the test directory, and a
+# test function imported from a shared test-utils module of the package. Both were graded
+# `tamper:` ("not the code of its file") before the guard told them from a forged test.
+HELPERS = """from textkit import transform
+
+
+class SlugChecks:
+    def test_shared_lowercase(self):
+        assert transform.slugify("Hello World") == "hello-world"
+
+
+def test_shared_digits():
+    assert transform.slugify("Python 3") == "python-3"
+"""
+PACKAGE_UTILS = """from textkit import transform
+
+
+def test_from_package_utils():
+    assert transform.slugify("A  B") == "a-b"
+"""
+HIDDEN_IMPORTS = """
+
+from slughelpers import SlugChecks, test_shared_digits  # noqa: E402
+from textkit.testing import test_from_package_utils  # noqa: E402
+
+
+class TestInherited(SlugChecks):
+    pass
+"""
+SHARED_IDS = [
+    "tests/test_slug_hidden.py::TestInherited::test_shared_lowercase",
+    "tests/test_slug_hidden.py::test_shared_digits",
+    "tests/test_slug_hidden.py::test_from_package_utils",
+]
+
+# The code under test rewrites the restored helper module on disk as it is imported (before the
+# hidden test module imports the helper), so that the inherited and imported tests pass.
+REWRITE_THE_HELPER = """
+import os
+
+_helper = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
+                       "slughelpers.py")
+with open(_helper, "w") as _f:
+    _f.write("class SlugChecks:\\n    def test_shared_lowercase(self):\\n        pass\\n\\n\\n"
+             "def test_shared_digits():\\n    pass\\n")
+"""
+
+
+@pytest.fixture
+def shared(tmp_path: Path) -> Task:
+    """l1-slugify with three more hidden tests, defined outside the hidden test file."""
+    task = copy_task("l1-slugify", tmp_path / "bench")
+    (task.root / "repo" / "tests" / "slughelpers.py").write_text(HELPERS)
+    (task.root / "repo" / "textkit" / "testing.py").write_text(PACKAGE_UTILS)
+    hidden = task.root / "tests" / "test_slug_hidden.py"
+    hidden.write_text(hidden.read_text() + HIDDEN_IMPORTS)
+    toml = task.root / "task.toml"
+    ids = "".join(f'  "{test_id}",\n' for test_id in SHARED_IDS)
+    toml.write_text(toml.read_text().replace("fail_to_pass = [\n", "fail_to_pass = [\n" + ids))
+    return load_task(task.root)
+
+
+def test_tests_imported_or_inherited_from_helpers_are_not_tamper(
+    shared: Task, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    assert set(SHARED_IDS) <= set(shared.spec.fail_to_pass)
+    grade = _grade(shared, gold_steps(shared), sandbox, tmp_path)
+    assert (grade.score, grade.resolved, grade.invalid) == (1.0, True, False), grade.invalid_reason
+    outcomes = {t.id: t.outcome.value for t in grade.tests}
+    assert all(outcomes[test_id] == "passed" for test_id in SHARED_IDS), outcomes
+
+
+def test_a_helper_rewritten_while_the_tests_run_is_tamper(
+    shared: Task, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    grade = _grade(
+        shared, [write("textkit/__init__.py", INIT + REWRITE_THE_HELPER)], sandbox, tmp_path
+    )
+    assert grade.invalid and grade.tampered, (grade.score, grade.invalid_reason)
+    assert (grade.score, grade.resolved) == (0.0, False)
+
+
+def test_a_channel_redirected_through_proc_self_fd_is_tamper(
+    slugify: Task, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    toml = slugify.root / "task.toml"
+    toml.write_text(toml.read_text() + '\n[grading]\nallow = ["atexit", "hard-exit"]\n')
+    task = load_task(slugify.root)
+    grade = _grade(
+        task, [write("textkit/__init__.py", INIT + REDIRECT_THE_CHANNEL)], sandbox, tmp_path
+    )
+    reason = grade.invalid_reason or ""
+    assert grade.invalid and reason.startswith("tamper:"), (grade.score, reason)
+    assert (grade.score, grade.resolved) == (0.0, False)
+
+
+# The guard's state dug out of closure cells: every cell of the guard's hooks that holds its check
+# gets a no-op (the hooks call it through their closure), then reports are forged. Nothing in
+# the test process is left to notice: the guard's own self-check runs inside the disarmed check.
+# Scored 1.0, valid, under the old audit (in a task that allows `test-internals`, so that only
+# the closure is judged); reaching into `__closure__` / `cell_contents` is now a `code-objects`
+# construct of the audit, so the change is `suspect:`.
+CLOSURE_CELLS = """
+import sys, types
+import _pytest.reports
+
+def _noop(*args, **kwargs):
+    return None
+
+for _name, _module in list(sys.modules.items()):
+    if _name.startswith("lwguard_"):
+        for _value in list(vars(_module).values()):
+            for _cell in getattr(_value, "__closure__", None) or ():
+                _inner = _cell.cell_contents
+                if isinstance(_inner, types.FunctionType) and _inner.__name__ == "check":
+                    _cell.cell_contents = _noop
+
+_original = _pytest.reports.TestReport.from_item_and_call.__func__
+
+def _forged(cls, item, call):
+    report = _original(cls, item, call)
+    if report.nodeid.startswith("tests/"):
+        report.outcome = "passed"
+        report.longrepr = None
+    return report
+
+_pytest.reports.TestReport.from_item_and_call = classmethod(_forged)
+"""
+
+
+def test_the_guard_disarmed_through_its_closure_cells_is_suspect(
+    slugify: Task, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    toml = slugify.root / "task.toml"
+    toml.write_text(toml.read_text() + '\n[grading]\nallow = ["test-internals"]\n')
+    task = load_task(slugify.root)
+    grade = _grade(task, [write("textkit/__init__.py", INIT + CLOSURE_CELLS)], sandbox, tmp_path)
+    reason = grade.invalid_reason or ""
+    assert grade.invalid and reason.startswith("suspect:"), (grade.score, reason)
+    assert (grade.score, grade.resolved) == (0.0, False)
+    assert "code-objects" in reason and "test-internals" not in reason, reason

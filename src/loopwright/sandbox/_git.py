@@ -29,6 +29,7 @@ __all__ = [
     "base_problem",
     "git",
     "git_env",
+    "private_git_dir",
     "staged_snapshot",
 ]
 
@@ -139,7 +140,7 @@ def staged_snapshot(worktree: Path, base: str) -> Iterator[dict[str, str]]:
     info/attributes (`RESET_ATTRIBUTES`) overrides the workspace's .gitattributes files.
     Raises SandboxError when git fails (e.g. the workspace's .git was deleted).
     """
-    with _private_git_dir(worktree, base) as env:
+    with private_git_dir(worktree, base) as env:
         git(["read-tree", base], cwd=worktree, env=env)
         git(["add", "--all", "--", "."], cwd=worktree, env=env)
         yield env
@@ -150,7 +151,7 @@ def base_problem(worktree: Path, base: str) -> str | None:
     is intact (`git fsck` on the objects, from a private git directory as above); else what
     is wrong, in one line. Deterministic for the same files."""
     try:
-        with _private_git_dir(worktree, base) as env:
+        with private_git_dir(worktree, base) as env:
             git(["fsck", "--no-dangling", "--no-reflogs", "--no-progress", base],
                 cwd=worktree, env=env)  # fmt: skip
     except SandboxError as exc:
@@ -159,7 +160,9 @@ def base_problem(worktree: Path, base: str) -> str | None:
 
 
 @contextlib.contextmanager
-def _private_git_dir(worktree: Path, base: str) -> Iterator[dict[str, str]]:
+def private_git_dir(worktree: Path, base: str) -> Iterator[dict[str, str]]:
+    """Yield env vars for a private git directory (removed on exit) whose HEAD is `base` and
+    which borrows the workspace's objects: git reads nothing else of the workspace's .git."""
     objects = worktree / ".git" / "objects"
     if not objects.is_dir():
         raise SandboxError(f"{worktree} is not a workspace: it has no .git/objects")

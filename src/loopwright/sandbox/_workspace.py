@@ -11,7 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loopwright.errors import ConfigError, SandboxError, UsageError
-from loopwright.sandbox._git import BASE_EXCLUDES, IDENTITY, base_problem, git, staged_snapshot
+from loopwright.sandbox._git import (
+    BASE_EXCLUDES,
+    IDENTITY,
+    base_problem,
+    git,
+    private_git_dir,
+    staged_snapshot,
+)
 from loopwright.sandbox._template import cached_template, read_template, signature
 
 __all__ = [
@@ -92,7 +99,34 @@ class Workspace:
                 "the workspace's git repository was removed or corrupted; its diff cannot be "
                 f"taken ({problem})"
             )
+        else:
+            special = self._special_tracked()
+            if special:
+                tamper = (
+                    "files of the task's repository were replaced by special files (FIFO, "
+                    f"socket or device) that hide the diff: {', '.join(special[:5])}"
+                )
         return DiffEvidence(f"{NO_DIFF}{error}\n", error, tamper)
+
+    def _special_tracked(self) -> list[str]:
+        """The paths of base_commit's files that are now a FIFO, socket or device (lstat only:
+        never opened), sorted. Empty when git cannot list them."""
+        try:
+            with private_git_dir(self.path, self.base_commit) as env:
+                listed = git(
+                    ["ls-tree", "-r", "-z", "--name-only", self.base_commit], cwd=self.path, env=env
+                )
+        except SandboxError:
+            return []
+        found = []
+        for rel in sorted(os.fsdecode(p) for p in listed.split(b"\0") if p):
+            try:
+                mode = os.lstat(self.path / rel).st_mode
+            except OSError:
+                continue
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+                found.append(rel)
+        return found
 
     def changed_files(self) -> list[str]:
         """Paths (relative, '/'-separated, sorted) added, modified or deleted since base; a

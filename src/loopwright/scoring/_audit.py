@@ -38,7 +38,7 @@ __all__ = [
 
 FAMILIES: dict[str, str] = {
     "import-system": "writes to sys.modules, sys.meta_path, sys.path_hooks or the importer cache",
-    "code-objects": "assigns a function's __code__",
+    "code-objects": "assigns a function's __code__ or reaches into closure cells (__closure__)",
     "atexit": "registers an atexit handler",
     "hard-exit": "ends the process with os._exit",
     "ctypes": "imports ctypes",
@@ -52,6 +52,7 @@ FAMILIES: dict[str, str] = {
 MAX_FILE_BYTES = 2_000_000
 _SKIPPED_DIRS = frozenset({".git", "__pycache__", ".tox", ".venv", "node_modules"})
 _IMPORT_STATE = frozenset({"modules", "meta_path", "path_hooks", "path_importer_cache"})
+_CELL_ATTRS = frozenset({"__closure__", "cell_contents", "func_closure"})
 _GC_WALKS = frozenset({"get_referrers", "get_referents", "get_objects"})
 _FRAME_CALLS = {
     "sys": frozenset({"_getframe", "_current_frames", "settrace", "setprofile"}),
@@ -254,6 +255,8 @@ class _Visitor(ast.NodeVisitor):
             self._add(node, "frame-inspection", f".{node.attr}")
         elif node.attr == "__code__" and isinstance(node.ctx, ast.Store):
             self._add(node, "code-objects", ".__code__ =")
+        elif node.attr in _CELL_ATTRS:  # the state a closure holds: the guard keeps its own there
+            self._add(node, "code-objects", f".{node.attr}")
         elif dotted is not None:
             self._attribute(node, dotted)
         self.generic_visit(node)
@@ -321,6 +324,12 @@ class _Visitor(ast.NodeVisitor):
             self._add(node, "import-system", "setattr(sys, ...)")
         elif name == "setattr" and len(node.args) > 1 and _constant(node.args[1]) == "__code__":
             self._add(node, "code-objects", "setattr(..., '__code__', ...)")
+        elif (
+            name in ("getattr", "setattr")
+            and len(node.args) > 1
+            and _constant(node.args[1]) in _CELL_ATTRS
+        ):
+            self._add(node, "code-objects", f"{name}(..., {_constant(node.args[1])!r}, ...)")
         elif name == "getattr" and len(node.args) > 1 and not _literal(node.args[1:2]):
             target = self._dotted(node.args[0])
             if target in ("sys", "os", "gc", "inspect", "builtins", "atexit"):

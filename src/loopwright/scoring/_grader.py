@@ -5,7 +5,9 @@ shares with the other kinds is scoring/_frame.py."""
 from __future__ import annotations
 
 import functools
+import os
 import shlex
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,12 +71,13 @@ class PytestGrader(RunGrader):
     ) -> Step:
         seen = self.sandbox.visible
         tests = node_files(task.test_ids)
-        kit = write_kit(private, [p.relative_to(workspace) for p in conftests], tests)
+        rels = [p.relative_to(workspace) for p in conftests]
+        kit = write_kit(private, rels, tests, _helpers(workspace, task, {*tests, *map(str, rels)}))
         environment = self.sandbox.environment
         paths = environment.import_paths(seen(workspace)) if environment else [seen(workspace)]
         flags = ["-I", "-S", "-B"] if environment else ["-I", "-B"]
         return Step(
-            [self.python, *flags, "-c", BOOT, str(kit.directory), "\n".join(paths),
+            [self.python, *flags, "-c", BOOT, str(kit.directory), "\n".join(paths), kit.plugin,
              *self._pytest_args(seen(workspace), task, kit)],
             {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0",
              RECORD_ENV: str(kit.record)},
@@ -99,8 +102,6 @@ class PytestGrader(RunGrader):
             "no:cacheprovider",
             "-p",
             "pytest_timeout",
-            "-p",
-            kit.plugin,
             f"--timeout={task.spec.timeouts.per_test:g}",
             "-o",
             "junit_family=xunit1",
@@ -111,6 +112,24 @@ class PytestGrader(RunGrader):
         ]
 
 
+def _helpers(workspace: Path, task: Task, known: set[str]) -> list[str]:
+    """The Python files of the task's restored test directory other than `known` (its test and
+    conftest files), workspace-relative. Restoration rebuilt that directory from the task, so
+    they are the task's; symlinks and special files are left out (never followed or opened)."""
+    found: list[str] = []
+    top = (workspace / task.spec.test_dir).resolve()
+    if top == workspace:  # the whole repository: not rebuilt by restoration
+        return found
+    for folder, dirs, files in os.walk(top, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", ".git"))
+        for name in sorted(files):
+            path = Path(folder, name)
+            rel = path.relative_to(workspace).as_posix()
+            if name.endswith(".py") and rel not in known and stat.S_ISREG(path.lstat().st_mode):
+                found.append(rel)
+    return found
+
+
 def _read(kit: Kit, ids: tuple[str, ...], result: CommandResult) -> Verdict:
     """pytest's run read: its junit report (with the kit's canaries), the guard's verdict."""
     report, problem = None, None
@@ -118,7 +137,7 @@ def _read(kit: Kit, ids: tuple[str, ...], result: CommandResult) -> Verdict:
         problem = "pytest wrote no junit XML"
     else:
         try:
-            report = parse_junit(kit.junit, canaries=kit.canaries)
+            report = parse_junit(kit.junit, canaries=kit.canaries, files=node_files(ids))
         except ValueError as exc:
             problem = str(exc)
     run = _Run(result, report, problem, guard_verdict(kit, result, report, ids))

@@ -1,8 +1,8 @@
 """The grader's guard: a pytest plugin that watches the test run for forgery.
 
 Never imported by loopwright itself. The grader copies this file into each grade's private,
-read-only kit under a random module name and loads it with `-p` before pytest imports any
-workspace code. Its settings are the JSON file beside it (same stem). It sends, as they happen,
+read-only kit under a random module name; the kit's start-up code (BOOT) imports it and hands it
+to `pytest.main`, before any workspace code runs. Its settings are the JSON file beside it (same stem). It sends, as they happen,
 on the outcome channel the host gave the process (a pipe the host drains; docs/grading.md, "The
 outcome stream"): that it started, every test report's outcome, every finding, and that pytest
 finished with its exit status. What was sent stays sent: nothing the code under test does later
@@ -32,9 +32,9 @@ from __future__ import annotations
 import ast
 import atexit
 import fcntl
-import hashlib
 import json
 import os
+import signal
 import sys
 import types
 import unittest.case
@@ -89,9 +89,10 @@ def _spaces(modules: list[types.ModuleType]) -> list[Any]:
     return found
 
 
-def _code_digest(codes: list[types.CodeType]) -> str:
-    """A hash of the bytecode of `codes`."""
-    return hashlib.sha256(b"".join(map(attrgetter("co_code"), codes))).hexdigest()
+def _code_digest(codes: list[types.CodeType]) -> bytes:
+    """A copy of the bytecode of `codes`, to compare at the end (a copy, not a hash: hashlib's
+    import alone would cost more than the comparison)."""
+    return b"".join(map(attrgetter("co_code"), codes))
 
 
 def _nested(code: types.CodeType, into: list[types.CodeType]) -> list[types.CodeType]:
@@ -110,9 +111,15 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
 
     write, getpid, dumps, getcode = os.write, os.getpid, json.dumps, attrgetter("__code__")
     code_digest, nested, root_of, abspath = _code_digest, _nested, _rootpath, os.path.abspath
+    scan_defs = _scan_defs
+    function_type = types.FunctionType
     settings = json.loads(Path(here).with_suffix(".json").read_text(encoding="utf-8"))
     record = Path(os.environ.pop("LOOPWRIGHT_GUARD_RECORD"))  # as the sandbox shows it
     channel = _open_channel()
+    fstat, kill = os.fstat, os.kill
+    # What the channel is: a descriptor the code under test points elsewhere (found through
+    # /proc/self/fd and dup2'd over, keeping a copy to write a forged stream on) is another file.
+    pipe = None if channel is None else (fstat(channel).st_dev, fstat(channel).st_ino)
     canaries = settings["canaries"]  # test name -> expected outcome
     n = settings["n"]  # the canaries' arithmetic, so that no answer is a constant
     # The task's test files and conftest.py files, relative to the workspace (the working
@@ -123,6 +130,15 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             sources[rel] = Path(rel).read_bytes()
         except OSError:
             continue
+    # The other Python files of the task's restored test directory (helpers, base classes), read
+    # now too: a test function imported or inherited from one is held to its code as restored.
+    helpers: dict[str, bytes] = {}
+    for rel in settings.get("helpers", ()):
+        try:
+            helpers[rel] = Path(rel).read_bytes()
+        except OSError:
+            continue
+    defined: dict[str, Any] = {}  # task test file -> the (class names..., name) its defs bind
     state: dict[str, Any] = {
         "exitstatus": None,
         "tamper": [],
@@ -136,6 +152,15 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         """One line on the channel: space-separated fields, text ones hex-encoded."""
         if channel is None:
             return
+        try:
+            now = fstat(channel)
+            same = (now.st_dev, now.st_ino) == pipe
+        except OSError:
+            same = False  # closed: the host sees what is missing
+        if not same and pipe is not None:
+            # Redirected: whatever stream a copy carries now is not the guard's. Dying by a
+            # signal no handler can catch makes the exit code contradict any forged `finish`.
+            kill(getpid(), signal.SIGKILL)
         data = (" ".join(fields) + "\n").encode("ascii")
         try:
             while data:
@@ -151,48 +176,59 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             send("tamper", hexed(what))
         state["tamper"].append(what)
 
-    modules = [
-        sys.modules[name]
-        for name in sorted(sys.modules)
-        if name == "pytest"
-        or name.startswith("_pytest.")
-        or name in _PLUGGY
-        or name in _PLUGGY_OLD
-        or name in ("pluggy", "unittest.case")
-    ]
-    modules = [m for m in modules if isinstance(m, types.ModuleType)]
-    watched: list[Any] = []  # (namespace dict, name, owner.name, value, [(function, its code)])
     known_codes: dict[
         int, types.CodeType
     ] = {}  # id -> code of every function pytest, pluggy and the kit loaded so far
-    digest: list[str] = []
+    digest: list[bytes] = []
 
-    groups: list[Any] = []  # (namespace, getter of its watched names, their values then)
+    framework: list[Any] = []  # (name, module) as they are in sys.modules at the snapshot
+    groups: list[Any] = []  # (namespace, getter of its watched names, their values then,
+    # "owner.", the names)
     functions: list[Any] = []  # every watched function, and its code object then:
     function_codes: list[types.CodeType] = []
 
     def snapshot() -> None:
         """The framework's functions and their code, as pytest left them once its own start-up
-        patches are made (pytest_load_initial_conftests) and before any conftest is imported."""
+        patches are made (pytest_load_initial_conftests) and before any conftest is imported:
+        every module of pytest, pluggy and unittest.case loaded by then (pytest's own plugins
+        and those named by `-p`)."""
+        modules = [
+            module
+            for name, module in sorted(sys.modules.items())
+            if (
+                name == "pytest"
+                or name.startswith("_pytest.")
+                or name in _PLUGGY
+                or name in _PLUGGY_OLD
+                or name in ("pluggy", "unittest.case")
+            )
+            and isinstance(module, types.ModuleType)
+        ]
+        framework.extend((m.__name__, m) for m in modules)
         for space in _spaces(modules):
-            names, values = [], []
+            namespace = vars(space)
+            names = [
+                name
+                for name, value in list(namespace.items())
+                if not name.startswith("__")
+                and (callable(value) or isinstance(value, _FUNCTION_KINDS))
+            ]
+            if not names:
+                continue
+            values = [namespace[name] for name in names]
             owner = getattr(space, "__qualname__", None) or space.__name__
-            for name, value in list(vars(space).items()):
-                if name.startswith("__") or not (
-                    callable(value) or isinstance(value, _FUNCTION_KINDS)
-                ):
-                    continue
-                pairs = [(f, f.__code__) for f in _functions(value)]
-                watched.append((vars(space), name, f"{owner}.{name}", value, pairs))
-                names.append(name)
-                values.append(value)
-                for function, code in pairs:
+            # An itemgetter of one name returns that value, not a tuple: ask for it twice.
+            twice = len(names) == 1
+            keys: list[str] = names + names if twice else names
+            getter: Any = itemgetter(*keys)
+            then = tuple(values + values) if twice else tuple(values)
+            groups.append((namespace, getter, then, f"{owner}.", names))
+            for value in values:
+                for function in (value,) if type(value) is function_type else _functions(value):
                     functions.append(function)
-                    function_codes.append(code)
-                    known_codes[id(code)] = code
-            if names:  # twice over: an itemgetter of one name returns no tuple
-                groups.append((vars(space), itemgetter(*names, *names), tuple(values + values)))
-        for plugin in list(sys.modules.values()):  # plugins loaded before the guard (-p)
+                    function_codes.append(function.__code__)
+        known_codes.update(zip(map(id, function_codes), function_codes))
+        for plugin in list(sys.modules.values()):  # plugins named by `-p`, loaded by now
             if isinstance(plugin, types.ModuleType) and plugin.__name__.startswith("pytest_"):
                 for space in _spaces([plugin]):
                     for value in list(vars(space).values()):
@@ -200,7 +236,6 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
                             known_codes[id(function.__code__)] = function.__code__
         digest.append(code_digest(list(known_codes.values())))
 
-    framework = [(m.__name__, m) for m in modules]  # as they are in sys.modules now
     compiled: dict[
         str, list[types.CodeType]
     ] = {}  # path -> [code objects of its source, plain and assertion-rewritten]
@@ -256,25 +291,62 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     def matches(code: types.CodeType, codes: list[types.CodeType]) -> bool:
         return any(c == code for c in codes if c.co_firstlineno == code.co_firstlineno)
 
-    def from_its_file(code: types.CodeType, config: Any) -> bool:
+    def from_its_file(code: types.CodeType, config: Any, elsewhere: bool = False) -> bool:
         """Whether `code` is code of the file it names: compiled from the source read as the
-        guard loaded (a task file) or from the environment's file (read-only there)."""
+        guard loaded (a task file) or from the environment's file (read-only there). With
+        `elsewhere` (a test function its task file does not define itself), also a helper of the
+        restored test directory as read when the guard loaded, or any other workspace file as it
+        is now: code the agent could have written there anyway."""
         filename = abspath(code.co_filename)
         rel = relative(filename, config)
         if rel is not None:
             source = sources.get(rel)
+            if source is None and elsewhere:
+                source = helpers.get(rel) or read(filename)
             if source is None:
                 return False
         elif filename.startswith(trusted):
-            try:
-                source = Path(filename).read_bytes()
-            except OSError:
+            source = read(filename)
+            if source is None:
                 return False
         else:
             return False
         return matches(code, plain_codes(filename, source)) or matches(
             code, rewritten_codes(filename, source, config)
         )
+
+    def read(filename: str) -> bytes | None:
+        try:
+            return Path(filename).read_bytes()
+        except OSError:
+            return None
+
+    def legitimate_test(item: Any, rel: str, code: types.CodeType, config: Any) -> bool:
+        """A test of task file `rel` runs that file's code (as read when the guard loaded) when
+        the file defines it with `def` (in the class the test was collected from); a test it
+        imports, or inherits from a base class defined elsewhere, runs the code of the file that
+        code names (`from_its_file`, `elsewhere`)."""
+        if relative(abspath(code.co_filename), config) == rel:
+            return from_its_file(code, config)
+        return not defines(rel, item) and from_its_file(code, config, elsewhere=True)
+
+    def defines(rel: str, item: Any) -> bool:
+        """Whether task file `rel` binds the test's name with a `def` in the scope the test
+        was collected from (its module, or the chain of classes in it, by collected name)."""
+        if rel not in defined:
+            found_defs: set[tuple[str, ...]] = set()
+            try:
+                scan_defs(ast.parse(sources.get(rel, b"")).body, (), found_defs)
+                defined[rel] = found_defs
+            except (SyntaxError, ValueError):
+                defined[rel] = None  # unreadable: every test of it must be its own code
+        scope: list[str] = []
+        node = getattr(item, "parent", None)
+        while node is not None and isinstance(node, pytest.Class):
+            scope.insert(0, str(node.name))
+            node = node.parent
+        name = str(getattr(item, "originalname", None) or item.name)
+        return defined[rel] is None or (*scope, name) in defined[rel]
 
     def relative(filename: str, config: Any) -> str | None:
         root = os.path.join(abspath(str(root_of(config))), "")
@@ -304,7 +376,8 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         """Fast (C-level comparisons) while nothing changed; then names what did."""
         try:
             same = not any(
-                any(map(is_not, getter(namespace), values)) for namespace, getter, values in groups
+                any(map(is_not, getter(namespace), values))
+                for namespace, getter, values, *_ in groups
             )
         except KeyError:  # a watched name was deleted
             same = False
@@ -315,12 +388,13 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         return None if same else what_changed()
 
     def what_changed() -> str | None:
-        for namespace, name, qualified, original, pairs in watched:
-            if namespace.get(name) is not original:
-                return f"{qualified} was replaced"
-            for function, code in pairs:
-                if function.__code__ is not code:
-                    return f"the code of {function.__module__}.{function.__qualname__} was swapped"
+        for namespace, _, values, owner, names in groups:
+            for name, original in zip(names, values):
+                if namespace.get(name) is not original:
+                    return f"{owner}{name} was replaced"
+        for function, code in zip(functions, function_codes):
+            if function.__code__ is not code:
+                return f"the code of {function.__module__}.{function.__qualname__} was swapped"
         for name, module_then in framework:
             if sys.modules.get(name) is not module_then:
                 return f"the module {name} in sys.modules was replaced"
@@ -428,15 +502,18 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         for item in items:
             function = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
             path = abspath(str(getattr(item, "path", None) or item.fspath))
-            if relative(path, config) not in settings["tests"] or not isinstance(
-                function, types.FunctionType
+            rel = relative(path, config)
+            if (
+                rel is None
+                or rel not in settings["tests"]
+                or not isinstance(function, types.FunctionType)
             ):
                 continue
             inner = function
             while hasattr(inner, "__wrapped__"):  # a decorator's wrapper: judge what it wraps
                 inner = inner.__wrapped__
             code = getattr(inner, "__code__", None)
-            if code is None or not from_its_file(code, config):
+            if code is None or not legitimate_test(item, rel, code, config):
                 found(f"test {item.nodeid} is not the code of its file (noticed at collection)")
                 break
             test_codes[id(item)] = (inner, code)
@@ -515,6 +592,18 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     record.with_suffix(".started").write_text("started\n", encoding="utf-8")
     send("start")
     return names
+
+
+def _scan_defs(nodes: Any, scope: tuple[str, ...], into: set[tuple[str, ...]]) -> None:
+    """Add to `into` the (class names..., name) of every `def` in `nodes` and the statements
+    nested in them (if, try, with, loops), classes included; not inside a function's body."""
+    for node in nodes:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            into.add((*scope, node.name))
+        elif isinstance(node, ast.ClassDef):
+            _scan_defs(node.body, (*scope, node.name), into)
+        elif not isinstance(node, ast.expr):
+            _scan_defs(list(ast.iter_child_nodes(node)), scope, into)
 
 
 def _cells(function: Any) -> tuple[object, ...]:

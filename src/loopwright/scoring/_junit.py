@@ -84,7 +84,11 @@ class JunitReport:
 
 
 def parse_junit(
-    path: Path, *, canaries: Collection[str] = (), node_ids: bool = True
+    path: Path,
+    *,
+    canaries: Collection[str] = (),
+    node_ids: bool = True,
+    files: Collection[str] = (),
 ) -> JunitReport:
     """Parse a pytest junit XML file written with `-o junit_family=xunit1`.
 
@@ -94,6 +98,9 @@ def parse_junit(
     ValueError when the file is not junit XML; the caller decides that this makes a grade
     invalid. With `node_ids` False (junit from any tool, not pytest's), a test's id is
     `classname.name` (`name` alone without a classname) and nothing is a collection error.
+    `files` are the test files the run collected (posix, rootdir-relative): a test defined in
+    another file (imported, or inherited from a base class in a helper module) has that file
+    as its `file`, and is keyed by the collected file whose module its `classname` starts with.
     Deterministic.
     """
     try:
@@ -110,7 +117,7 @@ def parse_junit(
             classname = element.get("classname", "")
             test_id: str | None = f"{classname}.{name}" if classname else name
         else:
-            test_id = name if name in canaries else _node_id(element)
+            test_id = name if name in canaries else _node_id(element, files)
         if test_id is None:
             errors.append(_collection_error(element))
             continue
@@ -120,13 +127,24 @@ def parse_junit(
     return JunitReport(cases=cases, collection_errors=tuple(errors))
 
 
-def _node_id(element: ET.Element) -> str | None:
+def _module(file: str) -> str:
+    return file[:-3].replace("/", ".") if file.endswith(".py") else file
+
+
+def _node_id(element: ET.Element, files: Collection[str] = ()) -> str | None:
     file = element.get("file")
     name = element.get("name", "")
     classname = element.get("classname", "")
     if not file or not name or not classname:
         return None  # a collection error: classname="" name="tests.test_x"
-    module = file[:-3].replace("/", ".") if file.endswith(".py") else file
+    module = _module(file)
+    if classname != module and not classname.startswith(module + "."):
+        collected = [
+            f for f in files if classname == _module(f) or classname.startswith(_module(f) + ".")
+        ]
+        if collected:  # defined elsewhere: keyed by the file it was collected from
+            file = max(collected, key=len)
+            module = _module(file)
     parts = [file]
     if classname.startswith(module + "."):
         parts.extend(classname[len(module) + 1 :].split("."))

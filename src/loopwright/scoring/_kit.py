@@ -11,8 +11,12 @@ the paths it is given in the command line and environment, never inside files.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
+import marshal
 import secrets
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +34,7 @@ from importlib.machinery import (
     SourceFileLoader,
 )
 kit, workspace, *extra = sys.argv[1], *sys.argv[2].split(chr(10))
+guard = sys.argv[3]
 
 
 def stdlib_names():
@@ -96,13 +101,16 @@ if sys.flags.no_site:
     site.addsitepackages(None)
 sys.path.append(workspace)
 sys.path.extend(p for p in extra if in_workspace(p))
-sys.argv[:] = ["pytest", *sys.argv[3:]]
+sys.argv[:] = ["pytest", *sys.argv[4:]]
 import pytest
-sys.exit(int(pytest.main()))
+sys.exit(int(pytest.main(plugins=[__import__(guard)] if guard else [])))
 """
-"""The grading process's entry point (`python -I -B -c BOOT KIT WORKSPACE PYTEST_ARGS...`).
+"""The grading process's entry point (`python -I -B -c BOOT KIT WORKSPACE GUARD PYTEST_ARGS...`).
 WORKSPACE may be followed, after newlines, by directories inside it to append to `sys.path` too
-(a task environment's editable roots, `TaskEnvironment.import_paths`). In a task environment the
+(a task environment's editable roots, `TaskEnvironment.import_paths`). GUARD is the guard
+plugin's module name in the kit ("" for none): BOOT imports it as a plain module (from the
+bytecode the kit holds for it, `write_kit`) and hands it to `pytest.main`, rather than naming it
+with `-p`, which would have pytest's assertion rewriter compile it from source on every grade. In a task environment the
 grader also passes `-S`: its site-packages (whose `.pth` files may put the workspace on `sys.path`,
 as an editable install does) are added by BOOT once its hooks are in place, so no file of the
 workspace (a `sitecustomize.py`) is imported at start-up or through an unguarded finder.
@@ -123,6 +131,23 @@ forges for a module imported later is never read. Bytecode of the standard libra
 site-packages is used as usual."""
 
 
+@functools.cache
+def _guard_files() -> tuple[bytes, bytes | None]:
+    """The guard plugin's source, and its bytecode for this interpreter as a checked hash-based
+    `.pyc` (PEP 552; None where this Python caches no bytecode). Compiled once per process: a
+    graded Python of this version reads it instead of compiling the plugin on every grade (about
+    15 ms); any other version finds no file under its own cache tag and compiles the source. The
+    loader checks the file against the source's hash and sets the code's file name to the path it
+    loaded the source from, so one file serves every kit and every sandbox's view of it."""
+    source = _PLUGIN_SOURCE.read_bytes()
+    if sys.implementation.cache_tag is None:
+        return source, None
+    code = compile(source, str(_PLUGIN_SOURCE), "exec", dont_inherit=True)
+    flags = (0b11).to_bytes(4, "little")  # hash-based, checked against the source
+    header = importlib.util.MAGIC_NUMBER + flags + importlib.util.source_hash(source)
+    return source, header + marshal.dumps(code)
+
+
 @dataclass(frozen=True, slots=True)
 class Kit:
     """Where one grade's files are. `directory` is shown read-only; `out` is writable."""
@@ -130,7 +155,7 @@ class Kit:
     directory: Path
     out: Path
     ini: Path
-    plugin: str  # the guard's module name, for `-p`; it defines the canary tests too
+    plugin: str  # the guard's module name, imported by BOOT; it defines the canary tests too
     canaries: dict[str, str]  # canary test name -> the outcome it must have
     record: Path  # the guard's record (JSON): when pytest finished, or at a normal early exit
     junit: Path
@@ -141,13 +166,20 @@ class Kit:
         return self.record.with_suffix(".started")
 
 
-def write_kit(private: Path, conftests: list[Path], tests: Sequence[str] = ()) -> Kit:
+def write_kit(
+    private: Path,
+    conftests: list[Path],
+    tests: Sequence[str] = (),
+    helpers: Sequence[str] = (),
+) -> Kit:
     """Create `private/kit` and `private/out` (private must exist and be empty) and the files.
 
     `conftests` are the workspace's conftest.py files after restoration, relative to the
     workspace: the only files in it allowed to define pytest hooks; `tests` the task's test
     files, relative to it (posix): the guard reads both as it loads, and holds each collected
-    test function of `tests` to its file's code. The guard's record path
+    test function of `tests` to its file's code. `helpers` are the other Python files of the
+    restored test directory (workspace-relative, posix): read as the guard loads too, the code a
+    test imported or inherited from one of them is held to. The guard's record path
     reaches the test run in the environment (`RECORD_ENV`), as the sandbox shows it."""
     token = secrets.token_hex(8)
     directory, out = private / "kit", private / "out"
@@ -156,13 +188,18 @@ def write_kit(private: Path, conftests: list[Path], tests: Sequence[str] = ()) -
     canaries = {f"test_lw_{token}_pass": "passed", f"test_lw_{token}_fail": "xfailed"}
     plugin = f"lwguard_{token}"
     record = out / f"guard-{token}.json"
-    source = _PLUGIN_SOURCE.read_text(encoding="utf-8")
-    (directory / f"{plugin}.py").write_text(source, encoding="utf-8")
+    source, bytecode = _guard_files()
+    (directory / f"{plugin}.py").write_bytes(source)
+    if bytecode is not None:
+        cache = directory / "__pycache__"
+        cache.mkdir()
+        (cache / f"{plugin}.{sys.implementation.cache_tag}.pyc").write_bytes(bytecode)
     settings = {
         "canaries": canaries,
         "n": 10 + secrets.randbelow(90),
         "conftests": [p.as_posix() for p in conftests],
         "tests": list(tests),
+        "helpers": list(helpers),
     }
     (directory / f"{plugin}.json").write_text(json.dumps(settings), encoding="utf-8")
     ini = directory / "pytest.ini"
