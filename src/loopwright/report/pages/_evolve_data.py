@@ -103,6 +103,8 @@ class EvolveData:
         """Why the run is incomplete; [] for a run that finished."""
         cp = self.checkpoint
         if cp is None:
+            if self.holder is not None:
+                return [f"no checkpoint.json yet: the run {self.state_words}, in calibration"]
             return [
                 "no checkpoint.json: the run stopped before generation 0 started "
                 "(during calibration)"
