@@ -191,7 +191,7 @@ def _cost_figure(cols: list[RunColumn]) -> str:
     step = max(1, -(-longest // 6))
     ticks = [(float(x), str(x)) for x in range(step, longest + 1, step)] or [(1.0, "1")]
     chart = line_chart(series, label="spend against task runs, every run", x_ticks=ticks,
-                       y_range=(0.0, (top or 1.0) * 1.08), size=(760, 280))  # fmt: skip
+                       y_range=(0.0, (top or 1.0) * 1.08), size=(760, 280), y_prefix="$")  # fmt: skip
     caption = (
         "Dollars spent so far by each run's agents against task runs finished (calibration, "
         "training and holdout; cached runs spend nothing)."

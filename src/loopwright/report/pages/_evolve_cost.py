@@ -107,6 +107,7 @@ def cost_curve_figure(data: EvolveData) -> str:
         x_ticks=ticks,
         y_range=(0.0, top * 1.08),
         size=(680, 280),
+        y_prefix="$",
     )
     notes = []
     if curve.cached:
