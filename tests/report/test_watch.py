@@ -52,7 +52,7 @@ def served(sim_evolution: CliRun, tmp_path: Path) -> Iterator[tuple[Watcher, Pat
 
 
 def _get(url: str) -> tuple[int, str]:
-    with urllib.request.urlopen(url, timeout=30) as reply:  # noqa: S310 (loopback only)
+    with urllib.request.urlopen(url, timeout=30) as reply:
         return reply.status, reply.read().decode("utf-8")
 
 
@@ -100,13 +100,13 @@ def test_a_stop_needs_the_pages_token(served: tuple[Watcher, Path]) -> None:
     watcher, _ = served
     forged = urllib.request.Request(watcher.url + "stop", method="POST")
     with pytest.raises(urllib.error.HTTPError) as err:
-        urllib.request.urlopen(forged, timeout=30)  # noqa: S310 (loopback only)
+        urllib.request.urlopen(forged, timeout=30)
     assert err.value.code == 403 and not watcher.stopped_from_page
     assert _get(watcher.url + "state")[0] == 200  # still serving
     real = urllib.request.Request(
         watcher.url + "stop", method="POST", headers={STOP_HEADER: watcher.nonce}
     )
-    with urllib.request.urlopen(real, timeout=30) as reply:  # noqa: S310 (loopback only)
+    with urllib.request.urlopen(real, timeout=30) as reply:
         assert reply.status == 200
     assert watcher.stopped_from_page
 
@@ -150,7 +150,7 @@ def test_the_cli_prints_the_url_and_how_to_stop_and_ends_on_the_pages_stop(
         stop = urllib.request.Request(
             url.group(1) + "stop", method="POST", headers={STOP_HEADER: nonce.group(1)}
         )
-        urllib.request.urlopen(stop, timeout=30).close()  # noqa: S310 (loopback only)
+        urllib.request.urlopen(stop, timeout=30).close()
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
