@@ -26,6 +26,7 @@ __all__ = ["STOP_HEADER", "RunState", "Watcher", "check_watchable", "run_state"]
 
 PROGRESS_FILE = "progress.jsonl"  # search's progress log (read through read_progress)
 STOP_HEADER = "X-Loopwright-Watch"
+_WRITER = {"ab": "ab record", "research": "research init"}
 """The header a stop request carries the page's nonce in."""
 
 
@@ -88,8 +89,8 @@ def check_watchable(run_dir: Path) -> None:
     kind = detect_kind(run_dir)  # UsageError for a directory that is no run
     if kind != "evolve":
         raise UsageError(
-            f"--watch follows evolve runs as their progress.jsonl grows; {run_dir} is a {kind} run",
-            got=f"a {kind} run directory",
+            f"--watch follows evolve runs as their progress.jsonl grows; {run_dir} is not one",
+            got=f"a directory of `loopwright {_WRITER.get(kind, kind)}` (kind {kind!r})",
             fix=f"write its report once with `loopwright report {run_dir}` (without --watch)",
         )
     if not (run_dir / PROGRESS_FILE).is_file() and lock_holder(RunLock(run_dir).path) is None:

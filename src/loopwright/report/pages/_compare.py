@@ -47,9 +47,8 @@ def _refuse_kinds(run_dirs: Sequence[Path]) -> None:
     raise UsageError(
         what,
         got=listing,
-        fix="pass only directories written by `loopwright evolve`; write the report of "
-        + ", ".join(str(p) for p in others)
-        + " on its own with `loopwright report DIR`",
+        fix="pass only directories written by `loopwright evolve`; a run of another kind has "
+        "its own page: " + "; ".join(f"`loopwright report {p}`" for p in others),
     )
 
 
