@@ -155,10 +155,10 @@ class Watcher:
 
     def page(self, *, live: bool) -> bytes:
         """The report, made live (`/`) or bare (`/report`). LoopwrightError passes through."""
-        report = render_report(self.run_dir).html
         if not live:
-            return report.encode("utf-8")
-        state = run_state(self.run_dir)
+            return render_report(self.run_dir).html.encode("utf-8")
+        state = run_state(self.run_dir)  # before rendering: a page is never older than its token
+        report = render_report(self.run_dir).html
         html = live_page(
             report, state=state.state, text=state.text, token=state.token,
             interval_s=self.interval_s, nonce=self.nonce,

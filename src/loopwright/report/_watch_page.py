@@ -58,9 +58,11 @@ _SCRIPT = """
     if (stopped) return;
     try {
       const state = await (await fetch('/state', {cache: 'no-store'})).json();
+      if (stopped) return;  // the Stop button was pressed while this check was on its way
       show(state.state, state.text);
       if (state.token !== bar.dataset.token) {
         const reply = await fetch('/report', {cache: 'no-store'});
+        if (stopped) return;
         if (reply.ok) {
           swap(new DOMParser().parseFromString(await reply.text(), 'text/html'));
           bar.dataset.token = state.token;
@@ -70,6 +72,7 @@ _SCRIPT = """
         }
       }
     } catch (err) {
+      if (stopped) return;
       stopped = true;
       show('gone', 'The watcher is not answering (it was stopped): this page no longer refreshes.');
       button.disabled = true;

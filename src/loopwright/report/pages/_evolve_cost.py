@@ -43,13 +43,14 @@ def _record_paths(cp: Checkpoint | None) -> dict[tuple[str, str, int, str], str]
 
 
 def _spent_by(
-    data: EvolveData, ev: object, paths: dict[tuple[str, str, int, str], str]
+    data: EvolveData,
+    ev: CalibrationRunFinished | EvaluationFinished,
+    paths: dict[tuple[str, str, int, str], str],
 ) -> tuple[dict[str, Usage] | None, float | None]:
     """The record's spend by role, or None and the progress event's own cost."""
     if isinstance(ev, CalibrationRunFinished):
         rep = ev.repetition if ev.repetition is not None else 0
         return data.spend.per_record_role.get(f"calibration/{ev.task_id}/rep_{rep}"), None
-    assert isinstance(ev, EvaluationFinished)  # the caller passes only these two
     key = (ev.individual_id, ev.task_id, ev.repetition, ev.split)
     path = paths.get(
         key, f"gen_{ev.generation}/{ev.individual_id}/{ev.task_id}/rep_{ev.repetition}"
