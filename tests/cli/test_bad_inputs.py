@@ -192,6 +192,16 @@ CASES: tuple[Case, ...] = (
     Case(("report", "done", "-o", "ro/report.html"), 2, "read-only", needs_ro=True),
     Case(("report", "done", "-o", "cdir"), 2, "is a directory"),
     Case(("report", "done", "-o", "afile/report.html"), 2, "is a file, not a directory"),
+    Case(("report", "done", "full"), 2, "not a loopwright run directory", "compare.html"),
+    Case(("report", "nockpt", "research"), 2, "cannot mix kinds", "compare.html"),
+    Case(("report", "nockpt", "nockpt"), 2, "given twice", "compare.html"),
+    Case(("report", "nockpt", "badjson"), 2, "no progress to compare yet", "compare.html"),
+    Case(("report", "nockpt", "--watch"), 2, "nothing to watch"),
+    Case(("report", "done", "--watch"), 2, "--watch follows evolve runs"),
+    Case(("report", "nockpt", "badjson", "--watch"), 2, "--watch follows one run"),
+    Case(("report", "nockpt", "--watch", "-o", "x.html"), 2, "writes no file", "x.html"),
+    Case(("report", "nockpt", "--watch", "--interval", "0"), 2, "positive number of seconds"),
+    Case(("report", "done", "--port", "9000"), 2, "only apply with --watch"),
     # workflow, bench, ab
     Case(("workflow", "validate", "wf-loops.yaml"), 2, "max_loops"),
     Case(("workflow", "validate", "wf-prompt.yaml"), 2, "100000"),
@@ -243,6 +253,8 @@ def _fixtures(root: Path) -> None:
         (root / name / "checkpoint.json").write_text(checkpoint)
     (root / "nockpt" / "gen_0").mkdir(parents=True)  # evaluated, then its checkpoint was lost
     (root / "nockpt" / "config.yaml").write_text("schema_version: 2\nkind: evolve\n")
+    (root / "research").mkdir()  # what `research init` heads its working directory with
+    (root / "research" / "config.yaml").write_text("schema_version: 2\nkind: research\n")
     (root / "noreplies.yaml").write_text("replies: []\n")
     (root / "badprovider.yaml").write_text(
         "schema_version: 1\nloops: all\ntiers: {small: nosuchprovider/x}\nbriefs: all\n"
@@ -320,7 +332,8 @@ The paths in the cases: `afile` is a file, `full/` a non-empty directory, `empty
 empty directories, `ro/` a read-only file system, `notdb.txt` a text file, `binary.md` binary
 bytes, `schema99/` an evolve run of another checkpoint schema, `badjson/` and `truncated/`
 evolve runs whose checkpoint is garbage or cut short, `nockpt/` an evolve run that evaluated a
-generation and lost its checkpoint, `noreplies.yaml` a script file with no reply,
+generation and lost its checkpoint (it has no progress either), `research/` a research working
+directory, `noreplies.yaml` a script file with no reply,
 `badprovider.yaml` an A/B manifest naming an unknown provider, `done/` a finished run,
 `wf-loops.yaml` a workflow whose gate has `max_loops: 1000000000` and `wf-prompt.yaml` one with
 a 10 MB prompt (limits: docs/workflow.md and docs/evolve.md). `LOOPBACK` is an

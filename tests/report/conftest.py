@@ -82,6 +82,19 @@ def sim_evolution(tmp_path_factory: pytest.TempPathFactory) -> CliRun:
 
 
 @pytest.fixture(scope="session")
+def sim_evolution_seed1(tmp_path_factory: pytest.TempPathFactory) -> CliRun:
+    """The same evolution as `sim_evolution` at seed 1 with 3 generations, no report (a second
+    run for comparison pages)."""
+    run_dir = tmp_path_factory.mktemp("evolve-seed1") / "seed1"
+    argv = [*EVOLVE_ARGS, "--run-dir", str(run_dir), "--no-report"]
+    argv[argv.index("--seed") + 1] = "1"
+    argv[argv.index("--generations") + 1] = "3"
+    code, out, err = run_cli(*argv)
+    assert code == 0, err
+    return CliRun(run_dir, code, out, err)
+
+
+@pytest.fixture(scope="session")
 def sim_run(tmp_path_factory: pytest.TempPathFactory) -> CliRun:
     """`loopwright run` of builder-only and research-build-verify on two tasks, report on."""
     run_dir = tmp_path_factory.mktemp("run") / "run"

@@ -1,4 +1,5 @@
-"""The evolve and research reports of small sim runs opened in headless Chromium (Debian's
+"""The evolve and research reports, the comparison page and the live view (`report --watch`)
+of small sim runs opened in headless Chromium (Debian's
 chromium and chromedriver, driven by Selenium; no browser download): no console errors, every
 chart present and drawn, the simulated banner visible. A screenshot is saved in the test's
 folder.
@@ -8,17 +9,23 @@ CI needs: apt-get install chromium chromium-driver; pip install selenium.
 
 from __future__ import annotations
 
+import os
 import shutil
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from loopwright.report import Watcher, write_comparison
 from loopwright.report._html import Section, page
+from loopwright.search import RunLock
 from tests.report.conftest import CliRun
 from tests.report.test_evolve_report import EVOLVE_CHARTS
 from tests.report.test_research_page import RESEARCH_CHARTS
+from tests.report.test_watch import young_copy
 
 _BROWSERS = ("chromium", "chromium-browser")
 
@@ -110,3 +117,88 @@ def test_the_browser_check_catches_an_external_load(browser: Any, tmp_path: Path
     browser.get(path.resolve().as_uri())
     severe = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert any("Content Security Policy" in m for m in severe), severe
+
+
+def _wait_for(browser: Any, script: str, timeout_s: float = 60) -> Any:
+    """Poll `script` in the page until it returns something truthy (the value), or fail."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = browser.execute_script(script)
+        if value:
+            return value
+        time.sleep(0.1)
+    pytest.fail(f"the page never satisfied: {script}")
+
+
+def test_the_live_view_refreshes_as_the_run_grows_in_chromium(
+    browser: Any, sim_evolution: CliRun, tmp_path: Path
+) -> None:
+    """A run just started (one progress line, no checkpoint; this test holds its lock as the
+    evolve process would): the page says LIVE with the holder's pid; the run grows and the page
+    swaps in the new report by itself, keeping what the reader closed; the holder goes and the
+    page says FINISHED; the Stop button ends the watcher."""
+    run, lines, checkpoint = young_copy(sim_evolution.run_dir, tmp_path / "young")
+    watcher = Watcher(run, interval_s=0.2)
+    server = threading.Thread(target=watcher.serve, daemon=True)
+    server.start()
+    try:
+        with RunLock(run):
+            browser.get(watcher.url)
+            bar = browser.find_element("id", "live-bar")
+            assert bar.get_attribute("data-state") == "live"
+            assert f"pid {os.getpid()}" in bar.text and "Stop watching" in bar.text
+            assert browser.find_elements("id", "chart-scores") == []  # nothing summarised yet
+            (run / "checkpoint.json").write_bytes(checkpoint)
+            (run / "progress.jsonl").write_text("".join(lines), encoding="utf-8")
+            _wait_for(browser, "return document.getElementById('chart-scores')")
+            assert int(bar.get_attribute("data-updates")) >= 1
+            seed = browser.find_element("css selector", "#lineage-tree > details.ind")
+            assert seed.get_attribute("open") is not None
+            browser.execute_script("arguments[0].open = false", seed)  # the reader closes it
+            updates = int(bar.get_attribute("data-updates"))
+        # the holder is gone: the page learns it, re-renders, and keeps the seed closed
+        _wait_for(browser, "return document.getElementById('live-bar').dataset.state"
+                  " === 'finished'")  # fmt: skip
+        _wait_for(browser, f"return Number(document.getElementById('live-bar')"
+                  f".dataset.updates) > {updates}")  # fmt: skip
+        seed = browser.find_element("css selector", "#lineage-tree > details.ind")
+        assert seed.get_attribute("open") is None
+        assert "FINISHED" in browser.find_element("id", "live-bar").text
+        charts = browser.execute_script(_CHART_STATE)
+        assert {c["id"] for c in charts} == EVOLVE_CHARTS
+        assert all(c["drawn"] > 0 for c in charts), charts
+        errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+        assert errors == []
+        assert browser.save_screenshot(str(tmp_path / "live.png"))
+        browser.find_element("id", "stop-watch").click()
+        _wait_for(browser, "return document.getElementById('live-bar').dataset.state"
+                  " === 'stopped'")  # fmt: skip
+        server.join(timeout=30)
+        assert not server.is_alive() and watcher.stopped_from_page
+    finally:
+        watcher.stop()
+        server.join(timeout=30)
+
+
+def test_the_comparison_page_renders_in_chromium(
+    browser: Any, sim_evolution: CliRun, sim_evolution_seed1: CliRun, tmp_path: Path
+) -> None:
+    out = tmp_path / "compare.html"
+    write_comparison([sim_evolution.run_dir, sim_evolution_seed1.run_dir], out)
+    browser.get(out.resolve().as_uri())
+    errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    assert errors == []
+    charts = browser.execute_script(_CHART_STATE)
+    expected = {"compare-scores", "compare-spend", "compare-graph-0", "compare-graph-1"}
+    assert {c["id"] for c in charts} == expected
+    for chart in charts:
+        assert chart["width"] > 50 and chart["height"] > 50, chart
+        assert chart["drawn"] > 0, f"chart {chart['id']} has nothing drawn"
+    graphs = browser.execute_script(
+        "return ['compare-graph-0', 'compare-graph-1'].map(id => "
+        "document.getElementById('chart-' + id).getBoundingClientRect().top)"
+    )
+    assert abs(graphs[0] - graphs[1]) < 5  # side by side, not one under the other
+    assert browser.find_element("id", "sim-banner").is_displayed()
+    shot = tmp_path / "compare.png"
+    assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000

@@ -32,6 +32,7 @@ EVOLVE_CHARTS = {
     "spend-generation",
     "spend-role",
     "spend-node",
+    "spend-curve",
 }
 
 

@@ -73,6 +73,10 @@ pre { background:var(--panel); border:1px solid var(--line); padding:8px; overfl
 .bad { color:#b42318; font-weight:600; }
 .good { color:#1e7b34; font-weight:600; }
 .runcard { border:1px solid var(--line); border-radius:6px; padding:6px 14px; margin:10px 0; }
+.tree .kids { margin-left:22px; border-left:1px dotted var(--line); padding-left:6px; }
+.tree .ind { margin:2px 0; font-size:13px; }
+.tree .leaf { padding-left:14px; }
+.tree [data-chain] > summary, .tree .leaf[data-chain] { font-weight:600; }
 .pill { display:inline-block; padding:0 7px; border-radius:9px; font-size:12px;
   background:var(--panel); border:1px solid var(--line); margin-right:4px; }
 """

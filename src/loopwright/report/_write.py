@@ -3,13 +3,16 @@ atomically."""
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from loopwright._fs import atomic_write
 from loopwright.report._kind import RunKind, detect_kind
 from loopwright.report.pages._ab import ab_page, load_ab
+from loopwright.report.pages._compare import compare_page, load_comparison
 from loopwright.report.pages._evolve import evolve_page
 from loopwright.report.pages._evolve_data import load_evolve
 from loopwright.report.pages._research import research_page
@@ -18,9 +21,20 @@ from loopwright.report.pages._run import run_page
 from loopwright.report.pages._run_data import load_run
 from loopwright.store import check_output_file
 
-__all__ = ["REPORT_FILE", "Report", "ReportResult", "render_report", "write_report"]
+__all__ = [
+    "COMPARE_FILE",
+    "REPORT_FILE",
+    "CompareResult",
+    "Report",
+    "ReportResult",
+    "render_comparison",
+    "render_report",
+    "write_comparison",
+    "write_report",
+]
 
 REPORT_FILE = "report.html"
+COMPARE_FILE = "compare.html"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,4 +103,56 @@ def write_report(run_dir: Path, output: Path | None = None) -> ReportResult:
         simulated=report.simulated,
         size=len(data),
         seconds=time.perf_counter() - start,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CompareResult:
+    """Where a comparison page was written, the runs it compares (their labels), whether any
+    of them is unfinished or simulated, its size in bytes and the seconds it took."""
+
+    path: Path
+    runs: tuple[str, ...]
+    partial: bool
+    simulated: bool
+    size: int
+    seconds: float
+
+
+def render_comparison(run_dirs: Sequence[str | os.PathLike[str]]) -> tuple[str, CompareResult]:
+    """The comparison page of two or more evolve runs (curves on one chart, spend against task
+    runs, the winners' graphs side by side, holdout per task) and what it holds (its `path` is
+    empty: nothing was written). Reads only; UsageError as `load_comparison` says."""
+    start = time.perf_counter()
+    cols = load_comparison([Path(p) for p in run_dirs])
+    html = compare_page(cols)
+    result = CompareResult(
+        path=Path(),
+        runs=tuple(c.label for c in cols),
+        partial=any(c.data.partial_reasons for c in cols),
+        simulated=any(c.data.simulated for c in cols),
+        size=len(html.encode("utf-8")),
+        seconds=time.perf_counter() - start,
+    )
+    return html, result
+
+
+def write_comparison(
+    run_dirs: Sequence[str | os.PathLike[str]], output: str | os.PathLike[str] = COMPARE_FILE
+) -> CompareResult:
+    """Write the comparison page of `run_dirs` to `output` (default `compare.html` in the
+    current directory), atomically. UsageError before anything is read when `output` cannot be
+    written, and as `render_comparison` says."""
+    path = Path(output)
+    check_output_file(path, "--output")
+    html, result = render_comparison(run_dirs)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, html.encode("utf-8"))
+    return CompareResult(
+        path=path,
+        runs=result.runs,
+        partial=result.partial,
+        simulated=result.simulated,
+        size=result.size,
+        seconds=result.seconds,
     )

@@ -193,13 +193,18 @@ def line_chart(
     flags: Sequence[Flag] = (),
     threshold: tuple[float, str] | None = None,
     size: tuple[float, float] = (680, 300),
+    y_prefix: str = "",
 ) -> str:
-    """Lines with dots, optional interval bars, alarm flags and a dashed threshold line."""
+    """Lines with dots, optional interval bars, alarm flags and a dashed threshold line;
+    `y_prefix` goes before each y tick's label ("$")."""
     xs = [p.x for s in series for p in s.points] or [0.0]
     lo_x, hi_x = min(xs), max(xs)
     pad = max((hi_x - lo_x) * 0.04, 0.3)
     f = _Frame(size[0], size[1], 48, 130, 16, 30, lo_x - pad, hi_x + pad, *y_range)
-    parts = [svg_open(f.width, f.height, label), *_axes(f, x_ticks, nice_ticks(*y_range))]
+    parts = [
+        svg_open(f.width, f.height, label),
+        *_axes(f, x_ticks, nice_ticks(*y_range, prefix=y_prefix)),
+    ]
     if threshold is not None:
         ty = n(f.y(threshold[0]))
         parts.append(

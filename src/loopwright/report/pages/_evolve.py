@@ -127,7 +127,11 @@ def _cards(items: Iterable[tuple[str, str]]) -> str:
 def overview_section(data: EvolveData) -> Section:
     cp = data.checkpoint
     if cp is None:
-        body = "<p>No generation was evaluated: the run stopped during calibration.</p>"
+        body = (
+            "<p>No generation was evaluated yet: the run is calibrating (it is live).</p>"
+            if data.holder is not None
+            else "<p>No generation was evaluated: the run stopped during calibration.</p>"
+        )
         return Section("overview", "Overview", body)
     winner, seed = winner_of(cp), cp.individuals[cp.seed_id]
     gain = None

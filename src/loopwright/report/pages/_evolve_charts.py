@@ -12,6 +12,7 @@ from loopwright.models import LEDGER_FILE, group_totals, read_ledger, role_kind
 from loopwright.report._html import Section, figure, fmt, fmt_tokens, fmt_usd, table
 from loopwright.report.charts._heat import HeatCell, HeatGrid, heat_grid
 from loopwright.report.charts._svg import Bar, Segment, bar_chart, hbar_chart
+from loopwright.report.pages._evolve_cost import cost_curve_figure
 from loopwright.report.pages._evolve_data import EvolveData, Usage, winner_of
 from loopwright.search import ArchiveSnapshot, Checkpoint, Individual, descriptors_by_name
 
@@ -234,6 +235,7 @@ def spend_section(data: EvolveData) -> Section:
         )
         + table(["generation", "split", *heads], gen_rows, numeric=(2, 3, 4, 5, 6))
         + "<h3>By agent role</h3>"
+        + cost_curve_figure(data)
         + figure(
             "spend-role",
             hbar_chart(_usage_bars(spend.by_role), label="spend by role"),

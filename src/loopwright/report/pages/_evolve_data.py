@@ -72,6 +72,7 @@ class Spend:
     records: int
     unreadable: tuple[str, ...]
     unfinished: tuple[str, ...]
+    per_record_role: dict[str, dict[str, Usage]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +103,8 @@ class EvolveData:
         """Why the run is incomplete; [] for a run that finished."""
         cp = self.checkpoint
         if cp is None:
+            if self.holder is not None:
+                return [f"no checkpoint.json yet: the run {self.state_words}, in calibration"]
             return [
                 "no checkpoint.json: the run stopped before generation 0 started "
                 "(during calibration)"
@@ -192,6 +195,7 @@ def _spend(run_dir: Path) -> tuple[Spend, bool]:
     per_record: dict[str, Usage] = {}
     by_role: dict[str, Usage] = {}
     by_node: dict[str, Usage] = {}
+    per_record_role: dict[str, dict[str, Usage]] = {}
     unreadable, unfinished = [], []
     simulated, count = False, 0
     for rep in _rep_dirs(run_dir):
@@ -209,7 +213,7 @@ def _spend(run_dir: Path) -> tuple[Spend, bool]:
         per_record.setdefault(rel.as_posix(), Usage()).add(
             record.input_tokens, record.output_tokens, record.total_cost_usd
         )
-        _add_steps(record, by_role, by_node)
+        _add_steps(record, by_role, by_node, per_record_role.setdefault(rel.as_posix(), {}))
     spend = Spend(
         per_record=per_record,
         by_role=by_role,
@@ -217,14 +221,23 @@ def _spend(run_dir: Path) -> tuple[Spend, bool]:
         records=count,
         unreadable=tuple(unreadable),
         unfinished=tuple(unfinished),
+        per_record_role=per_record_role,
     )
     return spend, simulated
 
 
-def _add_steps(record: CycleRecord, by_role: dict[str, Usage], by_node: dict[str, Usage]) -> None:
+def _add_steps(
+    record: CycleRecord,
+    by_role: dict[str, Usage],
+    by_node: dict[str, Usage],
+    own_roles: dict[str, Usage],
+) -> None:
+    """Add `record`'s steps to the run's tables by role and by node, and to `own_roles` (this
+    record's spend by role, for the cost curve)."""
     seen_in, seen_out = 0, 0
     for step in record.steps:
-        for key, table in ((step.role or step.node_id, by_role), (step.node_id, by_node)):
+        role = step.role or step.node_id
+        for key, table in ((role, by_role), (step.node_id, by_node), (role, own_roles)):
             table.setdefault(key, Usage()).add(step.input_tokens, step.output_tokens, step.cost_usd)
         seen_in += step.input_tokens
         seen_out += step.output_tokens
@@ -235,5 +248,5 @@ def _add_steps(record: CycleRecord, by_role: dict[str, Usage], by_node: dict[str
         rest_usd = None
         if total is not None and None not in steps_usd:
             rest_usd = max(total - sum(c for c in steps_usd if c is not None), 0.0)
-        for table in (by_role, by_node):
+        for table in (by_role, by_node, own_roles):
             table.setdefault("(outside agents)", Usage()).add(rest_in, rest_out, rest_usd)

@@ -16,6 +16,7 @@ from loopwright.report.charts._graph import (
 )
 from loopwright.report.charts._svg import n, score_color, svg_open, text_on
 from loopwright.report.pages._evolve_data import EvolveData, winner_of
+from loopwright.report.pages._evolve_tree import lineage_tree
 from loopwright.report.pages._reflection import payoff_table, reflection_html, suggestion_text
 from loopwright.search import Checkpoint, Individual, ReflectionSkipped
 from loopwright.workflow import to_mermaid
@@ -145,6 +146,7 @@ def lineage_section(cp: Checkpoint, reflections: dict[int, Any] | None = None) -
         rows,
         numeric=(7, 8, 9),
     )
+    body += lineage_tree(cp, chain)
     return Section("lineage", "Lineage of the winner", body + payoff_table(cp))
 
 
