@@ -47,20 +47,30 @@ def _is_sim(model: str) -> bool:
 
 def sim_research_text(data: ResearchData) -> str:
     """The banner of a research run whose meta model or agents' model is a simulator."""
-    cfg = data.config
+    meta, agents = _models(data)
     parts = []
-    if _is_sim(cfg.meta_model):
+    if any(_is_sim(m) for m in meta):
         parts.append(
-            f"the meta model ({cfg.meta_model}: THINK, CRITIC, DISTILL and REFLECT follow "
+            f"the meta model ({', '.join(meta)}: THINK, CRITIC, DISTILL and REFLECT follow "
             "documented offline rules, docs/research.md)"
         )
-    if _is_sim(cfg.eval.model):
-        parts.append(f"the agents' model ({cfg.eval.model}, docs/sim-model.md)")
+    if any(_is_sim(m) for m in agents):
+        parts.append(f"the agents' model ({', '.join(agents)}, docs/sim-model.md)")
     who = " and ".join(parts) or "a simulated model (the records say so)"
     return (
         f"SIMULATED RESULTS: {who} stand in for LLMs. Scores, verdicts and knowledge describe "
         "how workflows fare against the simulator, not against a real model."
     )
+
+
+def _models(data: ResearchData) -> tuple[list[str], list[str]]:
+    """The (meta, agents) models the committed iterations ran on, in first-use order
+    (`research run` may override what `research init` wrote); before the first commit,
+    config.yaml's."""
+    if not data.records:
+        return [data.config.meta_model], [data.config.eval.model]
+    meta = list(dict.fromkeys(r.meta_model for r in data.records))
+    return meta, list(dict.fromkeys(r.eval_model for r in data.records))
 
 
 def research_page(data: ResearchData) -> str:
@@ -106,8 +116,7 @@ def research_stamp(data: ResearchData) -> Stamp:
     """The stamp from config.yaml; the meta model's own name from the last record. A research
     directory made before the commit and digest were stamped says `not recorded`."""
     cfg = data.config
-    own = data.records[-1].meta_model if data.records else None
-    meta_model = cfg.meta_model + (f" ({own})" if own and own != cfg.meta_model else "")
+    meta, agents = _models(data)
     digest, commit = cfg.benchmark_digest, cfg.git_commit
     extra = [("workflow", cfg.workflow), ("tasks", ", ".join(cfg.eval.tasks))]
     if cfg.eval.seed != cfg.seed:
@@ -115,7 +124,7 @@ def research_stamp(data: ResearchData) -> Stamp:
     return Stamp(
         loopwright_version=cfg.loopwright_version,
         git_commit=commit,
-        model=f"meta {meta_model}, agents {cfg.eval.model}",
+        model=f"meta {', '.join(meta)}, agents {', '.join(agents)}",
         simulated=data.simulated,
         benchmark=cfg.eval.bench,
         benchmark_digest=digest,
