@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable
 
 from loopwright.errors import ConfigError
+from loopwright.models import LEDGER_FILE, read_ledger, role_kind
 from loopwright.report._html import (
     Raw,
     Section,
@@ -42,7 +43,8 @@ _SIM_PREFIXES = ("sim", "scripted")
 
 
 def _is_sim(model: str) -> bool:
-    return model.split(":", 1)[0] in _SIM_PREFIXES
+    """An offline model: its spec (`sim`, `scripted:FILE`) or its own name (`sim-coder-1`)."""
+    return model.split(":", 1)[0] in _SIM_PREFIXES or model.startswith(_SIM_PREFIXES)
 
 
 def sim_research_text(data: ResearchData) -> str:
@@ -65,12 +67,29 @@ def sim_research_text(data: ResearchData) -> str:
 
 def _models(data: ResearchData) -> tuple[list[str], list[str]]:
     """The (meta, agents) models the committed iterations ran on, in first-use order
-    (`research run` may override what `research init` wrote); before the first commit,
-    config.yaml's."""
-    if not data.records:
-        return [data.config.meta_model], [data.config.eval.model]
-    meta = list(dict.fromkeys(r.meta_model for r in data.records))
-    return meta, list(dict.fromkeys(r.eval_model for r in data.records))
+    (`research run` may override what `research init` wrote); before the first commit, the
+    models of the ledger's calls, else config.yaml's (the offline models make no call)."""
+    cfg = data.config
+    if data.records:
+        meta = list(dict.fromkeys(r.meta_model for r in data.records))
+        agents = list(dict.fromkeys(r.eval_model for r in data.records))
+    else:
+        path = data.run_dir / LEDGER_FILE  # no commit yet: the gateway calls made so far
+        rows = read_ledger(path, torn_tail=True) if path.is_file() else []
+        meta, agents = (
+            list(dict.fromkeys(r.model for r in rows if role_kind(r.labels.role) == kind))
+            for kind in ("meta", "agents")
+        )
+    return _named(cfg.meta_model, meta), _named(cfg.eval.model, agents)
+
+
+def _named(spec: str, used: list[str]) -> list[str]:
+    """`spec` as config.yaml names it (with the model's own names in brackets) when the run
+    used that kind of model (offline or not); else the models it used."""
+    if used and any(_is_sim(u) != _is_sim(spec) for u in used):
+        return used
+    own = [u for u in used if u != spec]
+    return [spec + (f" ({', '.join(own)})" if own else "")]
 
 
 def research_page(data: ResearchData) -> str:
