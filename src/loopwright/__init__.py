@@ -30,7 +30,15 @@ from loopwright.errors import (
 if TYPE_CHECKING:
     from loopwright.evaluation import RunResult, run
     from loopwright.research import research
-    from loopwright.search import EvolveConfig, EvolveResult, Execution, evolve, resume
+    from loopwright.search import (
+        EvolveConfig,
+        EvolveResult,
+        Execution,
+        RunStopped,
+        StopHandle,
+        evolve,
+        resume,
+    )
 
 # name -> the subpackage that defines it
 _LAZY = {
@@ -41,6 +49,8 @@ _LAZY = {
     "EvolveConfig": "loopwright.search",
     "EvolveResult": "loopwright.search",
     "Execution": "loopwright.search",
+    "StopHandle": "loopwright.search",
+    "RunStopped": "loopwright.search",
     "research": "loopwright.research",
 }
 
@@ -52,7 +62,9 @@ __all__ = [
     "LoopwrightError",
     "MissingDependencyError",
     "RunResult",
+    "RunStopped",
     "SandboxError",
+    "StopHandle",
     "UsageError",
     "UserError",
     "__version__",

@@ -282,3 +282,44 @@ def test_research_run_meters_its_meta_phases_on_a_real_provider(
     assert counting.roles["meta:think"] >= 1  # THINK asked (its empty reply: a stalled loop)
     assert all(role.startswith("meta:") for role in counting.roles)  # the agents ran on sim
     assert all(r.cost_usd == pytest.approx(CALL_USD) for r in records)
+    assert {r.labels.run for r in records} == {root.name}  # was null (issue 31)
+    # The stamp names the meta model the run used, not init's `sim` (issue 31).
+    assert main(["report", str(root)]) == 0
+    html = (root / "report.html").read_text(encoding="utf-8")
+    stamp = html.split("agents ", 1)[0].rsplit("meta ", 1)[-1]
+    assert "loopback-meta" in stamp and "sim" not in stamp
+    assert "the meta model (sim" not in html  # the banner: only the agents are simulated
+
+
+def test_an_unpriced_provider_is_shown_as_unpriced_never_as_zero_dollars(
+    server: tuple[str, Counting],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """No price for the models: evolve's generation lines, its final summary, checkpoint,
+    result.json and the report count the unpriced evaluations and meta calls (they said $0.00)."""
+    url, counting = server
+    monkeypatch.setenv("LOOPWRIGHT_SETTINGS", str(tmp_path / "settings.yaml"))
+    (tmp_path / "settings.yaml").write_text(
+        "schema_version: 1\nengine: {default_loop_type: react}\n"
+    )
+    run_dir = tmp_path / "run"
+    code = main([
+        "evolve", "--bench", "mini", "--seed-workflow", "builder-only", "--model", AGENT_MODEL,
+        "--meta-model", META_MODEL, "--api-base", url, "--train", TRAIN, "--holdout", HOLDOUT,
+        "--population", "2", "--generations", "1", "--holdout-reps", "1", "--exploration", "0",
+        "--sandbox", "local", "--workers", "1", "--run-dir", str(run_dir),
+    ])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    spent = load_checkpoint(run_dir).spent
+    assert spent.usd == 0.0 and spent.evaluations > 0
+    assert spent.unpriced_evaluations == spent.evaluations
+    assert spent.unpriced_meta_calls == meta_calls(counting) > 0
+    result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
+    assert result["spent"]["unpriced_evaluations"] == spent.evaluations
+    assert "$0.00" not in out + err
+    assert f"unpriced ({spent.unpriced})" in out and "lower bound" in out
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert f"unknown ({spent.unpriced} unpriced)" in html

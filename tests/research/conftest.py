@@ -104,6 +104,7 @@ def make_loop(
         build_bench(wd.load_config(), "test"),
         kw.get("listener", sink.append),
         max_usd=kw.get("max_usd"),
+        should_stop=kw.get("should_stop"),
     )
 
 

@@ -4,12 +4,21 @@ and the end-of-run summary."""
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from loopwright.cli.report import report_at_end
@@ -33,6 +42,7 @@ from loopwright.search import (
     GenerationSummary,
     ProgressEvent,
     RunResumed,
+    Spent,
     StageVerdict,
     load_checkpoint,
 )
@@ -73,16 +83,24 @@ def _index_line(run_dir: Path) -> str:
 
 
 class _Display:
-    """The live progress display of a run: a spinner line saying what is being evaluated,
-    the calibration table and one summary line per generation, fed by progress events."""
+    """The live progress of a run, fed by its progress events: one bar per phase (calibration,
+    then each generation's evaluations) with done/total, elapsed time, ETA, the best training
+    fitness so far and the spend so far; the calibration table and one summary line per
+    generation. On a terminal the bar is live (rich); elsewhere (a log file, CI: `live` False)
+    a plain line at each quarter of a phase and at its end."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, live: bool | None = None) -> None:
+        self.live = err_console.is_terminal if live is None else live
         self.progress = Progress(
-            SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-            console=err_console, transient=True,
+            SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=24),
+            MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+            TextColumn("{task.fields[status]}"),
+            console=err_console, transient=True, disable=not self.live,
         )  # fmt: skip
-        self.bar = self.progress.add_task("starting", total=None)
-        self.generation, self.evaluations = 0, 0
+        self.bar = self.progress.add_task("starting", total=None, status="")
+        self.phase = _Phase("starting", None, 0)
+        self.best: float | None = None
+        self.spent: Spent | None = None
 
     def __enter__(self) -> _Display:
         self.progress.__enter__()
@@ -92,29 +110,87 @@ class _Display:
         self.progress.__exit__(None, None, None)
 
     def __call__(self, event: ProgressEvent) -> None:
-        text = None
         if isinstance(event, RunResumed) and event.model is not None:
             _banner(event.model)
         elif isinstance(event, CalibrationRunFinished):
-            text = f"calibrating {event.done}/{event.total}: {event.task_id}"
+            if self.phase.name != "calibration":
+                self._begin("calibration", event.total, event.done - 1)
+            self._advance(event.done)
         elif isinstance(event, CalibrationFinished):
             console.print(_calibration_table(event.calibration))
             for warning in event.calibration.warnings:
                 err_console.print(f"[bold yellow]warning:[/] {escape(warning)}")
         elif isinstance(event, GenerationStarted):
-            self.generation, self.evaluations = event.generation, 0
-            text = f"generation {self.generation}: 0 evaluations"
+            self._begin(f"generation {event.generation}", event.planned, 0)
         elif isinstance(event, EvaluationFinished):
-            self.evaluations += 1
-            text = (
-                f"generation {self.generation}: {self.evaluations} evaluations (last "
-                f"{event.individual_id[:8]} {event.task_id} rep {event.repetition}: "
-                f"{_fmt(event.score)})"
-            )
+            self.spent = event.spent or self.spent
+            self._advance(self.phase.done + 1)
         elif isinstance(event, GenerationFinished):
+            self.spent = event.spent
+            if event.train_best is not None:
+                self.best = max(self.best or 0.0, event.train_best)
+            self._plain(final=True)
             self.progress.console.print(_summary_line(event))
-        if text is not None:
-            self.progress.update(self.bar, description=text)
+
+    def _begin(self, name: str, total: int | None, done: int) -> None:
+        self.phase = _Phase(name, total, done)
+        self.progress.reset(self.bar, total=total, completed=done)
+        self._show()
+
+    def _advance(self, done: int) -> None:
+        before = self.phase.quarter()
+        self.phase.done = done
+        if self.phase.total is not None and done > self.phase.total:
+            self.phase.total = done  # an estimate the run outgrew (never shown as over 100%)
+        self._show()
+        if self.phase.quarter() > before:
+            self._plain()
+
+    def _show(self) -> None:
+        self.progress.update(self.bar, description=self.phase.name, completed=self.phase.done,
+                             total=self.phase.total, status=self._status())  # fmt: skip
+
+    def _status(self) -> str:
+        best = "-" if self.best is None else f"{self.best:.2f}"
+        spent = "-" if self.spent is None else self.spent.dollars()
+        return f"best {best} · spent {spent}"
+
+    def _plain(self, *, final: bool = False) -> None:
+        """The phase as one line, when the display is not live (a log keeps every line); at
+        the end of a phase its total is what it ran (staging and budgets may run fewer)."""
+        if final:
+            self.phase.total = self.phase.done
+        if self.live or self.phase.printed == self.phase.done:
+            return
+        self.phase.printed = self.phase.done
+        err_console.print(f"{escape(self.phase.line())} · {escape(self._status())}")
+
+
+class _Phase:
+    """What a phase has done of its total (None: unknown), and since when."""
+
+    def __init__(self, name: str, total: int | None, done: int) -> None:
+        self.name, self.total, self.done = name, total, done
+        self.start, self.start_done = time.monotonic(), done
+        self.printed: int | None = done if done == 0 else None
+
+    def quarter(self) -> int:
+        return 0 if not self.total else (4 * self.done) // self.total
+
+    def line(self) -> str:
+        elapsed = time.monotonic() - self.start
+        total = "?" if self.total is None else str(self.total)
+        text = f"{self.name}: {self.done}/{total} evaluations, {_clock(elapsed)} elapsed"
+        ran = self.done - self.start_done
+        if self.total is not None and ran > 0 and self.done < self.total:
+            text += f", ETA {_clock(elapsed / ran * (self.total - self.done))}"
+        return text
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 def _calibration_table(result: Calibration) -> Table:
@@ -132,7 +208,7 @@ def _summary_line(s: GenerationSummary) -> str:
     return (
         f"gen {s.generation}: train best {_fmt(s.train_best)} mean {_fmt(s.train_mean)}"
         f" holdout {_fmt(s.holdout_best)}{alarm} coverage {s.archive_coverage:.2f}"
-        f" spent {s.spent.evaluations} evals ${s.spent.usd:.2f}"
+        f" spent {s.spent.evaluations} evals {s.spent.dollars()}"
     )
 
 
@@ -169,13 +245,20 @@ def _report(result: EvolveResult, *, simulated: bool) -> None:
     console.print(f"stop reason: {result.stop_reason or '(still running)'}")
     spent = result.spent
     meta = (
-        f" (agents ${spent.usd - spent.meta_usd:.2f}, meta ${spent.meta_usd:.2f})"
-        if spent.meta_usd
+        f" (agents {_part(spent.usd - spent.meta_usd, spent.unpriced_evaluations)}, "
+        f"meta {_part(spent.meta_usd, spent.unpriced_meta_calls)})"
+        if spent.meta_usd or spent.unpriced_meta_calls
         else ""
     )
     console.print(
-        f"spent: {spent.evaluations} evaluations, ${spent.usd:.2f}{meta}, {spent.wall_s:.0f}s"
+        f"spent: {spent.evaluations} evaluations, {spent.dollars()}{meta}, {spent.wall_s:.0f}s"
     )
+    if spent.unpriced:
+        console.print(
+            f"[yellow]unknown cost:[/] {spent.unpriced_evaluations} evaluation(s) and "
+            f"{spent.unpriced_meta_calls} meta call(s) used a model without a price, so the "
+            "dollars above are a lower bound; give the model a price (docs/models.md, prices)"
+        )
     if result.points:
         console.print(_front_table(result))
     w = result.winner
@@ -261,13 +344,20 @@ def _generation_table(result: EvolveResult, *, simulated: bool = True) -> Table:
         table.add_row(
             str(s.generation), _fmt(s.train_best), _fmt(s.train_mean), _fmt(s.holdout_best),
             gap, str(s.diversity), f"{s.archive_coverage:.2f}", str(s.spent.evaluations),
-            f"{s.spent.usd:.2f}",
+            s.spent.dollars().removeprefix("$"),
         )  # fmt: skip
     return table
 
 
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
+
+
+def _part(usd: float, unpriced: int) -> str:
+    """One part of the spend: "$X", or "$X + N unpriced" / "unpriced (N)"."""
+    if not unpriced:
+        return f"${usd:.2f}"
+    return f"${usd:.2f} + {unpriced} unpriced" if usd else f"unpriced ({unpriced})"
 
 
 def _stage_table(verdicts: Sequence[StageVerdict]) -> Table:

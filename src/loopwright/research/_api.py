@@ -4,6 +4,7 @@ from Python. The `loopwright research` commands are options and printing over th
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from loopwright.errors import UsageError
@@ -23,6 +24,7 @@ def research(
     iterations: int | None = None,
     on_event: Listener | None = None,
     max_usd: float | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> RunOutcome:
     """Run (or resume) the research loop in `dir` for up to `iterations` iterations (None:
     until goal.md stops it) and return the outcome.
@@ -31,7 +33,9 @@ def research(
     be left unset; when given it must be `dir`). `model` overrides the config's meta model for this
     call; `on_event` sees each LoopEvent (phases, commits, REFLECT, stops) as it happens.
     `max_usd` sets the run's dollar budget from now on (config.yaml keeps it; the outcome is
-    `budget` once it is spent, docs/research.md)."""
+    `budget` once it is spent, docs/research.md). `should_stop` (a `loopwright.StopHandle` or any
+    callable returning a bool) is asked before each iteration: when it answers True the call
+    returns with status `paused`, every committed iteration kept; call again to go on."""
     dir = Path(dir)
     if init is not None:
         if init.dir is None:
@@ -43,4 +47,5 @@ def research(
                 fix="leave init.dir unset (dir is used), or pass the same directory in both",
             )
         init_workdir(init)
-    return open_loop(dir, model=model, listener=on_event, max_usd=max_usd).run(iterations)
+    loop = open_loop(dir, model=model, listener=on_event, max_usd=max_usd, should_stop=should_stop)
+    return loop.run(iterations)

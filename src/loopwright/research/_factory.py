@@ -8,6 +8,7 @@ instead.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -219,13 +220,15 @@ def open_loop(
     listener: Listener | None = None,
     executor: WaveExecutor | None = None,
     max_usd: float | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> ResearchLoop:
     """A ResearchLoop on an initialised working directory. `model` overrides the config's
     meta model for this invocation; `models` the meta model, the agents' model, tiers and
     api_base (see `run_models`). Every gateway call, meta phases (role `meta:PHASE`) and
     agents alike, is written to ROOT/ledger.jsonl; the gateway refuses calls once it reaches
     the dollar budget: `max_usd` (which replaces the config's when the loop runs), else the
-    config's. ConfigError when a budget is set and a LiteLLM model in use has no price."""
+    config's. ConfigError when a budget is set and a LiteLLM model in use has no price.
+    `should_stop` is asked before each iteration (see `ResearchLoop`)."""
     check_budget(max_usd)
     config = WorkDir(root).load_config()
     chosen = models or RunModels()
@@ -244,4 +247,4 @@ def open_loop(
     prices = chosen.models.price_table()
     meta = meta_model(spec, config.seed, api_base=chosen.api_base, ledger=ledger, prices=prices)
     bench = build_bench(config, root.name, executor, models=chosen, ledger=ledger)
-    return ResearchLoop(root, meta, bench, listener, max_usd=max_usd)
+    return ResearchLoop(root, meta, bench, listener, max_usd=max_usd, should_stop=should_stop)

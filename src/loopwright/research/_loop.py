@@ -12,13 +12,14 @@ discarded, not committed, and runs again as its next attempt when the budget is 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 from loopwright.errors import ConfigError
-from loopwright.models import ChatModel
+from loopwright.models import ChatModel, label_scope
 from loopwright.research._budget import check_budget, run_spend
 from loopwright.research._config import WorkDir
 from loopwright.research._constraints import parse_directives
@@ -89,7 +90,9 @@ class _Stop(Exception):
 class ResearchLoop:
     """One working directory's loop. `meta` answers the meta phases; `bench` measures.
     `max_usd` replaces the config's dollar budget from this run on (written to config.yaml
-    when `run` starts; None keeps the config's). ConfigError when it is not positive."""
+    when `run` starts; None keeps the config's). ConfigError when it is not positive.
+    `should_stop` is asked before each iteration: when it answers True, `run` ends there with
+    status `paused` (the iterations committed so far are kept; run again to go on)."""
 
     def __init__(
         self,
@@ -99,6 +102,7 @@ class ResearchLoop:
         listener: Listener | None = None,
         *,
         max_usd: float | None = None,
+        should_stop: Callable[[], bool] | None = None,
     ) -> None:
         check_budget(max_usd)
         self.wd = WorkDir(root)
@@ -107,17 +111,20 @@ class ResearchLoop:
         self.bench = bench
         self.emit: Listener = listener or (lambda event: None)
         self.max_usd = max_usd
+        self.should_stop = should_stop or (lambda: False)
         self.holdout = Holdout(self.wd, self.config, bench)
 
     def run(self, max_iterations: int | None = None) -> RunOutcome:
         """Run up to `max_iterations` iterations (None: until the goal stops the run)."""
-        with RunLock(self.wd.lock):
+        with RunLock(self.wd.lock), label_scope(run=self.wd.root.name):  # ledger rows' run
             self._set_budget()
             state = read_run_state(self.wd)
             if state.status == "saturated":
                 return self._outcome("saturated", state.reason, [])
             done: list[int] = []
             while max_iterations is None or len(done) < max_iterations:
+                if self.should_stop():
+                    return self._stopped(done)
                 n, attempt, note = recover(self.wd)
                 if note:
                     self.emit(LoopEvent("resumed", n, note))
@@ -142,6 +149,14 @@ class ResearchLoop:
             )
             self._final_holdout(n - 1)
             return self._outcome("paused", f"ran {len(done)} iteration(s) as asked", done)
+
+    def _stopped(self, done: list[int]) -> RunOutcome:
+        """`should_stop` answered True between iterations: paused, resumable by a new run."""
+        n = len(self.wd.committed()) + 1
+        reason = "stopped by should_stop"
+        write_run_state(self.wd, RunState(status="paused", reason=reason, iteration=n))
+        self.emit(LoopEvent("stopped", n, f"paused: {reason}"))
+        return self._outcome("paused", f"{reason} after {len(done)} iteration(s)", done)
 
     def _set_budget(self) -> None:
         """Write a new dollar budget to config.yaml (under the run lock)."""
@@ -331,7 +346,7 @@ class ResearchLoop:
             simulated=self.meta.simulated or any(
                 r.simulated for rs in exp.records.values() for r in rs
             ),
-            meta_model=self.meta.name, eval_model=self.config.eval.model,
+            meta_model=self.meta.name, eval_model=self.bench.evaluator.settings.model,
             workspace_digest_start=digest_start,
             workspace_digest_precommit=Workspace(self.wd.workspace).digest(),
             knowledge=Knowledge(self.wd.knowledge).digest(),

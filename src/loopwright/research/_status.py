@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from loopwright.research._budget import run_spend
-from loopwright.research._config import WorkDir
+from loopwright.research._config import ResearchConfig, WorkDir
 from loopwright.research._constraints import parse_directives
 from loopwright.research._context import Rules
 from loopwright.research._contracts import check_contracts
@@ -15,6 +16,7 @@ from loopwright.research._goal import load_goal
 from loopwright.research._holdout import HoldoutCheck, overfit_of, read_checks
 from loopwright.research._knowledge import Bullet, Knowledge
 from loopwright.research._memory import Memory
+from loopwright.research._record import IterRecord
 from loopwright.research._state import read_run_state
 from loopwright.research._workspace import Workspace
 from loopwright.store import is_simulated
@@ -124,9 +126,10 @@ def research_status(root: Path) -> StatusReport:
     checks = read_checks(wd)
     return StatusReport(
         dir=str(root), goal=load_goal(wd.goal).ultimate, status=state.status, reason=state.reason,
-        simulated=config.meta_model == "sim" or is_simulated(config.eval.model)
-        or any(r.simulated for r in memory.records),
-        meta_model=config.meta_model, eval_model=config.eval.model, workflow=config.workflow,
+        simulated=_simulated(config, memory.records),
+        meta_model=_used(config.meta_model, [r.meta_model for r in memory.records]),
+        eval_model=_used(config.eval.model, [r.eval_model for r in memory.records]),
+        workflow=config.workflow,
         tasks=config.eval.tasks, committed=len(memory.records), workspace_score=ws.score(),
         workspace_source=ws.source, iterations=rows, learned=learned,
         hypotheses=tuple(f"{h.id} (iter {h.iter}) {h.text}" for h in memory.hypotheses()),
@@ -144,3 +147,17 @@ def research_status(root: Path) -> StatusReport:
 def _learned(memory: Memory) -> list[Bullet]:
     current = [b for b in Knowledge(memory.wd.knowledge).current() if b.origin != "seed"]
     return list(current[-LEARNED_SHOWN:])
+
+
+def _simulated(config: ResearchConfig, records: Sequence[IterRecord]) -> bool:
+    """What the committed iterations ran on, when there are any (`research run` may override
+    the models `research init` wrote); before the first, what config.yaml names."""
+    if records:
+        return any(r.simulated for r in records)
+    return config.meta_model == "sim" or is_simulated(config.eval.model)
+
+
+def _used(configured: str, used: Sequence[str]) -> str:
+    """The models the committed iterations used, in first-use order ("a, b"), else the
+    configured one."""
+    return ", ".join(dict.fromkeys(used)) or configured

@@ -56,6 +56,7 @@ from loopwright.search._progress import (
     GenerationStarted,
     GenerationSummary,
     HyperparameterRecord,
+    Listener,
     MutationRejected,
     PopulationShort,
     ProgressEvent,
@@ -64,6 +65,7 @@ from loopwright.search._progress import (
     RunFinished,
     RunResumed,
     RunStarted,
+    Spent,
     read_progress,
 )
 from loopwright.search._protocols import (
@@ -84,6 +86,7 @@ from loopwright.search._report import (
 from loopwright.search._selection import tournament
 from loopwright.search._staging import StageVerdict
 from loopwright.search._stats import BootstrapCI, paired_bootstrap
+from loopwright.search._stop import RunStopped, ShouldStop, StopHandle
 from loopwright.search.mutations._core import (
     MUTATIONS,
     MutationRegistry,
@@ -129,6 +132,7 @@ __all__ = [
     "HyperparameterRecord",
     "Individual",
     "Lineage",
+    "Listener",
     "MapElitesArchive",
     "MutationContext",
     "MutationOperator",
@@ -151,7 +155,11 @@ __all__ = [
     "RunLock",
     "RunResumed",
     "RunStarted",
+    "RunStopped",
+    "ShouldStop",
+    "Spent",
     "StageVerdict",
+    "StopHandle",
     "TaskResult",
     "calibrate",
     "check_inputs",

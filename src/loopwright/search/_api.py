@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from loopwright._version import __version__
@@ -37,6 +37,7 @@ from loopwright.search._progress import (
     RunResumed,
 )
 from loopwright.search._report import EvolveResult, evolve_result
+from loopwright.search._stop import RunStopped, ShouldStop, StopRequested, stoppable
 from loopwright.store import INDEX_FILE, META_FILE, RunDir, RunMeta, check_cache_file, out_of_space
 from loopwright.tasks import Benchmark, load_benchmark
 from loopwright.workflow import resolve_task_workflow
@@ -85,6 +86,7 @@ def evolve(
     executor: Executor | Execution | None = None,
     on_event: Listener | None = None,
     checked: Benchmark | None = None,
+    should_stop: ShouldStop | None = None,
 ) -> EvolveResult:
     """Evolve `config.seed_workflow` on `config.bench` in the new directory `run_dir`:
     calibrate (unless both splits are given), then generations until a budget or convergence
@@ -103,16 +105,25 @@ def evolve(
 
     `checked`: what `check_inputs(config, run_dir, executor)` returned, when the caller has
     already checked these inputs (the CLI does, before its banner); they are not checked again
-    and the benchmark is not read again."""
+    and the benchmark is not read again.
+
+    `should_stop` (a `StopHandle` or any callable returning a bool) is asked after each
+    finished evaluation; when it answers True the run stops there, resumable, its lock
+    released, and the result so far is returned with `stopped=True` (`RunStopped` is raised
+    instead when it stops during calibration, before there is a result)."""
     run_dir = Path(run_dir)
     config = with_engine(config)
     benchmark = checked or check_inputs(config, run_dir, executor)
-    with (
-        faults_named(run_dir),
-        _created(config, run_dir, benchmark) as root,
-        executor_for(executor, root) as pool,
-    ):
-        engine = OuterLoop(lambda: _build(config, root, pool, on_event, benchmark), root).run()
+    listener = stoppable(on_event, should_stop)
+    try:
+        with (
+            faults_named(run_dir),
+            _created(config, run_dir, benchmark) as root,
+            executor_for(executor, root) as pool,
+        ):
+            engine = OuterLoop(lambda: _build(config, root, pool, listener, benchmark), root).run()
+    except StopRequested:
+        return _stopped(run_dir)
     return evolve_result(engine.state)
 
 
@@ -121,15 +132,34 @@ def resume(
     *,
     executor: Executor | Execution | None = None,
     on_event: Listener | None = None,
+    should_stop: ShouldStop | None = None,
 ) -> EvolveResult:
     """Continue the evolve run in `run_dir` from its checkpoint; finished evaluations are never
     repeated, and the result is the one an uninterrupted run would have reached. A run stopped
     during calibration continues its calibration (the runs it finished are kept). UsageError
-    (creating nothing) when `run_dir` holds no evolve run or the cache cannot be opened."""
+    (creating nothing) when `run_dir` holds no evolve run or the cache cannot be opened.
+    `should_stop` as for `evolve`."""
     run_dir = Path(run_dir)
     require_run(run_dir)
     if isinstance(executor, Execution):
         executor.check()
+    try:
+        return _resume(run_dir, executor, stoppable(on_event, should_stop))
+    except StopRequested:
+        return _stopped(run_dir)
+
+
+def _stopped(run_dir: Path) -> EvolveResult:
+    """The result so far of a run `should_stop` stopped (its checkpoint as it was left),
+    marked `stopped`; RunStopped when it had no checkpoint yet (stopped in calibration)."""
+    if not (run_dir / CHECKPOINT_FILE).is_file():
+        raise RunStopped(run_dir)
+    return replace(evolve_result(load_checkpoint(run_dir)), stopped=True)
+
+
+def _resume(
+    run_dir: Path, executor: Executor | Execution | None, on_event: Listener | None
+) -> EvolveResult:
     with RunLock(run_dir), faults_named(run_dir), executor_for(executor, run_dir) as pool:
 
         def reopen() -> EvolutionEngine:
@@ -387,7 +417,7 @@ def _check_priced(config: EvolveConfig) -> None:
 
 
 def _check_ids(benchmark: Benchmark, config: EvolveConfig) -> None:
-    ids = (config.train_tasks or ()) + (config.holdout_tasks or ())
+    ids = (*(config.train_tasks or ()), *(config.holdout_tasks or ()))
     known = {t.id for t in benchmark.tasks}
     unknown = [i for i in ids if i not in known]
     if unknown:

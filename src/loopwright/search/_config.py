@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from loopwright.errors import ConfigError
 from loopwright.models import ModelChoice, ModelsConfig, is_offline_spec
@@ -207,8 +208,9 @@ class EvolveConfig(_Frozen):
     elitism: int = 2
     repetitions: int = 1
     holdout_repetitions: int | None = 3
-    train_tasks: tuple[str, ...] | None = None
-    holdout_tasks: tuple[str, ...] | None = None
+    # Any sequence of ids goes in (a list from Python; mypy accepts it), a tuple is kept.
+    train_tasks: Sequence[str] | None = None
+    holdout_tasks: Sequence[str] | None = None
     calibration: CalibrationSettings = Field(default_factory=CalibrationSettings)
     novelty_threshold: float = 0.03
     overfit_gap: float = 0.2
@@ -226,6 +228,14 @@ class EvolveConfig(_Frozen):
     parents: Literal["tournament", "pareto"] = "tournament"
     merge_rate: float = 0.0
     objective: Literal["holdout", "cost-aware"] = "holdout"
+
+    @field_validator("train_tasks", "holdout_tasks", mode="before")
+    @classmethod
+    def _ids(cls, value: object) -> object:
+        """A bare string is one id, never a sequence of letters; any other sequence a tuple."""
+        if isinstance(value, str):
+            return (value,)
+        return tuple(value) if isinstance(value, list | tuple) else value
 
     @model_validator(mode="after")
     def _check(self) -> EvolveConfig:

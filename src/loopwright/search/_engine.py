@@ -42,7 +42,7 @@ from loopwright.search._progress import (
 )
 from loopwright.search._report import tied_best
 from loopwright.search.strategies._acceptance import Acceptance, StagedAcceptance
-from loopwright.search.strategies._evaluation import EvaluationRound
+from loopwright.search.strategies._evaluation import EvaluationRound, planned
 from loopwright.search.strategies._proposal import Proposer, SearchProposer
 from loopwright.search.strategies._reflection import ReflectionStep
 from loopwright.search.strategies._spend import SpendMeter
@@ -222,7 +222,8 @@ class EvolutionEngine:
         the training-run budget lets the holdout of the generation's best run first."""
         now = self.now
         now.log.emit(GenerationStarted(generation=now.checkpoint.generation,
-                                       population=list(now.checkpoint.population)))  # fmt: skip
+                                       population=list(now.checkpoint.population),
+                                       planned=planned(now)))  # fmt: skip
         reason = self.acceptance.screen(now, self.round)
         if reason is None:
             stopped = now.checkpoint.stopped_ids()

@@ -49,12 +49,34 @@ class _Frozen(BaseModel):
 class Spent(_Frozen):
     """What the evolution has used so far (calibration excluded). Wall time sums sessions.
     `usd` is every evaluation's cost plus the meta roles' calls (reflector, mutator, crossover:
-    the run ledger's `meta:` roles); `meta_usd` is that meta part."""
+    the run ledger's `meta:` roles); `meta_usd` is that meta part. A cost that is not known (a
+    model without a price) is not in `usd`: `unpriced_evaluations` counts the evaluations with
+    an unpriced call and `unpriced_meta_calls` the meta calls without a price, so `usd` is a
+    lower bound whenever either is above 0 (`dollars()` says so; never "$0.00" for unknown).
+    Both were added after schema 1's first release: absent from older files, read as 0."""
 
     evaluations: int = 0
     usd: float = 0.0
     wall_s: float = 0.0
     meta_usd: float = 0.0
+    unpriced_evaluations: int = 0
+    unpriced_meta_calls: int = 0
+
+    @property
+    def unpriced(self) -> int:
+        """Parts of the spend whose cost is unknown (evaluations plus meta calls)."""
+        return self.unpriced_evaluations + self.unpriced_meta_calls
+
+    def dollars(self, usd: float | None = None) -> str:
+        """`usd` (default: the whole spend) as text: "$1.23", or with unknown costs
+        "$1.23 + 4 unpriced" ("unpriced (4)" when nothing known was priced): a cost that is
+        not known is never shown as $0.00."""
+        value = self.usd if usd is None else usd
+        if not self.unpriced:
+            return f"${value:.2f}"
+        if value == 0:
+            return f"unpriced ({self.unpriced})"
+        return f"${value:.2f} + {self.unpriced} unpriced"
 
 
 class HyperparameterRecord(_Frozen):
@@ -80,7 +102,10 @@ class GenerationSummary(_Frozen):
     `train_*` are training fitness (mean partial credit); `holdout_best` is the best's holdout
     score, reported only and never used for selection. `diversity` counts distinct workflow
     hashes in the population; `stopped` counts its children that staged evaluation stopped
-    (they are in the population but not among the fully evaluated). `spent` is cumulative.
+    (they are in the population but not among the fully evaluated). `evaluations` counts the
+    evaluations this generation ran (training and holdout; the summaries' sum is
+    `spent.evaluations`, which is cumulative, as is `spent`; before 2026-12-06 it counted the
+    results held by the population, earlier generations' included).
     """
 
     generation: int
@@ -142,15 +167,20 @@ class RunResumed(_Event):
 
 
 class GenerationStarted(_Event):
-    """A generation's evaluation begins; `population` lists its individual ids."""
+    """A generation's evaluation begins; `population` lists its individual ids. `planned` is
+    the most evaluations it can run from here (the training runs its population lacks, plus
+    the holdout runs of its leader, and of the seed in generation 0); staged evaluation and
+    budgets may run fewer. Absent from logs written before it was recorded."""
 
     event: Literal["generation_started"] = "generation_started"
     generation: int
     population: list[str]
+    planned: int | None = None
 
 
 class EvaluationFinished(_Event):
-    """One (individual, task, repetition) run committed to the checkpoint."""
+    """One (individual, task, repetition) run committed to the checkpoint; `spent` is the
+    run's whole spend once it is (what a progress display shows as spent so far)."""
 
     event: Literal["evaluation_finished"] = "evaluation_finished"
     generation: int
@@ -165,6 +195,7 @@ class EvaluationFinished(_Event):
     status: str
     attempts: int
     cached: bool
+    spent: Spent | None = None  # the run's spend with this evaluation (absent from older logs)
 
 
 class GenerationFinished(GenerationSummary):

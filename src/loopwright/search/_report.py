@@ -139,7 +139,9 @@ class EvolveResult:
     `tied` lists the individuals tied at the best training fitness (`tied_best`). `points` are
     the holdout-evaluated individuals as (holdout, dollars per task) points, cheapest first,
     marked on the front and within the best's interval (search/_objective.py); `objective` is
-    the run's (`holdout` or `cost-aware`), which chose the winner."""
+    the run's (`holdout` or `cost-aware`), which chose the winner. `stopped` is True when
+    `should_stop` stopped the call before the run ended (`stop_reason` is then None and
+    `resume` continues the run)."""
 
     stop_reason: str | None
     winner: Individual
@@ -151,6 +153,24 @@ class EvolveResult:
     tied: tuple[Individual, ...] = ()
     points: tuple[FrontPoint, ...] = ()
     objective: str = "holdout"
+    stopped: bool = False
+
+    @property
+    def best_score(self) -> float | None:
+        """The winner's training fitness (mean partial credit over the training tasks; None
+        when it has no valid training result)."""
+        return self.winner.fitness
+
+    @property
+    def holdout_score(self) -> float | None:
+        """The winner's mean holdout score (None when it was not measured on holdout): the
+        honest figure; `gain` compares it with the seed's."""
+        return self.winner.mean_score("holdout")
+
+    @property
+    def seed_holdout_score(self) -> float | None:
+        """The seed's mean holdout score, the baseline of `holdout_score`."""
+        return self.seed.mean_score("holdout")
 
 
 def evolve_result(checkpoint: Checkpoint) -> EvolveResult:

@@ -34,6 +34,7 @@ from loopwright.search import (
     GenerationSummary,
     Individual,
     MutationRejected,
+    Spent,
     paired_bootstrap,
 )
 
@@ -145,7 +146,7 @@ def overview_section(data: EvolveData) -> Section:
         ("winner holdout", fmt(winner.mean_score("holdout") if winner else None, ".3f")),
         ("holdout gain vs seed", gain.describe() if gain else "no shared holdout tasks"),
         ("evaluations", str(cp.spent.evaluations)),
-        ("spent", f"{fmt_usd(cp.spent.usd)} · {cp.spent.wall_s:.0f} s"),
+        ("spent", f"{spent_usd(cp.spent)} · {cp.spent.wall_s:.0f} s"),
         *([("of which meta roles", fmt_usd(cp.spent.meta_usd))] if cp.spent.meta_usd else []),
         ("train / holdout tasks", f"{len(cp.train_tasks)} / {len(cp.holdout_tasks)}"),
     ]
@@ -319,7 +320,7 @@ def _score_row(s: GenerationSummary, interval: tuple[float, float] | None) -> li
         s.stopped,
         f"{s.archive_coverage:.2f}",
         s.spent.evaluations,
-        fmt_usd(s.spent.usd),
+        spent_usd(s.spent),
     ]
 
 
@@ -350,7 +351,7 @@ def stop_section(data: EvolveData, cp: Checkpoint) -> Section:
     used = [
         ("generations", len(cp.summaries), b.max_generations),
         ("evaluations", cp.spent.evaluations, b.max_evaluations),
-        ("dollars", fmt_usd(cp.spent.usd), b.max_usd),
+        ("dollars", spent_usd(cp.spent), b.max_usd),
         ("wall seconds", f"{cp.spent.wall_s:.0f}", b.max_wall_s),
         (
             "best train fitness",
@@ -421,3 +422,13 @@ def calibration_section(calibration: Calibration | str) -> Section:
     head += "".join(f"<p><strong>Warning:</strong> {esc(w)}</p>" for w in calibration.warnings)
     body = head + table(["task", "level", "pass rate", "mean score", "split"], rows, numeric=(2, 3))
     return Section("calibration", "Calibration", body)
+
+
+def spent_usd(spent: Spent) -> str:
+    """The dollars of `spent`, never $0 for a cost that is not known: "$X + N unpriced", or
+    "unknown (N unpriced)" when nothing known was priced."""
+    if not spent.unpriced:
+        return fmt_usd(spent.usd)
+    if spent.usd == 0:
+        return f"unknown ({spent.unpriced} unpriced)"
+    return f"{fmt_usd(spent.usd)} + {spent.unpriced} unpriced"

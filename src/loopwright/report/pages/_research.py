@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable
 
 from loopwright.errors import ConfigError
+from loopwright.models import LEDGER_FILE, read_ledger, role_kind
 from loopwright.report._html import (
     Raw,
     Section,
@@ -42,25 +43,53 @@ _SIM_PREFIXES = ("sim", "scripted")
 
 
 def _is_sim(model: str) -> bool:
-    return model.split(":", 1)[0] in _SIM_PREFIXES
+    """An offline model: its spec (`sim`, `scripted:FILE`) or its own name (`sim-coder-1`)."""
+    return model.split(":", 1)[0] in _SIM_PREFIXES or model.startswith(_SIM_PREFIXES)
 
 
 def sim_research_text(data: ResearchData) -> str:
     """The banner of a research run whose meta model or agents' model is a simulator."""
-    cfg = data.config
+    meta, agents = _models(data)
     parts = []
-    if _is_sim(cfg.meta_model):
+    if any(_is_sim(m) for m in meta):
         parts.append(
-            f"the meta model ({cfg.meta_model}: THINK, CRITIC, DISTILL and REFLECT follow "
+            f"the meta model ({', '.join(meta)}: THINK, CRITIC, DISTILL and REFLECT follow "
             "documented offline rules, docs/research.md)"
         )
-    if _is_sim(cfg.eval.model):
-        parts.append(f"the agents' model ({cfg.eval.model}, docs/sim-model.md)")
+    if any(_is_sim(m) for m in agents):
+        parts.append(f"the agents' model ({', '.join(agents)}, docs/sim-model.md)")
     who = " and ".join(parts) or "a simulated model (the records say so)"
     return (
         f"SIMULATED RESULTS: {who} stand in for LLMs. Scores, verdicts and knowledge describe "
         "how workflows fare against the simulator, not against a real model."
     )
+
+
+def _models(data: ResearchData) -> tuple[list[str], list[str]]:
+    """The (meta, agents) models the committed iterations ran on, in first-use order
+    (`research run` may override what `research init` wrote); before the first commit, the
+    models of the ledger's calls, else config.yaml's (the offline models make no call)."""
+    cfg = data.config
+    if data.records:
+        meta = list(dict.fromkeys(r.meta_model for r in data.records))
+        agents = list(dict.fromkeys(r.eval_model for r in data.records))
+    else:
+        path = data.run_dir / LEDGER_FILE  # no commit yet: the gateway calls made so far
+        rows = read_ledger(path, torn_tail=True) if path.is_file() else []
+        meta, agents = (
+            list(dict.fromkeys(r.model for r in rows if role_kind(r.labels.role) == kind))
+            for kind in ("meta", "agents")
+        )
+    return _named(cfg.meta_model, meta), _named(cfg.eval.model, agents)
+
+
+def _named(spec: str, used: list[str]) -> list[str]:
+    """`spec` as config.yaml names it (with the model's own names in brackets) when the run
+    used that kind of model (offline or not); else the models it used."""
+    if used and any(_is_sim(u) != _is_sim(spec) for u in used):
+        return used
+    own = [u for u in used if u != spec]
+    return [spec + (f" ({', '.join(own)})" if own else "")]
 
 
 def research_page(data: ResearchData) -> str:
@@ -106,8 +135,7 @@ def research_stamp(data: ResearchData) -> Stamp:
     """The stamp from config.yaml; the meta model's own name from the last record. A research
     directory made before the commit and digest were stamped says `not recorded`."""
     cfg = data.config
-    own = data.records[-1].meta_model if data.records else None
-    meta_model = cfg.meta_model + (f" ({own})" if own and own != cfg.meta_model else "")
+    meta, agents = _models(data)
     digest, commit = cfg.benchmark_digest, cfg.git_commit
     extra = [("workflow", cfg.workflow), ("tasks", ", ".join(cfg.eval.tasks))]
     if cfg.eval.seed != cfg.seed:
@@ -115,7 +143,7 @@ def research_stamp(data: ResearchData) -> Stamp:
     return Stamp(
         loopwright_version=cfg.loopwright_version,
         git_commit=commit,
-        model=f"meta {meta_model}, agents {cfg.eval.model}",
+        model=f"meta {', '.join(meta)}, agents {', '.join(agents)}",
         simulated=data.simulated,
         benchmark=cfg.eval.bench,
         benchmark_digest=digest,

@@ -15,7 +15,7 @@ from loopwright.search._progress import EvaluationFinished
 from loopwright.search.strategies._state import RunState
 from loopwright.store import refuse_disk_full
 
-__all__ = ["EvaluationRound", "Runs", "exhausted", "room"]
+__all__ = ["EvaluationRound", "Runs", "exhausted", "planned", "room"]
 
 Runs = tuple[tuple[str, int], ...]  # (task id, repetition) pairs
 
@@ -63,6 +63,18 @@ class EvaluationRound:
         if state.checkpoint.generation == 0 and state.checkpoint.seed_id not in ids:
             ids.insert(0, state.checkpoint.seed_id)
         return self.evaluate(state, "holdout", ids)
+
+
+def planned(state: RunState) -> int:
+    """The most evaluations the current generation can still run: the training runs its
+    population lacks, plus the holdout runs its leader may lack (the most any member lacks;
+    the leader is known only after training), plus the seed's in generation 0. Staged
+    evaluation and budgets may run fewer."""
+    cp = state.checkpoint
+    train = len(_pending(state, "train", list(cp.population), None))
+    holdout = max((len(_pending(state, "holdout", [i], None)) for i in cp.population), default=0)
+    seed = len(_pending(state, "holdout", [cp.seed_id], None)) if cp.generation == 0 else 0
+    return train + holdout + seed
 
 
 def _pending(
@@ -133,6 +145,7 @@ def _commit(state: RunState, ind_id: str, done: JobResult, split: Split) -> None
             status=done.status,
             attempts=done.attempts,
             cached=done.cached,
+            spent=state.checkpoint.spent,
         )
     )
 

@@ -24,6 +24,7 @@ def summarise(state: RunState, overfit: OverfitDetector) -> GenerationSummary:
     for view in views:
         state.archive.add(view)
     best = state.individuals[state.leader().id]
+    spent, earlier = state.spend.spent(state.checkpoint.spent), state.checkpoint.summaries
     fits = [v.fitness for v in views if v.fitness is not None]
     holdout = best.mean_score("holdout")
     return GenerationSummary(
@@ -38,8 +39,8 @@ def summarise(state: RunState, overfit: OverfitDetector) -> GenerationSummary:
         population_size=len(pop),
         stopped=len(state.checkpoint.stopped_ids() & {i.id for i in pop}),
         archive_coverage=state.archive.coverage(),
-        evaluations=sum(len(i.results) for i in pop),
-        spent=state.spend.spent(state.checkpoint.spent),
+        evaluations=spent.evaluations - (earlier[-1].spent.evaluations if earlier else 0),
+        spent=spent,
         hyperparameters=hyperparameters(state.config),
     )
 
