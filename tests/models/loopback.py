@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import threading
 import time
 from collections import Counter
@@ -354,3 +355,18 @@ def role_answers(body: dict[str, Any], role: str) -> Answer:
         prompt = text.split("<<<PROMPT\n", 1)[1].split("\nPROMPT>>>", 1)[0]
         return Answer(text=prompt + "\nFinish the change before you stop.")
     return Answer(text="{}")
+
+
+_INSTRUCTION = re.compile(r"/[^\s'\"`]*instruction\.md")
+
+
+def reading_answers(body: dict[str, Any], role: str) -> Answer:
+    """As `role_answers`, but an agent first reads the task's instruction file (the path its
+    prompt names) and finishes on the turn after: a run that counts as having read its task
+    (a research smoke run passes), with no change made."""
+    messages = body.get("messages") or []
+    if body.get("tools") and not any(m.get("role") == "tool" for m in messages):
+        found = _INSTRUCTION.search(" ".join(str(m.get("content")) for m in messages))
+        path = found.group(0) if found else "instruction.md"
+        return Answer(calls=(("read_file", json.dumps({"path": path})),))
+    return role_answers(body, role)
