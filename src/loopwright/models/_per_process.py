@@ -21,6 +21,7 @@ import os
 import socket
 import sys
 import threading
+import types
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
@@ -159,11 +160,19 @@ def _children(obj: object) -> list[object]:
         return [*obj.keys(), *obj.values()]
     if isinstance(obj, (list, tuple, set, frozenset)):
         return list(obj)
-    children = list(getattr(obj, "__dict__", {}).values())
+    # Read without attribute hooks: no `__getattr__` (a lazy import) or property runs here.
+    try:
+        namespace = object.__getattribute__(obj, "__dict__")
+    except (AttributeError, TypeError):
+        namespace = {}
+    children = list(namespace.values()) if isinstance(namespace, dict) else []
     for cls in type(obj).__mro__:
-        for slot in getattr(cls, "__slots__", ()):
-            if isinstance(slot, str) and hasattr(obj, slot):
-                children.append(getattr(obj, slot, None))
+        slots = vars(cls).get("__slots__", ())
+        for slot in (slots,) if isinstance(slots, str) else slots:
+            member = vars(cls).get(slot)
+            if isinstance(member, types.MemberDescriptorType):
+                with contextlib.suppress(AttributeError):
+                    children.append(member.__get__(obj, type(obj)))
     return children
 
 
