@@ -11,9 +11,13 @@ at a fixed seed (429 with Retry-After, 500, slow replies). Printed:
                    (LiteLLM, our retries' bookkeeping, the ledger append) adds to a call
   agreement        server requests vs ledger rows, by role, and tokens; bodies that did not
                    parse; requests that arrived on a connection two processes held
+  start            p50/max of the time from starting a worker process to its first reply
+                   (what a start method costs each worker: the local executor starts one
+                   process per job)
 
     python bench/provider_load.py [--workers 8] [--calls 400] [--seed 33]
         [--rate-limit 0.02] [--server-error 0.01] [--slow 0.01] [--timeout 300]
+        [--start-method fork|forkserver|spawn]
 
 Bounded: --calls is the total, and workers still running after --timeout seconds are killed
 (exit code -9 in the first line) and the figures are of what was done by then. The default
@@ -58,16 +62,20 @@ def gateway(url: str, ledger: CostLedger, seed: int) -> LiteLLMGateway:
     return LiteLLMGateway("openai/bench", settings, api_key=KEY, ledger=ledger, seed=seed)
 
 
-def worker(url: str, ledger_path: Path, out: Path, index: int, calls: int) -> None:
+def worker(
+    url: str, ledger_path: Path, out: Path, index: int, calls: int, started_at: float
+) -> None:
     model = gateway(url, CostLedger(ledger_path), index)
     timings = {}
+    first: float | None = None
     for k in range(calls):
         role = f"w{index}-{k}"
         with label_scope(role=role):
             started = time.monotonic()
             model.chat([Message("user", f"call {k} of worker {index}")], [])
             timings[role] = time.monotonic() - started
-    out.write_text(json.dumps(timings))
+            first = first or time.time() - started_at
+    out.write_text(json.dumps({"timings": timings, "first_reply_s": first}))
 
 
 def main() -> None:
@@ -81,6 +89,10 @@ def main() -> None:
     parser.add_argument(
         "--timeout", type=float, default=300, help="seconds before hung workers are killed"
     )
+    parser.add_argument(
+        "--start-method", choices=("fork", "forkserver", "spawn"), default="fork",
+        help="how workers are started (the local executor forks)",
+    )  # fmt: skip
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", KEY)
     faults = Faults(args.seed, args.rate_limit, args.server_error, args.slow, slow_s=0.3)
@@ -90,7 +102,7 @@ def main() -> None:
     with server.serving():
         with label_scope(role="meta:reflector"):  # the parent's own call before the fork
             gateway(server.url, CostLedger(ledger_path), 0).chat([Message("user", "hi")], [])
-        ctx = multiprocessing.get_context("fork")  # as the local executor starts workers
+        ctx = multiprocessing.get_context(args.start_method)  # the executor: fork
         shares = [
             args.calls // args.workers + (i < args.calls % args.workers)
             for i in range(args.workers)
@@ -98,7 +110,10 @@ def main() -> None:
         outs = [scratch / f"w{i}.json" for i in range(args.workers)]
         started = time.monotonic()
         procs = [
-            ctx.Process(target=worker, args=(server.url, ledger_path, outs[i], i, shares[i]))
+            ctx.Process(
+                target=worker,
+                args=(server.url, ledger_path, outs[i], i, shares[i], time.time()),
+            )
             for i in range(args.workers)
         ]
         for p in procs:
@@ -120,16 +135,27 @@ def report(
 ) -> None:  # fmt: skip
     received = server.log.snapshot()
     timings: dict[str, float] = {}
+    firsts: list[float] = []
     for out in outs:
         if out.exists():
-            timings.update(json.loads(out.read_text()))
+            data = json.loads(out.read_text())
+            timings.update(data["timings"])
+            firsts += [data["first_reply_s"]] if data["first_reply_s"] is not None else []
     served = {e.role: e.added_s for e in received if e.status == 200}
     first_try = Counter(e.role for e in received)
     added = sorted(
         (timings[r] - served[r]) * 1000 for r in timings if r in served and first_try[r] == 1
     )
     answered = sum(1 for e in received if e.status == 200 and e.role.startswith("w"))
-    print(f"workers {args.workers}, calls {args.calls}, worker exit codes {sorted(set(exits))}")
+    print(
+        f"workers {args.workers} ({args.start_method}), calls {args.calls}, "
+        f"worker exit codes {sorted(set(exits))}"
+    )
+    if firsts:
+        print(
+            f"start: worker start to first reply p50 {statistics.median(firsts) * 1000:.0f} ms, "
+            f"max {max(firsts) * 1000:.0f} ms"
+        )
     print(f"throughput: {answered / wall:.1f} calls/s ({answered} answered in {wall:.1f}s)")
     if added:
         p50 = statistics.median(added)

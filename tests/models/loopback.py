@@ -1,8 +1,9 @@
 """A loopback OpenAI-compatible server that behaves like a real provider under load: HTTP/1.1
 keep-alive connections, tool calls and usage in every reply, injected faults at a fixed seed
 (429 with Retry-After, 500, slow replies), and a log of every request it received: the client's
-port, the pids holding the client's end of that connection, the role header, whether the body
-parsed as JSON, the status answered and the tokens it reported.
+port, the pids holding the client's end of that connection (and which of them kept it, see
+`Received`), the role header, whether the body parsed as JSON, the status answered and the
+tokens it reported.
 
 `answer` decides the reply from the parsed body and the role header (`RoleAnswers`: what the
 outer loop's roles accept). Used by the load tests (tests/models/test_load.py) and by
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import threading
 import time
 from collections import Counter
@@ -56,9 +58,11 @@ class Faults:
 @dataclass(frozen=True)
 class Received:
     """One request the server read (or failed to read). `pids`: the processes holding the
-    client's end of the connection when it arrived (more than one: a connection shared across
-    a fork). `parsed` is False for a body that was not JSON or a request line that was not
-    HTTP; `status` is what was answered (0: nothing could be answered)."""
+    client's end of the connection when it arrived; `kept`: those of them still holding it
+    once the processes that only held it for an instant let go (see `kept_holders`). More than
+    one pid in `kept`: a connection shared across a fork. `parsed` is False for a body that
+    was not JSON or a request line that was not HTTP; `status` is what was answered (0:
+    nothing could be answered)."""
 
     number: int
     port: int
@@ -72,6 +76,7 @@ class Received:
     input_tokens: int = 0
     output_tokens: int = 0
     added_s: float = 0.0  # the time the server spent on it (the injected delay included)
+    kept: tuple[int, ...] = ()
 
 
 @dataclass
@@ -93,8 +98,13 @@ class Log:
         return [e for e in self.snapshot() if not e.parsed]
 
     def shared(self) -> list[Received]:
-        """Requests that arrived on a connection more than one process held."""
-        return [e for e in self.snapshot() if len(e.pids) > 1]
+        """Requests that arrived on a connection more than one process kept."""
+        return [e for e in self.snapshot() if len(e.kept) > 1]
+
+    def glimpsed(self) -> list[Received]:
+        """Requests whose connection another process held for an instant only (see
+        `kept_holders`): not shared, but seen, which shows the check can see a second pid."""
+        return [e for e in self.snapshot() if len(e.pids) > len(e.kept)]
 
     def roles(self) -> Counter[str]:
         return Counter(e.role for e in self.snapshot() if e.parsed)
@@ -107,6 +117,43 @@ class Log:
 def socket_holders(port: int, root: int) -> tuple[int, ...]:
     """The pids among `root` and its descendants holding the loopback TCP socket whose local
     port is `port` (the client's end of a connection to this server). Linux /proc only."""
+    return _holding(_inodes(port), (root, *process_descendants(root)))
+
+
+SETTLE_S = 2.0
+"""How long a second holder of a connection gets to let it go before it counts as sharing it."""
+
+
+def kept_holders(port: int, pids: tuple[int, ...], settle_s: float = SETTLE_S) -> tuple[int, ...]:
+    """Those of `pids` (the holders of the connection from local `port` when a request arrived)
+    that keep holding it: polled until at most one still does, or for `settle_s`. A process
+    forked while the connection was open holds a copy of its descriptor from the fork until it
+    closes it: a `subprocess` child (another thread of the client's process starting a
+    command) until its exec, microseconds of C code that never touch the socket (and longer
+    when the machine is loaded); a forked Python worker until loopwright's at-fork hook closes
+    LiteLLM's sockets in it. Neither writes on it. A process that uses the connection, or kept
+    it open, still holds it when `settle_s` is over. The same process: a pid whose start time
+    changed (reused) is not counted."""
+    if len(pids) <= 1:
+        return pids
+    started = {pid: _start_time(pid) for pid in pids}
+    deadline = time.monotonic() + settle_s
+    while True:
+        held = _holding(_inodes(port), pids)
+        kept = tuple(p for p in held if _start_time(p) == started[p])
+        if len(kept) <= 1 or time.monotonic() >= deadline:
+            return kept
+        time.sleep(0.01)
+
+
+def _start_time(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _inodes(port: int) -> set[str]:
     inodes = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
@@ -117,8 +164,12 @@ def socket_holders(port: int, root: int) -> tuple[int, ...]:
             parts = line.split()
             if len(parts) > 9 and int(parts[1].rsplit(":", 1)[1], 16) == port:
                 inodes.add(f"socket:[{parts[9]}]")
+    return inodes
+
+
+def _holding(inodes: set[str], pids: tuple[int, ...]) -> tuple[int, ...]:
     holders = []
-    for pid in (root, *process_descendants(root)):
+    for pid in pids:
         try:
             fds = list(Path(f"/proc/{pid}/fd").iterdir())
         except OSError:
@@ -136,15 +187,25 @@ def socket_holders(port: int, root: int) -> tuple[int, ...]:
 class LoopbackServer:
     """The server (start with `serving()`): `url` is the base URL for `--api-base`, `log` what
     it received. `track_pids` looks up the socket's holders for every request (a /proc walk
-    of this process's tree; off for throughput benchmarks)."""
+    of this process's tree; off for throughput benchmarks); `settle_s` is how long a second
+    holder gets to let the connection go (`kept_holders`). `looked_up` counts the requests
+    whose connection's holders have been looked up (before the second holders are given time
+    to let go, and before the request is answered)."""
 
     def __init__(
-        self, answer: AnswerFn, faults: Faults | None = None, *, track_pids: bool = True
+        self,
+        answer: AnswerFn,
+        faults: Faults | None = None,
+        *,
+        track_pids: bool = True,
+        settle_s: float = SETTLE_S,
     ) -> None:
         self.answer = answer
         self.faults = faults or Faults()
         self.track_pids = track_pids
+        self.settle_s = settle_s
         self.log = Log()
+        self.looked_up = 0
         self._numbers = iter(range(1, 1 << 62))
         self._lock = threading.Lock()
         self._root = os.getpid()
@@ -156,8 +217,15 @@ class LoopbackServer:
         with self._lock:
             return next(self._numbers)
 
-    def holders(self, port: int) -> tuple[int, ...]:
-        return socket_holders(port, self._root) if self.track_pids else ()
+    def holders(self, port: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The pids holding the client's end of the connection from `port` now, and those of
+        them that keep it (`kept_holders`)."""
+        if not self.track_pids:
+            return (), ()
+        pids = socket_holders(port, self._root)
+        with self._lock:
+            self.looked_up += 1
+        return pids, kept_holders(port, pids, self.settle_s)
 
     @contextmanager
     def serving(self) -> Iterator[LoopbackServer]:
@@ -178,7 +246,7 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             started = time.monotonic()
             number, port = server.number(), self.client_address[1]
-            pids = server.holders(port)
+            pids, kept = server.holders(port)
             raw = self.rfile.read(int(self.headers.get("Content-Length", "0") or 0))
             role = self.headers.get(ROLE_HEADER, "(none)")
             try:
@@ -186,11 +254,12 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                 assert isinstance(body, dict)
             except (ValueError, AssertionError):
                 self._send(400, {"error": {"message": "invalid JSON in the request body"}})
-                server.log.add(Received(number, port, pids, role, "", False, len(raw), "", 400))
+                entry = Received(number, port, pids, role, "", False, len(raw), "", 400, kept=kept)
+                server.log.add(entry)
                 return
             fault = server.faults.of(number)
             model = str(body.get("model"))
-            entry = Received(number, port, pids, role, model, True, len(raw), fault, 200)
+            entry = Received(number, port, pids, role, model, True, len(raw), fault, 200, kept=kept)
             if fault in ("429", "500"):
                 status = int(fault)
                 ms = server.faults.retry_after_ms
@@ -210,9 +279,8 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
         ) -> None:
             """A request line or header block that is not HTTP: logged as unparsed."""
             port = self.client_address[1]
-            entry = Received(
-                server.number(), port, server.holders(port), "", "", False, 0, "", code
-            )
+            pids, kept = server.holders(port)
+            entry = Received(server.number(), port, pids, "", "", False, 0, "", code, kept=kept)
             server.log.add(entry)
             super().send_error(code, message, explain)
 
@@ -242,7 +310,7 @@ def _done(
 ) -> Received:
     return Received(
         entry.number, entry.port, entry.pids, entry.role, entry.model, True, entry.size,
-        entry.fault, status, tokens_in, tokens_out, time.monotonic() - started,
+        entry.fault, status, tokens_in, tokens_out, time.monotonic() - started, entry.kept,
     )  # fmt: skip
 
 
@@ -287,3 +355,18 @@ def role_answers(body: dict[str, Any], role: str) -> Answer:
         prompt = text.split("<<<PROMPT\n", 1)[1].split("\nPROMPT>>>", 1)[0]
         return Answer(text=prompt + "\nFinish the change before you stop.")
     return Answer(text="{}")
+
+
+_INSTRUCTION = re.compile(r"/[^\s'\"`]*instruction\.md")
+
+
+def reading_answers(body: dict[str, Any], role: str) -> Answer:
+    """As `role_answers`, but an agent first reads the task's instruction file (the path its
+    prompt names) and finishes on the turn after: a run that counts as having read its task
+    (a research smoke run passes), with no change made."""
+    messages = body.get("messages") or []
+    if body.get("tools") and not any(m.get("role") == "tool" for m in messages):
+        found = _INSTRUCTION.search(" ".join(str(m.get("content")) for m in messages))
+        path = found.group(0) if found else "instruction.md"
+        return Answer(calls=(("read_file", json.dumps({"path": path})),))
+    return role_answers(body, role)

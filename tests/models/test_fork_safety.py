@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Iterator
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,36 @@ def test_a_forked_worker_never_writes_on_the_parents_connection(
     assert all(r.ok for r in records)
 
 
+def _idle_child(ready: Connection, go: Connection) -> None:
+    ready.send(True)  # forked: LiteLLM's inherited sockets are closed here already
+    go.recv()  # alive while the parent calls again on its own connection; makes no call
+
+
+def test_a_forked_worker_closes_its_copy_of_the_parents_connection_at_the_fork(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
+    """Before, the child dropped LiteLLM's clients without closing them: it kept the parent's
+    idle keep-alive socket open for its whole life (the server saw the parent's next request
+    on a connection two processes held, and the connection could never end while it lived)."""
+    gateway = _gateway(server.url, CostLedger(tmp_path / LEDGER_FILE))
+    gateway.chat([Message("user", "before the fork")], [])
+    ctx = multiprocessing.get_context("fork")
+    ready_recv, ready_send = ctx.Pipe(duplex=False)
+    go_recv, go_send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_idle_child, args=(ready_send, go_recv))
+    child.start()
+    try:
+        assert ready_recv.poll(30) and ready_recv.recv()
+        gateway.chat([Message("user", "while the child lives")], [])
+    finally:
+        go_send.send(True)
+        child.join(timeout=30)
+    first, second = server.log.snapshot()
+    assert second.port == first.port  # the parent's kept-alive connection, used again
+    assert server.log.shared() == []
+    assert child.exitcode == 0
+
+
 def test_a_forked_process_drops_litellms_clients_and_litellm_makes_new_ones() -> None:
     litellm = import_litellm()
     cache = litellm.in_memory_llm_clients_cache
@@ -81,12 +112,12 @@ def test_a_forked_process_drops_litellms_clients_and_litellm_makes_new_ones() ->
     assert not fresh_litellm_clients(litellm)  # the process that made them keeps them
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(1) as pool:
-        dropped, same_cache, client_ok = pool.apply(_in_child, (id(cache),))
-    assert dropped and not same_cache and client_ok
+        dropped_again, same_cache, client_ok = pool.apply(_in_child, (id(cache),))
+    assert not dropped_again and not same_cache and client_ok
 
 
 def _in_child(parent_cache: int) -> tuple[bool, bool, bool]:
     litellm = import_litellm()
-    dropped = fresh_litellm_clients(litellm)
+    dropped_again = fresh_litellm_clients(litellm)  # nothing left: dropped at the fork
     client = litellm.module_level_client  # made again, lazily, in this process
-    return dropped, id(litellm.in_memory_llm_clients_cache) == parent_cache, client is not None
+    return dropped_again, id(litellm.in_memory_llm_clients_cache) == parent_cache, bool(client)

@@ -9,6 +9,7 @@ connection (bodies the server could not parse, replies read by the wrong process
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ from loopwright.evaluation import SUMMARY_FILE
 from loopwright.models import LEDGER_FILE, LedgerRecord, read_ledger
 from loopwright.runtime import EXTERNAL_AGENTS, executable_env_name
 from loopwright.workflow import builtin_workflow, workflow_to_yaml
-from tests.models.loopback import Faults, LoopbackServer, role_answers
+from tests.models.loopback import AnswerFn, Faults, LoopbackServer, reading_answers, role_answers
 from tests.models.test_gateway_server import DUMMY_KEY
 
 AGENT_MODEL = "openai/loopback-coder"
@@ -31,14 +32,26 @@ PRICES = "prices:\n" + "".join(
 )
 
 
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[LoopbackServer]:
+def _serving(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, answers: AnswerFn
+) -> Iterator[LoopbackServer]:
     monkeypatch.setenv("OPENAI_API_KEY", DUMMY_KEY)
     settings = tmp_path / "settings.yaml"  # no user settings file leaks in from HOME
     settings.write_text("schema_version: 1\nengine: {default_loop_type: react}\n")
     monkeypatch.setenv("LOOPWRIGHT_SETTINGS", str(settings))
-    with LoopbackServer(role_answers, FAULTS).serving() as running:
+    with LoopbackServer(answers, FAULTS).serving() as running:
         yield running
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[LoopbackServer]:
+    yield from _serving(monkeypatch, tmp_path, role_answers)
+
+
+@pytest.fixture
+def reading_server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[LoopbackServer]:
+    """Agents that read their task before finishing (so research's smoke runs pass)."""
+    yield from _serving(monkeypatch, tmp_path, reading_answers)
 
 
 def assert_exact(server: LoopbackServer, records: list[LedgerRecord]) -> None:
@@ -134,11 +147,14 @@ def test_two_workflows_with_one_name_in_one_run_are_kept_apart(
 
 
 def test_research_with_a_parallel_wave_keeps_an_exact_ledger_under_faults(
-    server: LoopbackServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    reading_server: LoopbackServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`research run` with its agents on the server (the meta phases on the sim, whose THINK
-    proposes specs the wave then measures): the wave's jobs run in 2 forked workers, each
-    with its own connections, and every request is a ledger row."""
+    proposes specs the wave then measures): the smoke runs and holdout runs go from threads of
+    this process, the wave's jobs from forked workers, each with its own connections, and
+    every request is a ledger row. The agents read their task first, or no smoke run passes
+    and no wave runs."""
+    server = reading_server
     prices = tmp_path / "models.yaml"
     prices.write_text(PRICES)
     root = tmp_path / "v1"
@@ -158,6 +174,8 @@ def test_research_with_a_parallel_wave_keeps_an_exact_ledger_under_faults(
     assert_exact(server, read_ledger(root / LEDGER_FILE))
     roles = Counter(e.role for e in server.log.snapshot())
     assert roles["builder"] >= 1, roles
+    callers = {pid for e in server.log.snapshot() for pid in e.kept}
+    assert os.getpid() in callers and len(callers - {os.getpid()}) >= 2  # the wave's workers
 
 
 def test_an_ab_cell_keeps_an_exact_ledger_under_faults(

@@ -27,6 +27,7 @@ from loopwright.models._gateway import (
     provider_of,
 )
 from loopwright.models._ledger import (
+    INTERRUPTED,
     LEDGER_FILE,
     META_ROLES,
     CallLabels,
@@ -80,6 +81,7 @@ __all__ = [
     "DEFAULT_PRICES",
     "DESIGNER_RULES",
     "GUIDANCE_KEYWORDS",
+    "INTERRUPTED",
     "LEDGER_FILE",
     "LITELLM_PIP_HINT",
     "META_ROLES",

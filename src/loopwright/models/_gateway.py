@@ -19,6 +19,7 @@ import re
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -252,25 +253,30 @@ class LiteLLMGateway:
                 raise self._give_up("budget", attempt, spent)
             if "litellm" in sys.modules:  # this process's own connections, never a parent's
                 fresh_litellm_clients(sys.modules["litellm"])
-            started = time.monotonic()
-            try:
-                with self.limits.semaphore(self.provider), no_litellm_logging_thread():
-                    raw = completion(**request)
-                latency = time.monotonic() - started
-            except Exception as exc:  # noqa: BLE001  the provider boundary: classified, recorded
-                kind = _classify(exc)
-                message = self._redact(f"{type(exc).__name__}: {exc}")
-                if not _never_sent(exc):  # a row is a request the server received
-                    failed = _Failure(message, kind, size)
-                    self._record(attempt, time.monotonic() - started, _Tokens(), failed)
-                if kind in _RETRYABLE and attempt < self.settings.max_attempts:
-                    self._sleep(max(self._backoff(attempt), _retry_after(exc, self.settings)))
-                    attempt += 1
-                    continue
-                raise self._give_up(kind, attempt, message) from None
-            tokens = _tokens(getattr(raw, "usage", None))
-            self._record(attempt, latency, tokens, None)  # first: the reply is in, whatever next
-            return self._parse(raw, latency, attempt, tokens)
+            with self.limits.semaphore(self.provider):
+                sent = self._line(attempt, "sent", size=size)  # before a byte can leave
+                started = time.monotonic()
+                try:
+                    with no_litellm_logging_thread():
+                        raw = completion(**request)
+                    latency = time.monotonic() - started
+                except Exception as exc:  # noqa: BLE001  the provider boundary: classified, recorded
+                    kind = _classify(exc)
+                    message = self._redact(f"{type(exc).__name__}: {exc}")
+                    if _never_sent(exc):  # a row is a request the server received
+                        self._line(attempt, "withdrawn", request_id=sent)
+                    else:
+                        failed = _Failure(message, kind, size)
+                        self._record(attempt, time.monotonic() - started, _Tokens(), failed, sent)
+                    if kind not in _RETRYABLE or attempt >= self.settings.max_attempts:
+                        raise self._give_up(kind, attempt, message) from None
+                    wait = max(self._backoff(attempt), _retry_after(exc, self.settings))
+                else:
+                    tokens = _tokens(getattr(raw, "usage", None))
+                    self._record(attempt, latency, tokens, None, sent)  # first: the reply is in
+                    return self._parse(raw, latency, attempt, tokens)
+            self._sleep(wait)
+            attempt += 1
 
     def _request(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> dict[str, Any]:
         request: dict[str, Any] = {
@@ -324,8 +330,37 @@ class LiteLLMGateway:
     def _redact(self, text: str) -> str:
         return redact(text, extra=[self._api_key] if self._api_key else ())
 
+    def _line(
+        self,
+        attempt: int,
+        state: Literal["sent", "withdrawn"],
+        *,
+        size: int | None = None,
+        request_id: str | None = None,
+    ) -> str | None:
+        """Write the in-flight line of an attempt about to be sent (a new request id, returned)
+        or its withdrawal (it never left). None without a ledger. See LedgerRecord."""
+        if self.ledger is None:
+            return None
+        request_id = request_id or uuid.uuid4().hex
+        self.ledger.record(
+            LedgerRecord(
+                t=time.time(), provider=self.provider, model=self.name, attempt=attempt,
+                ok=False, request_bytes=size, input_tokens=0, output_tokens=0,
+                cache_read_tokens=0, cache_write_tokens=0, latency_s=0.0, cost_usd=0.0,
+                price_table=self.prices.version, labels=self.labels.merged(current_labels()),
+                request_id=request_id, state=state,
+            )
+        )  # fmt: skip
+        return request_id
+
     def _record(
-        self, attempt: int, latency: float, tokens: _Tokens, failure: _Failure | None
+        self,
+        attempt: int,
+        latency: float,
+        tokens: _Tokens,
+        failure: _Failure | None,
+        request_id: str | None,
     ) -> None:
         if self.ledger is None:
             return
@@ -348,6 +383,7 @@ class LiteLLMGateway:
                 cost_usd=self.prices.cost_usd(self.name, usage),
                 price_table=self.prices.version,
                 labels=self.labels.merged(current_labels()),
+                request_id=request_id,
             )
         )
 

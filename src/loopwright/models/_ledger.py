@@ -22,6 +22,7 @@ from loopwright._fs import drop_torn_tail, open_append
 from loopwright.models._per_process import PerProcess
 
 __all__ = [
+    "INTERRUPTED",
     "LEDGER_FILE",
     "LEDGER_SCHEMA_VERSION",
     "META_ROLES",
@@ -38,9 +39,14 @@ __all__ = [
 ]
 
 LEDGER_FILE = "ledger.jsonl"
-LEDGER_SCHEMA_VERSION = 3
-"""2 added `source`; 3 added `error_kind` and `request_bytes` on failed attempts. Older lines
-still read (version 1 as source "gateway"; versions 1-2 with neither field)."""
+LEDGER_SCHEMA_VERSION = 4
+"""2 added `source`; 3 added `error_kind` and `request_bytes` on failed attempts; 4 added
+`request_id` and `state` (the in-flight line written before a request is sent, see
+`LedgerRecord`). Older lines still read (version 1 as source "gateway"; versions 1-2 with
+neither error field; versions 1-3 as state "done" without a request id)."""
+
+INTERRUPTED = "interrupted"
+"""The `error_kind` of a request whose process ended between sending it and writing its row."""
 
 META_ROLES: tuple[str, ...] = (
     "meta:reflector",
@@ -59,6 +65,7 @@ and designer, an LLM-judge gate, and the research loop's THINK, CRITIC, DISTILL,
 Any other role (an agent node's role, e.g. "builder") is an agent call."""
 
 SpendKind = Literal["agents", "meta"]
+RowState = Literal["done", "sent", "withdrawn"]
 
 LabelName = Literal["run", "candidate", "node", "role"]
 GroupKey = Literal["run", "candidate", "node", "role", "provider", "model", "source", "kind"]
@@ -91,7 +98,15 @@ class LedgerRecord(_Strict):
 
     `source` says who made the call: "gateway" (LiteLLMGateway, one record per attempt) or
     "external:NAME" (an external agent CLI's own calls, as it reported them: one record per
-    reported model turn, see docs/external-agents.md)."""
+    reported model turn, see docs/external-agents.md).
+
+    In the file (schema 4), the gateway writes a `state: "sent"` line (zero tokens, cost 0,
+    `t` the attempt's start) with a fresh `request_id` before each request leaves, and the
+    attempt's row (`state: "done"`, same id) when its outcome is known, or a `"withdrawn"`
+    line when the request never left. `read_ledger` folds them: a sent line with its row is
+    that row, a withdrawn one is nothing, and a sent line with neither (the process was killed
+    in between: the server may have received, and billed, the request) is a failed row of kind
+    `interrupted` with an unknown cost (`cost_usd` None)."""
 
     schema_version: int = LEDGER_SCHEMA_VERSION
     source: str = "gateway"
@@ -111,6 +126,8 @@ class LedgerRecord(_Strict):
     cost_usd: float | None
     price_table: str
     labels: CallLabels = Field(default_factory=CallLabels)
+    request_id: str | None = None
+    state: RowState = "done"
 
 
 class LedgerTotals(_Strict):
@@ -198,9 +215,11 @@ class CostLedger:
         return self._locks.get()
 
     def record(self, entry: LedgerRecord) -> None:
-        """Append one record (and its line to the file, when the ledger has one)."""
+        """Append one record (and its line to the file, when the ledger has one). A "sent" or
+        "withdrawn" line (see LedgerRecord) goes to the file only: `records()` holds rows."""
         with self._lock:
-            self._records.append(entry)
+            if entry.state == "done":
+                self._records.append(entry)
             if self.path is not None:
                 _append(self.path, entry.model_dump_json() + "\n")
 
@@ -302,11 +321,13 @@ def sum_records(records: Sequence[LedgerRecord]) -> LedgerTotals:
 
 
 def read_ledger(path: Path, *, torn_tail: bool = False) -> list[LedgerRecord]:
-    """Every record of a ledger.jsonl file, validated. A last line without its newline (cut
-    off by a kill: it held no whole record) is left out. With `torn_tail`, a malformed last
-    line is dropped too (a writer still appending it, read by another process). Raises
-    pydantic.ValidationError on any other malformed line and FileNotFoundError when the file
-    does not exist."""
+    """Every row of a ledger.jsonl file, validated, with the in-flight lines folded (see
+    LedgerRecord: a request sent and never recorded is an `interrupted` row; read while a run
+    is going, a request still in flight reads so too, until its row is written). A last line
+    without its newline (cut off by a kill: it held no whole record) is left out. With
+    `torn_tail`, a malformed last line is dropped too (a writer still appending it, read by
+    another process). Raises pydantic.ValidationError on any other malformed line and
+    FileNotFoundError when the file does not exist."""
     text = path.read_text(encoding="utf-8", errors="replace")
     lines = text.splitlines()
     if lines and not text.endswith("\n"):
@@ -320,7 +341,34 @@ def read_ledger(path: Path, *, torn_tail: bool = False) -> list[LedgerRecord]:
             if torn_tail and number == len(lines):
                 break
             raise
-    return records
+    return fold_in_flight(records)
+
+
+def fold_in_flight(lines: Sequence[LedgerRecord]) -> list[LedgerRecord]:
+    """The rows of a ledger's lines in file order: a sent line is replaced by its row (where
+    the row is) or dropped with its withdrawal; a sent line left alone is an interrupted row
+    (where it is)."""
+    rows: list[LedgerRecord | None] = []
+    sent: dict[str, int] = {}
+    for line in lines:
+        if line.state == "sent" and line.request_id is not None:
+            sent[line.request_id] = len(rows)
+            rows.append(line)
+            continue
+        if line.request_id is not None and line.request_id in sent:
+            rows[sent.pop(line.request_id)] = None
+        if line.state == "done":
+            rows.append(line)
+    return [_interrupted(r) if r.state == "sent" else r for r in rows if r is not None]
+
+
+def _interrupted(line: LedgerRecord) -> LedgerRecord:
+    message = (
+        "the process ended after sending this request and before recording its outcome "
+        "(killed?): the server may have received and billed it; its tokens and cost are unknown"
+    )
+    update = {"state": "done", "ok": False, "error": message, "error_kind": INTERRUPTED}
+    return line.model_copy(update=update | {"cost_usd": None})
 
 
 def _append(path: Path, text: str) -> None:

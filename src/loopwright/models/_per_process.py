@@ -6,8 +6,11 @@ siblings' (bodies the server cannot parse, replies read by the wrong process), a
 another thread held at the fork stays held in the child for good.
 
 So each process makes its own: `PerProcess` holds a value made on first use in each process
-(keyed by pid), and `fresh_litellm_clients` drops LiteLLM's client cache in a process other
-than the one that filled it, before that process makes its first call.
+(keyed by pid), and LiteLLM's cached clients are left behind at every fork: in the child, just
+after the fork, their sockets are closed (the child's copies of the descriptors only: nothing
+is sent on them, and the parent's connections stay open) and the caches emptied, so the child
+opens its own connections (`close_inherited_litellm_clients`). `fresh_litellm_clients` does the
+emptying again, lazily, in any process other than the one that filled the caches.
 """
 
 from __future__ import annotations
@@ -15,11 +18,19 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import socket
+import sys
 import threading
+import types
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-__all__ = ["PerProcess", "fresh_litellm_clients", "no_litellm_logging_thread"]
+__all__ = [
+    "PerProcess",
+    "close_inherited_litellm_clients",
+    "fresh_litellm_clients",
+    "no_litellm_logging_thread",
+]
 
 T = TypeVar("T")
 
@@ -60,10 +71,10 @@ _litellm_pid = os.getpid()
 
 
 def fresh_litellm_clients(litellm: Any) -> bool:
-    """In a process other than the one whose calls filled LiteLLM's client caches (a forked
-    worker), forget the inherited clients so this process opens its own connections. The
-    inherited objects are dropped, never closed: closing would act on sockets the parent
-    still uses. Returns True when something was dropped. Cheap when nothing has to be done."""
+    """In a process other than the one whose calls filled LiteLLM's client caches, forget the
+    inherited clients so this process opens its own connections (a forked child has done so
+    at the fork already: `close_inherited_litellm_clients`). Returns True when something was
+    dropped. Cheap when nothing has to be done."""
     global _litellm_pid
     pid = os.getpid()
     if pid == _litellm_pid:
@@ -71,19 +82,101 @@ def fresh_litellm_clients(litellm: Any) -> bool:
     with _GUARD:
         if pid == _litellm_pid:
             return False
-        namespace = vars(litellm)
-        dropped = False
-        for name in _LITELLM_CLIENTS:
-            inherited = namespace.get(name)
-            if inherited is None:
-                continue
-            if name == "in_memory_llm_clients_cache":
-                setattr(litellm, name, type(inherited)())  # an empty cache of the same kind
-            else:
-                delattr(litellm, name)  # made again on first use, in this process
-            dropped = True
+        dropped = bool(_drop_clients(litellm))
         _litellm_pid = pid
         return dropped
+
+
+def close_inherited_litellm_clients() -> int:
+    """In a child just forked (registered to run after every `os.fork`): close this process's
+    copy of every socket LiteLLM's cached clients hold, then forget those clients. Closing a
+    descriptor another process also holds sends nothing (no FIN, no TLS close_notify: only the
+    last holder's close ends a connection), so the parent's connections are untouched; the
+    child no longer holds them (before, a forked worker kept its parent's idle keep-alive
+    sockets open for its whole life). Returns how many sockets were closed."""
+    global _litellm_pid
+    litellm = sys.modules.get("litellm")
+    if litellm is None or os.getpid() == _litellm_pid:
+        return 0
+    closed = 0
+    for client in _drop_clients(litellm):
+        for sock in _sockets_of(client):
+            fd = sock.detach()  # the object can never be used again (nor close a reused fd)
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+                    closed += 1
+    _litellm_pid = os.getpid()
+    return closed
+
+
+def _drop_clients(litellm: Any) -> list[Any]:
+    """Forget LiteLLM's cached clients (made again on first use); return what was dropped."""
+    namespace = vars(litellm)
+    dropped = []
+    for name in _LITELLM_CLIENTS:
+        inherited = namespace.get(name)
+        if inherited is None:
+            continue
+        dropped.append(inherited)
+        if name == "in_memory_llm_clients_cache":
+            setattr(litellm, name, type(inherited)())  # an empty cache of the same kind
+        else:
+            delattr(litellm, name)  # made again on first use, in this process
+    return dropped
+
+
+_WALK_DEPTH = 12  # a cache holds an SDK client, its httpx client, transport, pool, connection,
+_WALK_MAX = 20_000  # the connection's stream, and the stream its socket: a few levels each
+
+
+def _sockets_of(root: object) -> list[socket.socket]:
+    """The sockets reachable from `root` through instance attributes and containers (what an
+    SDK client, its httpx client and httpcore pool hold), a bounded walk: no module, class or
+    function is entered."""
+    found: list[socket.socket] = []
+    seen: set[int] = set()
+    stack: list[tuple[object, int]] = [(root, 0)]
+    while stack and len(seen) < _WALK_MAX:
+        obj, depth = stack.pop()
+        if id(obj) in seen or depth > _WALK_DEPTH or _opaque(obj):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, socket.socket):
+            found.append(obj)
+            continue
+        stack.extend((child, depth + 1) for child in _children(obj))
+    return found
+
+
+def _opaque(obj: object) -> bool:
+    return obj is None or isinstance(
+        obj, (str, bytes, bytearray, int, float, type, type(sys), type(_opaque))
+    )
+
+
+def _children(obj: object) -> list[object]:
+    if isinstance(obj, dict):
+        return [*obj.keys(), *obj.values()]
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return list(obj)
+    # Read without attribute hooks: no `__getattr__` (a lazy import) or property runs here.
+    try:
+        namespace = object.__getattribute__(obj, "__dict__")
+    except (AttributeError, TypeError):
+        namespace = {}
+    children = list(namespace.values()) if isinstance(namespace, dict) else []
+    for cls in type(obj).__mro__:
+        slots = vars(cls).get("__slots__", ())
+        for slot in (slots,) if isinstance(slots, str) else slots:
+            member = vars(cls).get(slot)
+            if isinstance(member, types.MemberDescriptorType):
+                with contextlib.suppress(AttributeError):
+                    children.append(member.__get__(obj, type(obj)))
+    return children
+
+
+os.register_at_fork(after_in_child=close_inherited_litellm_clients)
 
 
 def no_litellm_logging_thread() -> contextlib.AbstractContextManager[Any]:
