@@ -244,3 +244,22 @@ def test_the_fallback_draws_operators_by_their_pooled_credit() -> None:
     weighted, uniform = fallbacks(credit), fallbacks(None)
     assert weighted.count("model_tier_change") < 0.25 * len(weighted)
     assert 0.35 * len(uniform) < uniform.count("model_tier_change") < 0.65 * len(uniform)
+
+
+def test_more_loops_doubles_a_gate_up_to_the_cap_and_compound_needs_two() -> None:
+    from loopwright.search.mutations._neighbourhood import MAX_GATE_LOOPS, MoreLoops, compound
+
+    wf = with_gate()
+    (gate,) = [n for n in wf.nodes if isinstance(n, GateNode)]
+    loops = []
+    for _ in range(6):
+        result = MoreLoops(gate.id).apply(wf, ctx())
+        if result.child is None:
+            assert "below" in result.reason
+            break
+        wf = result.child
+        loops.append(wf.node(gate.id).model_dump()["max_loops"])
+    assert loops and loops[-1] == MAX_GATE_LOOPS and loops == sorted(set(loops))
+    assert MoreLoops("builder").apply(wf, ctx()).child is None  # not a gate
+    one = report(suggestion("gate_add", "add_gate", "s1", max_loops=3))
+    assert compound(SEED, one.mutation_suggestions, ctx(), one) is None

@@ -14,7 +14,11 @@ Per child, with a report on the parent's generation:
    with a mate from the population; other operators apply as usual. A suggestion that cannot
    apply, or whose child the novelty filter would reject (`ctx.novel`), is set aside and
    another drawn, up to `max_tries` in all.
-3. If none applies, an operator is drawn with weights from the credit table pooled over kinds
+   Before that draw, with two or more usable structural suggestions, one draw below
+   COMPOUND_SHARE makes a compound child carrying them all out (`_neighbourhood.compound`).
+3. If none applies, a novel structural neighbour of the parent (`_neighbourhood.neighbours`:
+   a gate, a missing role, more gate loops, a removal), drawn by pooled credit (`neighbourhood`).
+4. If none is novel, an operator is drawn with weights from the credit table pooled over kinds
    (`CreditTable.operator_factor`: operators whose children rarely beat their parents are
    drawn less; uniform without credit) and applied as usual (`fallback`).
 
