@@ -35,6 +35,7 @@ The issue's targets (issue 28):
 
     python bench/search_value.py [--landscapes 10] [--first 0] [--budget 60] [--bench mini]
         [--long-budget 0] [--regret 0.02] [--jobs 2] [--out DIR] [--report-only]
+        [--train N] [--holdout M]   (subsets of the split, the levels' mix kept; 0: all)
 """
 
 from __future__ import annotations
@@ -85,15 +86,29 @@ def hand_designs() -> dict[str, Workflow]:
     return out
 
 
-def split(bench: Benchmark) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Every task, level by level in id order, alternately to training and to holdout."""
-    train: list[str] = []
-    holdout: list[str] = []
+def split(
+    bench: Benchmark, n_train: int = 0, n_holdout: int = 0
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Every task, level by level in id order, alternately to training and to holdout; with
+    `n_train` / `n_holdout` > 0, that many of each, taken round-robin over the levels (so each
+    subset keeps the levels' mix; forge's 120 tasks are more than a bounded run can afford)."""
+    train: list[list[str]] = []
+    holdout: list[list[str]] = []
     for level in sorted({t.level for t in bench.tasks}):
         ids = sorted(t.id for t in bench.tasks if t.level == level)
-        train += ids[0::2]
-        holdout += ids[1::2]
-    return tuple(train), tuple(holdout)
+        train.append(ids[0::2])
+        holdout.append(ids[1::2])
+    return _take(train, n_train), _take(holdout, n_holdout)
+
+
+def _take(by_level: list[list[str]], n: int) -> tuple[str, ...]:
+    """All ids (n <= 0), else the first n taken round-robin over the levels."""
+    if n <= 0:
+        return tuple(i for ids in by_level for i in ids)
+    out: list[str] = []
+    for row in itertools.zip_longest(*by_level):
+        out += [i for i in row if i is not None]
+    return tuple(out[:n])
 
 
 def _evaluator(spec: str, bench: Benchmark, seed: int, cache: FitnessCache) -> Evaluator:
@@ -119,7 +134,7 @@ def run_arm(
 ) -> dict[str, Any]:
     """One evolve run: its trajectory (runs spent, holdout of the best) and its final best."""
     bench = load_benchmark(args.bench)
-    train, holdout = split(bench)
+    train, holdout = split(bench, args.train, args.holdout)
     spec = f"sim:{landscape}"
     config = EvolveConfig.model_validate(
         {
@@ -152,7 +167,7 @@ def run_arm(
 def run_landscape(landscape: int, args: argparse.Namespace, out: Path) -> dict[str, Any]:
     """Every arm and every hand design on one landscape; written to out/L{n}.json."""
     bench = load_benchmark(args.bench)
-    _, holdout = split(bench)
+    _, holdout = split(bench, args.train, args.holdout)
     spec = f"sim:{landscape}"
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -345,6 +360,8 @@ def main() -> None:
     parser.add_argument("--long-budget", type=int, default=0, help="a long guided search (0: none)")
     parser.add_argument("--population", type=int, default=3)
     parser.add_argument("--bench", default="mini")
+    parser.add_argument("--train", type=int, default=0, help="training tasks (0: half of all)")
+    parser.add_argument("--holdout", type=int, default=0, help="holdout tasks (0: the other half)")
     parser.add_argument("--arms", nargs="+", default=list(ARMS), choices=list(ARMS))
     parser.add_argument("--regret", type=float, default=0.02)
     parser.add_argument("--jobs", type=int, default=2, help="landscapes at once")

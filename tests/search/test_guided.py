@@ -114,11 +114,76 @@ def test_satisfied_and_frozen_targets_are_not_usable() -> None:
     assert refused.child is None and "frozen" in refused.reason
 
 
-def test_when_no_suggestion_applies_a_random_operator_is_the_fallback() -> None:
+def test_when_no_suggestion_applies_a_structural_neighbour_is_the_fallback() -> None:
     only_gate = report(suggestion("gate_add", "add_gate", "s1"))
     result = guided_mutate(with_gate(), GuidedStrategy(exploration=0.0), ctx(3, report=only_gate))
     assert result.guidance is not None and result.guidance.mode == "fallback"
+    assert result.guidance.kind == "neighbourhood"
+    assert result.reason.startswith("neighbourhood (no usable suggestion for this parent)")
+    assert result.operator in ("node_insert", "gate_remove")
+
+
+def test_when_no_neighbour_is_novel_a_random_operator_is_the_fallback() -> None:
+    only_gate = report(suggestion("gate_add", "add_gate", "s1"))
+    seen_structure = {workflow_hash(c) for c in _neighbour_children(with_gate())}
+    novel = ctx(3, report=only_gate)
+    novel = MutationContext(rng=novel.rng, report=only_gate,
+                            novel=lambda wf: workflow_hash(wf) not in seen_structure)  # fmt: skip
+    result = guided_mutate(with_gate(), GuidedStrategy(exploration=0.0), novel)
+    assert result.guidance is not None and result.guidance.kind == "fallback"
     assert result.reason.startswith("fallback (no usable suggestion for this parent)")
+
+
+def _neighbour_children(wf: Any) -> list[Any]:
+    from loopwright.search.mutations._neighbourhood import neighbours
+
+    out = []
+    for move in neighbours(wf, ("node_insert", "gate_add", "node_remove", "gate_remove")):
+        result = move.apply(wf, ctx())
+        if result.child is not None:
+            out.append(result.child)
+    return out
+
+
+def test_the_neighbourhood_toggles_each_component_at_the_main_writer() -> None:
+    from loopwright.search.mutations._neighbourhood import main_writer, neighbours
+
+    wf = with_gate()
+    assert main_writer(wf) == "builder"
+    moves = neighbours(wf, ("node_insert", "gate_add", "node_remove", "gate_remove"))
+    children = _neighbour_children(wf)
+    roles = [sorted(n.role for n in c.nodes if isinstance(n, AgentNode)) for c in children]
+    for role in ("researcher", "reviewer", "test_writer", "planner", "debugger"):
+        assert sorted([role, "builder"]) in roles  # each missing role, once
+    assert ["builder"] in roles  # the gate removed: the only child with no gate
+    assert sum(not any(isinstance(n, GateNode) for n in c.nodes) for c in children) == 1
+    assert len({workflow_hash(c) for c in children}) == len(children)
+    # the gate already RELOOPs to the builder, so adding one is refused, not duplicated
+    assert len(children) == len(moves) - 1
+    (old_gate,) = [n for n in wf.nodes if isinstance(n, GateNode)]
+    loops = [n.max_loops for c in children for n in c.nodes if isinstance(n, GateNode)]
+    assert min(8, 2 * old_gate.max_loops) in loops  # more repair attempts, once
+    only_removals = neighbours(wf, ("node_remove", "gate_remove"))
+    assert [m.name for m in only_removals] == ["gate_remove"]
+
+
+def test_two_structural_suggestions_can_make_one_compound_child() -> None:
+    both = report(
+        suggestion("gate_add", "add_gate", "s1", max_loops=3),
+        suggestion("node_insert", "insert_researcher", "s2", role="researcher"),
+    )
+    kinds = set()
+    for seed in range(12):
+        result = guided_mutate(SEED, GuidedStrategy(exploration=0.0), ctx(seed, report=both))
+        assert result.child is not None and result.guidance is not None
+        kinds.add(result.guidance.kind)
+        if result.guidance.kind == "compound":
+            roles = [n.role for n in result.child.nodes if isinstance(n, AgentNode)]
+            assert roles == ["researcher", "builder"]
+            (gate,) = [n for n in result.child.nodes if isinstance(n, GateNode)]
+            assert (gate.reloop_to, gate.max_loops) == ("builder", 3)
+            assert result.reason.startswith("compound: ")
+    assert kinds == {"compound", "add_gate", "insert_researcher"}  # a share, not always
 
 
 def test_offline_crossover_grafts_what_the_mate_has() -> None:
@@ -159,12 +224,12 @@ def test_the_fallback_draws_operators_by_their_pooled_credit() -> None:
     credit = CreditTable((
         CreditRow("fallback", "model_tier_change", 12, 12, 0, 0.0),
         CreditRow("random", "model_tier_change", 8, 8, 0, 0.0),
-        CreditRow("fallback", "node_insert", 10, 10, 8, 0.05),
+        CreditRow("fallback", "loop_type_change", 10, 10, 8, 0.05),
     ))  # fmt: skip
     assert credit.operator_factor("model_tier_change") == pytest.approx(1 / 22 / 0.5)
-    assert credit.operator_factor("node_insert") == pytest.approx(9 / 12 / 0.5)
+    assert credit.operator_factor("loop_type_change") == pytest.approx(9 / 12 / 0.5)
     assert credit.operator_factor("gate_remove") == 1.0  # never tried
-    ops = ("model_tier_change", "node_insert")
+    ops = ("model_tier_change", "loop_type_change")  # no structural toggle: no neighbourhood
     strategy = GuidedStrategy(operators=ops, exploration=0.0)
 
     def fallbacks(credit_table: CreditTable | None) -> list[str]:
@@ -179,3 +244,22 @@ def test_the_fallback_draws_operators_by_their_pooled_credit() -> None:
     weighted, uniform = fallbacks(credit), fallbacks(None)
     assert weighted.count("model_tier_change") < 0.25 * len(weighted)
     assert 0.35 * len(uniform) < uniform.count("model_tier_change") < 0.65 * len(uniform)
+
+
+def test_more_loops_doubles_a_gate_up_to_the_cap_and_compound_needs_two() -> None:
+    from loopwright.search.mutations._neighbourhood import MAX_GATE_LOOPS, MoreLoops, compound
+
+    wf = with_gate()
+    (gate,) = [n for n in wf.nodes if isinstance(n, GateNode)]
+    loops = []
+    for _ in range(6):
+        result = MoreLoops(gate.id).apply(wf, ctx())
+        if result.child is None:
+            assert "below" in result.reason
+            break
+        wf = result.child
+        loops.append(wf.node(gate.id).model_dump()["max_loops"])
+    assert loops and loops[-1] == MAX_GATE_LOOPS and loops == sorted(set(loops))
+    assert MoreLoops("builder").apply(wf, ctx()).child is None  # not a gate
+    one = report(suggestion("gate_add", "add_gate", "s1", max_loops=3))
+    assert compound(SEED, one.mutation_suggestions, ctx(), one) is None

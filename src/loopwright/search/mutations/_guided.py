@@ -14,7 +14,11 @@ Per child, with a report on the parent's generation:
    with a mate from the population; other operators apply as usual. A suggestion that cannot
    apply, or whose child the novelty filter would reject (`ctx.novel`), is set aside and
    another drawn, up to `max_tries` in all.
-3. If none applies, an operator is drawn with weights from the credit table pooled over kinds
+   Before that draw, with two or more usable structural suggestions, one draw below
+   COMPOUND_SHARE makes a compound child carrying them all out (`_neighbourhood.compound`).
+3. If none applies, a novel structural neighbour of the parent (`_neighbourhood.neighbours`:
+   a gate, a missing role, more gate loops, a removal), drawn by pooled credit (`neighbourhood`).
+4. If none is novel, an operator is drawn with weights from the credit table pooled over kinds
    (`CreditTable.operator_factor`: operators whose children rarely beat their parents are
    drawn less; uniform without credit) and applied as usual (`fallback`).
 
@@ -39,12 +43,22 @@ from loopwright.search._selection import selection_key
 from loopwright.search.mutations._core import MUTATIONS, RandomStrategy, mutate, operator_names
 from loopwright.search.mutations._crossover import Crossover
 from loopwright.search.mutations._guided_ops import AddGate, AddLesson, InsertAgent, RemoveNode
+from loopwright.search.mutations._neighbourhood import STRUCTURAL, compound, neighbours
 from loopwright.search.mutations._roles import BEFORE_ROLES
 from loopwright.workflow import AgentNode, GateNode, Workflow, to_networkx, workflow_hash
 
-__all__ = ["DEFAULT_EXPLORATION", "GuidedStrategy", "apply_suggestion", "guided_mutate"]
+__all__ = [
+    "COMPOUND_SHARE",
+    "DEFAULT_EXPLORATION",
+    "GuidedStrategy",
+    "apply_suggestion",
+    "guided_mutate",
+]
 
 DEFAULT_EXPLORATION = 0.25
+COMPOUND_SHARE = 0.5
+"""The chance (one draw, only when two or more structural suggestions are usable) that a
+guided child carries out all of them at once (`_neighbourhood.compound`)."""
 CROSSOVER = "crossover"
 
 
@@ -242,6 +256,9 @@ def guided_mutate(
         result = mutate(parent, strategy.random, ctx, operators=names, max_tries=max_tries)
         return replace(result, guidance=Guidance(mode="exploration", kind="exploration"))
     usable = strategy.usable(parent, ctx)
+    combined = _compound(parent, usable, ctx, report)
+    if combined is not None:
+        return combined
     reasons = []
     for _ in range(max_tries):
         if not usable:
@@ -252,11 +269,61 @@ def guided_mutate(
             return result
         reasons.append(result.reason if result.child is None else f"{s.id}: child not novel")
         usable.remove(s)
+    why = "; ".join(reasons) if reasons else "no usable suggestion for this parent"
+    near = _neighbour(parent, ctx, names)
+    if near is not None:
+        return replace(
+            near,
+            reason=f"neighbourhood ({why}): {near.reason}",
+            guidance=Guidance(mode="fallback", kind="neighbourhood"),
+        )
     result = mutate(parent, _CreditWeighted(strategy.random), ctx, operators=names,
                     max_tries=max_tries)  # fmt: skip
-    why = "; ".join(reasons) if reasons else "no usable suggestion for this parent"
     return replace(
         result,
         reason=f"fallback ({why}): {result.reason}",
         guidance=Guidance(mode="fallback", kind="fallback"),
     )
+
+
+def _compound(
+    parent: Workflow,
+    usable: Sequence[MutationSuggestion],
+    ctx: MutationContext,
+    report: ReflectionReport,
+) -> MutationResult | None:
+    """With two or more usable structural suggestions and a draw below COMPOUND_SHARE, one
+    novel child carrying them all out (highest confidence first); else None."""
+    structural = sorted(
+        (s for s in usable if s.operator in STRUCTURAL), key=lambda s: (-s.confidence, s.id)
+    )
+    if len(structural) < 2 or ctx.rng.random() >= COMPOUND_SHARE:
+        return None
+    result = compound(parent, structural, ctx, report)
+    if (
+        result is None
+        or result.child is None
+        or (ctx.novel is not None and not ctx.novel(result.child))
+    ):
+        return None
+    guidance = Guidance(mode="suggestion", kind="compound", report_generation=report.generation)
+    return replace(result, guidance=guidance)
+
+
+def _neighbour(
+    parent: Workflow, ctx: MutationContext, names: Sequence[str]
+) -> MutationResult | None:
+    """A novel single-component toggle of `parent` (`_neighbourhood.neighbours`), drawn with
+    `ctx.rng` weighted by each operator's pooled credit (uniform without credit); None when no
+    toggle makes a novel child."""
+    moves = neighbours(parent, names)
+    while moves:
+        weights = [
+            ctx.credit.operator_factor(m.name) if ctx.credit is not None else 1.0 for m in moves
+        ]
+        move = ctx.rng.choices(moves, weights=weights, k=1)[0]
+        moves.remove(move)
+        result = move.apply(parent, ctx)
+        if result.child is not None and (ctx.novel is None or ctx.novel(result.child)):
+            return result
+    return None
