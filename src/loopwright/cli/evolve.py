@@ -48,9 +48,9 @@ from loopwright.reflection import describe_report, load_reflection
 from loopwright.report.export import MlflowLive
 from loopwright.search import (
     ProgressEvent,
-    RunLock,
     credit_table,
     evolve_result,
+    evolve_run,
     load_checkpoint,
     promote_winner,
     reflect_generation,
@@ -194,7 +194,11 @@ def outer_evaluate(
     run = _execution(executor, workers, job_timeout, ray_address, cache, no_cache)
     load_checkpoint(run_dir)  # no run there: refused before the lock would create anything
     run.check()
-    with RunLock(run_dir), _Display() as display, search.executor_for(run, run_dir) as pool:
+    with (
+        evolve_run(run_dir).lock(),
+        _Display() as display,
+        search.executor_for(run, run_dir) as pool,
+    ):
         engine = search.open_run(run_dir, pool, on_event=display)
         if engine.finished or engine.state.phase != "evaluate":
             raise UsageError("this generation is already evaluated", fix="run outer-loop evolve")
@@ -209,7 +213,7 @@ def outer_evaluate(
 def outer_evolve(run_dir: RunDir) -> None:
     """Check convergence; select parents, mutate and move to the next generation."""
     engine = search.open_run(run_dir)
-    with RunLock(run_dir):
+    with evolve_run(run_dir).lock():
         if engine.finished or engine.state.phase != "breed":
             raise UsageError("evaluate the current generation first", fix="outer-loop evaluate")
         reason = engine.advance()
@@ -229,7 +233,7 @@ def outer_reflect(
 ) -> None:
     """Reflect on an evaluated generation's exhaust; write and print reflection_gen{N}.json."""
     load_checkpoint(run_dir)  # no run there: refused before the lock would create anything
-    with RunLock(run_dir):
+    with evolve_run(run_dir).lock():
         path = reflect_generation(search.open_run(run_dir), generation)
     console.print(describe_report(load_reflection(path)), markup=False)
     console.print(f"written to {path}")
@@ -272,7 +276,7 @@ def outer_finalize(
     """Finish a stopped run as `evolve` does: write result.json and the report, and print the
     summary (refused while the run is still going)."""
     load_checkpoint(run_dir)  # no run there: refused before the lock would create anything
-    with RunLock(run_dir):
+    with evolve_run(run_dir).lock():
         path = search.finalize_run(run_dir)
     checkpoint = load_checkpoint(run_dir)
     _report(evolve_result(checkpoint), simulated=is_simulated(checkpoint.config.model))

@@ -24,7 +24,13 @@ from loopwright.search._archive import (
     descriptors_by_name,
 )
 from loopwright.search._calibrate import Calibration, calibrate, split_tasks
-from loopwright.search._checkpoint import Checkpoint, RunLock, load_checkpoint, write_checkpoint
+from loopwright.search._checkpoint import (
+    EVOLVE_RUN,
+    Checkpoint,
+    evolve_run,
+    load_checkpoint,
+    write_checkpoint,
+)
 from loopwright.search._config import (
     Budgets,
     CalibrationSettings,
@@ -97,6 +103,7 @@ from loopwright.search.mutations._roles import ROLES, make_role
 
 __all__ = [
     "DESIGN_KINDS",
+    "EVOLVE_RUN",
     "GUIDANCE",
     "MUTATIONS",
     "OUTER_LOOP_WORKFLOW",
@@ -148,7 +155,6 @@ __all__ = [
     "ReflectionSettings",
     "ReflectionSkipped",
     "RunFinished",
-    "RunLock",
     "RunResumed",
     "RunStarted",
     "StageVerdict",
@@ -161,6 +167,7 @@ __all__ = [
     "design",
     "evolve",
     "evolve_result",
+    "evolve_run",
     "executor_for",
     "failures_in",
     "failures_of",
