@@ -24,6 +24,7 @@ from loopwright.cli._evolve_options import (
     Workers,
     _execution,
     execution,
+    given_names,
     new_config,
     takes_run_settings,
 )
@@ -118,9 +119,10 @@ def evolve(
         _finish(result, load_checkpoint(run_dir).config.model, run_dir, report=not no_report)
         _mlflow_done(live)
         return
-    if bench is None or seed_workflow is None:
+    file = search.run_settings(ctx.params["models_file"])  # --config's evolve: section
+    if (bench or file.get("bench")) is None or (seed_workflow or file.get("seed_workflow")) is None:
         raise UsageError("evolve needs --bench and --seed-workflow", fix="pass both")
-    config = new_config(ctx.params)
+    config = new_config(ctx.params, given_names(ctx))
     root = run_dir or default_run_path(f"evolve-{Path(config.seed_workflow).stem}")
     # Before the banner, so a bad input prints only its error; the benchmark it read is passed on.
     checked = search.check_inputs(config, root, run)
@@ -171,7 +173,7 @@ def outer_calibrate(
 
     Takes every setting `evolve` takes, budgets included; the later steps use the run's.
     With both --train and --holdout the split is taken as given and nothing is calibrated."""
-    config = new_config(ctx.params)
+    config = new_config(ctx.params, given_names(ctx))
     run = execution(settings)
     checked = search.check_inputs(config, run_dir, run)
     _banner(config.model)
@@ -309,21 +311,11 @@ _RESUME_FLAGS = frozenset({"resume", "run_dir", "no_report", "executor", "worker
                            "mlflow"})  # fmt: skip
 
 
-def _given(ctx: typer.Context, name: str) -> bool:
-    # By name: typer vendors its own click, whose ParameterSource is another enum class.
-    source = ctx.get_parameter_source(name)
-    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
-
-
 def _refuse_ignored_on_resume(ctx: typer.Context) -> None:
     """`evolve --resume` continues the run with the settings in its checkpoint: a flag that
     would change them (--generations, --population, --model...) would be ignored, so it is
     refused rather than dropped without a word (docs/evolve.md)."""
-    given = [
-        param for param in ctx.command.params
-        if param.name not in _RESUME_FLAGS
-        and _given(ctx, param.name or "")
-    ]  # fmt: skip
+    given = [p for p in ctx.command.params if p.name in set(given_names(ctx)) - _RESUME_FLAGS]
     if given:
         flags = ", ".join(p.opts[0] for p in given)
         raise UsageError(

@@ -88,6 +88,7 @@ from loopwright.search._report import (
     tied_best,
 )
 from loopwright.search._selection import tournament
+from loopwright.search._settings import SETTINGS_SECTION, merged_config, run_settings
 from loopwright.search._staging import StageVerdict
 from loopwright.search._stats import BootstrapCI, paired_bootstrap
 from loopwright.search.mutations._core import (
@@ -109,6 +110,7 @@ __all__ = [
     "OUTER_LOOP_WORKFLOW",
     "PROGRESS_EVENTS",
     "ROLES",
+    "SETTINGS_SECTION",
     "AddOutcome",
     "ArchiveSnapshot",
     "BootstrapCI",
@@ -175,6 +177,7 @@ __all__ = [
     "guided_mutate",
     "load_checkpoint",
     "make_role",
+    "merged_config",
     "mode_name",
     "mutate",
     "mutation",
@@ -185,6 +188,7 @@ __all__ = [
     "read_progress",
     "reflect_generation",
     "resume",
+    "run_settings",
     "split_tasks",
     "start",
     "tied_best",
