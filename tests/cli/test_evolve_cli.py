@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from loopwright.cli import main
-from loopwright.search._checkpoint import RunLock
+from loopwright.search import evolve_run
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -52,7 +52,7 @@ def test_a_run_dir_of_another_schema_version_names_both(
 def test_a_second_process_on_the_run_dir_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with RunLock(tmp_path):
+    with evolve_run(tmp_path).lock():
         code, text = run(capsys, "evolve", "--resume", "--run-dir", str(tmp_path))
     assert code == 2 and "another process" in text
 

@@ -78,6 +78,7 @@ def config(repetitions: int = 1, **budgets: Any) -> EvolveConfig:
             "train_tasks": ["l1-slugify"],
             "holdout_tasks": ["l1-rle-decode"],
             "novelty_threshold": 0.0,
+            "strategy": "random",
             "budgets": {"max_generations": 1, **budgets},
         }
     )

@@ -20,7 +20,7 @@ CONFIG = {
     "seed": 5, "population": 2, "elitism": 1, "holdout_repetitions": 1,
     "calibration": {"band_low": 0.0, "band_high": 1.0, "repetitions": 2,
                     "tasks": ["l1-roman-numerals", "l1-ring-resize"]},
-    "budgets": {"max_generations": 1},
+    "budgets": {"max_generations": 1}, "strategy": "random",
 }  # fmt: skip
 
 

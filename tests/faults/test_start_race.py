@@ -28,7 +28,7 @@ def racer(run_dir, seed, at):
         "seed_workflow": "builder-only", "bench": "mini", "model": "sim", "sandbox": "local",
         "seed": seed, "population": 2, "elitism": 1,
         "train_tasks": ["l1-roman-numerals"], "holdout_tasks": ["l1-ring-resize"],
-        "budgets": {"max_generations": seed // 100},
+        "budgets": {"max_generations": seed // 100}, "strategy": "random",
     })
     time.sleep(max(at - time.time(), 0))
     try:

@@ -13,7 +13,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "ab.md"
 def test_all_is_pinned() -> None:
     assert sorted(harness.__all__) == sorted(
         [
-            "BRIEF_GRADER", "BUNDLED_BRIEFS", "BUNDLED_MANIFEST", "COMPLEXITIES",
+            "AB_RUN", "BRIEF_GRADER", "BUNDLED_BRIEFS", "BUNDLED_MANIFEST", "COMPLEXITIES",
             "CORRECTNESS_GATE_FLOOR", "RUBRIC", "SCOREBOARD_SCHEMA_VERSION", "WEIGHTS", "Brief",
             "BriefGrader", "BriefGrading", "BriefSpec", "BriefSuite", "BriefValidation",
             "Bucket", "Cell", "CellKey", "CellResult", "CellRow", "CellStatus",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -176,3 +177,29 @@ def test_a_cell_whose_agent_deletes_git_is_a_tamper_row_and_the_others_still_run
     assert all(c.error == bad.reason for c in bad.checks)
     others = [r.correctness for loop, r in rows.items() if loop != hostile_loop]
     assert others and all(c == 1.0 for c in others)
+
+
+def test_recording_goes_through_the_run_lifecycle(
+    suite: BriefSuite, local: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from loopwright.harness import AB_RUN
+    from loopwright.store import RunLifecycle
+
+    plan = native_plan(suite, briefs=["simple-wordfreq"], tiers=["small"], repetitions=1)
+    options = offline_options(tmp_path / "r", local, scripted_source(suite, good, None))
+    busy = pytest.raises(UsageError, match="another process is running this A/B recording")
+    with AB_RUN.at(options.out).lock(), busy:  # another recorder holds the directory: refused
+        record(plan, suite, options)
+    assert not (options.out / "record.json").exists()
+    used: list[tuple[str, str]] = []
+    for step in ("create", "reopen"):
+        real = getattr(RunLifecycle, step)
+
+        def spy(self: RunLifecycle, _real: Any = real, _step: str = step) -> Any:
+            used.append((self.spec.kind, _step))
+            return _real(self)
+
+        monkeypatch.setattr(RunLifecycle, step, spy)
+    record(plan, suite, options)
+    record(plan, suite, options)  # again: resumed (nothing left to run), under the lock
+    assert used == [("ab", "create"), ("ab", "reopen")]

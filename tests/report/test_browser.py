@@ -21,7 +21,7 @@ import pytest
 
 from loopwright.report import Watcher, write_comparison
 from loopwright.report._html import Section, page
-from loopwright.search import RunLock
+from loopwright.search import evolve_run
 from tests.report.conftest import CliRun
 from tests.report.test_evolve_report import EVOLVE_CHARTS
 from tests.report.test_research_page import RESEARCH_CHARTS
@@ -142,7 +142,7 @@ def test_the_live_view_refreshes_as_the_run_grows_in_chromium(
     server = threading.Thread(target=watcher.serve, daemon=True)
     server.start()
     try:
-        with RunLock(run):
+        with evolve_run(run).lock():
             browser.get(watcher.url)
             bar = browser.find_element("id", "live-bar")
             assert bar.get_attribute("data-state") == "live"

@@ -15,7 +15,7 @@ import yaml
 from loopwright.report import render_report, write_report
 from loopwright.report.pages._evolve import holdout_interval
 from loopwright.report.pages._evolve_lineage import graphs_section, lineage_of, lineage_section
-from loopwright.search import Lineage, RunLock, load_checkpoint
+from loopwright.search import Lineage, evolve_run, load_checkpoint
 from loopwright.tasks import load_benchmark
 from tests.report.conftest import CliRun
 from tests.report.probe import charts, marks, meta, section, table_rows, text_of
@@ -201,7 +201,7 @@ def test_a_report_of_a_run_still_going_says_so_and_names_its_process(
 ) -> None:
     live = tmp_path / "live"
     shutil.copytree(killed_evolution, live)
-    with RunLock(live):  # this process stands for the evolve still running there
+    with evolve_run(live).lock():  # this process stands for the evolve still running there
         page = write_report(live, tmp_path / "report.html").path.read_text(encoding="utf-8")
     banner = text_of(page.split('id="partial-banner"', 1)[1].split("</div>", 1)[0])
     assert f"is still running (pid {os.getpid()} holds its lock)" in banner

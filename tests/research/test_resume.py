@@ -76,3 +76,28 @@ def test_crash_between_commit_and_reconcile_is_repaired(tmp_path: Path) -> None:
     assert state.iteration == 1
     assert [(p.task, p.rep) for p in state.pairs] == [("l1-interval-merge", 0)]
     assert all(r.ok for r in check_contracts(wd))
+
+
+def test_init_and_run_go_through_the_run_lifecycle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from loopwright.research import RESEARCH_RUN
+    from loopwright.store import RunLifecycle
+
+    held = tmp_path / "held"
+    with RESEARCH_RUN.at(held).lock(), pytest.raises(Exception, match="research loop"):
+        make_workdir(held)  # another init holds the directory: refused, nothing written
+    assert not (held / "config.yaml").exists()
+    used: list[tuple[str, str]] = []
+    for step in ("create", "reopen"):
+        real = getattr(RunLifecycle, step)
+
+        def spy(self: RunLifecycle, _real: Any = real, _step: str = step) -> Any:
+            used.append((self.spec.kind, _step))
+            return _real(self)
+
+        monkeypatch.setattr(RunLifecycle, step, spy)
+    wd = make_workdir(tmp_path / "v1", max_specs=1)
+    with RESEARCH_RUN.at(wd.root).lock(), pytest.raises(Exception, match="research loop"):
+        make_loop(wd, Meta(think=measure_only)).run(1)
+    assert used == [("research", "create"), ("research", "reopen")]

@@ -216,7 +216,7 @@ def config(**over: object) -> EvolveConfig:
     data: dict[str, object] = {
         "seed_workflow": "builder-only", "bench": "mini", "sandbox": "local", "population": 4,
         "elitism": 2, "train_tasks": TRAIN, "holdout_tasks": HOLDOUT, "holdout_repetitions": 1,
-        "budgets": {"max_generations": 3},
+        "budgets": {"max_generations": 3}, "strategy": "random",
     }  # fmt: skip
     data.update(over)
     return EvolveConfig.model_validate(data)

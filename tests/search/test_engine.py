@@ -72,6 +72,7 @@ def make_config(**over: object) -> EvolveConfig:
         "train_tasks": TRAIN,
         "holdout_tasks": HOLDOUT,
         "budgets": {"max_generations": 2},
+        "strategy": "random",  # what these tests were written against (the old default)
     }
     data.update(over)
     return EvolveConfig.model_validate(data)

@@ -31,7 +31,7 @@ def config(**over: object) -> EvolveConfig:
     data: dict[str, object] = {
         "seed_workflow": "builder-only", "bench": "mini", "sandbox": "local",
         "population": 3, "elitism": 1, "train_tasks": TRAIN, "holdout_tasks": HOLDOUT,
-        "budgets": {"max_generations": 3, "max_evaluations": 4},
+        "budgets": {"max_generations": 3, "max_evaluations": 4}, "strategy": "random",
     }  # fmt: skip
     data.update(over)
     return EvolveConfig.model_validate(data)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from loopwright.errors import UsageError
-from loopwright.research._state import RunLock as ResearchLock
-from loopwright.search import RunLock as EvolveLock
+from loopwright.research import RESEARCH_RUN
+from loopwright.search import EVOLVE_RUN
 from loopwright.store import DirLock
 
 
@@ -25,11 +25,12 @@ def test_a_second_holder_is_refused_with_the_holders_pid(tmp_path: Path) -> None
 
 
 def test_the_evolve_and_research_locks_say_which_loop_holds_the_directory(tmp_path: Path) -> None:
-    with EvolveLock(tmp_path), pytest.raises(UsageError, match="evolve run"):
-        EvolveLock(tmp_path).__enter__()
-    lock = tmp_path / ".research.lock"
-    with ResearchLock(lock), pytest.raises(UsageError, match="research loop"):
-        ResearchLock(lock).__enter__()
+    evolve, research = EVOLVE_RUN.at(tmp_path), RESEARCH_RUN.at(tmp_path)
+    with evolve.lock(), pytest.raises(UsageError, match="evolve run"):
+        evolve.lock().__enter__()
+    assert research.lock_path == tmp_path / ".research.lock"
+    with research.lock(), pytest.raises(UsageError, match="research loop"):
+        research.lock().__enter__()
 
 
 def test_lock_holder_tells_a_live_holder_from_none(tmp_path: Path) -> None:

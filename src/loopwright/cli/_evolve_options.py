@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -18,9 +18,7 @@ from loopwright.evaluation import executor_settings
 from loopwright.models import (
     ModelChoice,
 )
-from loopwright.search import (
-    parse_config,
-)
+from loopwright.search import merged_config, parse_config, run_settings
 
 ExecutorKind = Annotated[
     str, typer.Option("--executor", help="Where evaluations run: local (process pool) or ray.")
@@ -164,14 +162,69 @@ SandboxKind = Annotated[
 ]
 
 
-def new_config(params: Mapping[str, Any]) -> search.EvolveConfig:
+def new_config(
+    params: Mapping[str, Any], given: Collection[str] | None = None
+) -> search.EvolveConfig:
     """The config of a new run from the options `evolve` and `outer-loop calibrate` share
-    (their `ctx.params`: the two commands declare the same settings, one list of names)."""
+    (their `ctx.params`: the two commands declare the same settings, one list of names).
+
+    When `--config` names a settings file with an `evolve:` section, the options named in
+    `given` (those set on the command line) override it and the rest are the file's, else
+    EvolveConfig's defaults (search.merged_config); without one, every option counts."""
+    fields = _fields(params)
+    file = run_settings(params["models_file"])
+    if not file:
+        return parse_config(fields)
+    flags: dict[str, Any] = _model_fields(_choice(params))
+    for name in given or ():
+        for path in _PATHS.get(name, ()):
+            _put(flags, path, _get(fields, path))
+    if "elitism" not in file and "elitism" not in flags:  # the option's default, as without a file
+        population = flags.get("population", file.get("population", 6))
+        flags["elitism"] = _elitism(None, population if isinstance(population, int) else 6)
+    return merged_config(file, flags)
+
+
+def _choice(p: Mapping[str, Any]) -> ModelChoice:
+    return choice_of(p["model"], p["meta_model"], p["tier"], p["models_file"], p["api_base"])
+
+
+# Where each option goes in the config (an option may set more than one field).
+_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
+    **{name: ((name,),) for name in (
+        "seed_workflow", "bench", "sandbox", "seed", "population", "tournament_k", "elitism",
+        "overfit_gap", "strategy", "exploration", "first_children", "stages", "stage_margin",
+        "parents", "objective")},
+    "reps": (("repetitions",),), "holdout_reps": (("holdout_repetitions",),),
+    "train": (("train_tasks",),), "holdout": (("holdout_tasks",),), "merge": (("merge_rate",),),
+    "band": (("calibration", "band_low"), ("calibration", "band_high")),
+    "calibration_reps": (("calibration", "repetitions"),),
+    "min_train": (("calibration", "min_train"),), "min_holdout": (("calibration", "min_holdout"),),
+    "generations": (("budgets", "max_generations"),),
+    "plateau": (("budgets", "plateau_generations"),),
+    **{name: (("budgets", name),) for name in (
+        "max_evaluations", "max_train_evaluations", "max_usd", "max_wall_s", "target_score")},
+}  # fmt: skip
+
+
+def _get(data: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    for key in path:
+        data = data[key]
+    return data
+
+
+def _put(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    for key in path[:-1]:
+        data = data.setdefault(key, {})
+    data[path[-1]] = value
+
+
+def _fields(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Every option as the config field it sets (the options' defaults included)."""
     p = params
     low, high = _floats(p["band"], "--band")
-    choice = choice_of(p["model"], p["meta_model"], p["tier"], p["models_file"], p["api_base"])
-    return parse_config(
-        {
+    choice = _choice(p)
+    return {
             "seed_workflow": p["seed_workflow"], "bench": p["bench"], "sandbox": p["sandbox"],
             **_model_fields(choice), "seed": p["seed"], "population": p["population"],
             "tournament_k": p["tournament_k"],
@@ -191,8 +244,7 @@ def new_config(params: Mapping[str, Any]) -> search.EvolveConfig:
                 "max_wall_s": p["max_wall_s"], "target_score": p["target_score"],
                 "plateau_generations": p["plateau"],
             },
-        }
-    )  # fmt: skip
+        }  # fmt: skip
 
 
 def _model_fields(choice: ModelChoice) -> dict[str, object]:
@@ -315,3 +367,14 @@ def execution(settings: Mapping[str, Any]) -> search.Execution:
     return _execution(
         s["executor"], s["workers"], s["job_timeout"], s["ray_address"], s["cache"], s["no_cache"]
     )
+
+
+def given_names(ctx: typer.Context) -> list[str]:
+    """The options set on the command line (they override the settings file)."""
+    return [p.name for p in ctx.command.params if p.name and _given(ctx, p.name)]
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    # By name: typer vendors its own click, whose ParameterSource is another enum class.
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")

@@ -36,7 +36,11 @@ Tiers = Annotated[
 ]
 ModelsFile = Annotated[
     Path | None,
-    typer.Option("--config", help="A models config file (YAML): tiers and roles."),
+    typer.Option(
+        "--config",
+        help="A models config file (YAML): tiers and roles; for evolve, its evolve: section "
+        "holds the run's settings, flags override them (docs/evolve.md, The settings file).",
+    ),
 ]
 ApiBase = Annotated[
     str | None,

@@ -24,6 +24,7 @@ from loopwright.cli._evolve_options import (
     Workers,
     _execution,
     execution,
+    given_names,
     new_config,
     takes_run_settings,
 )
@@ -48,9 +49,9 @@ from loopwright.reflection import describe_report, load_reflection
 from loopwright.report.export import MlflowLive
 from loopwright.search import (
     ProgressEvent,
-    RunLock,
     credit_table,
     evolve_result,
+    evolve_run,
     load_checkpoint,
     promote_winner,
     reflect_generation,
@@ -118,9 +119,10 @@ def evolve(
         _finish(result, load_checkpoint(run_dir).config.model, run_dir, report=not no_report)
         _mlflow_done(live)
         return
-    if bench is None or seed_workflow is None:
+    file = search.run_settings(ctx.params["models_file"])  # --config's evolve: section
+    if (bench or file.get("bench")) is None or (seed_workflow or file.get("seed_workflow")) is None:
         raise UsageError("evolve needs --bench and --seed-workflow", fix="pass both")
-    config = new_config(ctx.params)
+    config = new_config(ctx.params, given_names(ctx))
     root = run_dir or default_run_path(f"evolve-{Path(config.seed_workflow).stem}")
     # Before the banner, so a bad input prints only its error; the benchmark it read is passed on.
     checked = search.check_inputs(config, root, run)
@@ -171,7 +173,7 @@ def outer_calibrate(
 
     Takes every setting `evolve` takes, budgets included; the later steps use the run's.
     With both --train and --holdout the split is taken as given and nothing is calibrated."""
-    config = new_config(ctx.params)
+    config = new_config(ctx.params, given_names(ctx))
     run = execution(settings)
     checked = search.check_inputs(config, run_dir, run)
     _banner(config.model)
@@ -194,7 +196,11 @@ def outer_evaluate(
     run = _execution(executor, workers, job_timeout, ray_address, cache, no_cache)
     load_checkpoint(run_dir)  # no run there: refused before the lock would create anything
     run.check()
-    with RunLock(run_dir), _Display() as display, search.executor_for(run, run_dir) as pool:
+    with (
+        evolve_run(run_dir).lock(),
+        _Display() as display,
+        search.executor_for(run, run_dir) as pool,
+    ):
         engine = search.open_run(run_dir, pool, on_event=display)
         if engine.finished or engine.state.phase != "evaluate":
             raise UsageError("this generation is already evaluated", fix="run outer-loop evolve")
@@ -209,7 +215,7 @@ def outer_evaluate(
 def outer_evolve(run_dir: RunDir) -> None:
     """Check convergence; select parents, mutate and move to the next generation."""
     engine = search.open_run(run_dir)
-    with RunLock(run_dir):
+    with evolve_run(run_dir).lock():
         if engine.finished or engine.state.phase != "breed":
             raise UsageError("evaluate the current generation first", fix="outer-loop evaluate")
         reason = engine.advance()
@@ -229,7 +235,7 @@ def outer_reflect(
 ) -> None:
     """Reflect on an evaluated generation's exhaust; write and print reflection_gen{N}.json."""
     load_checkpoint(run_dir)  # no run there: refused before the lock would create anything
-    with RunLock(run_dir):
+    with evolve_run(run_dir).lock():
         path = reflect_generation(search.open_run(run_dir), generation)
     console.print(describe_report(load_reflection(path)), markup=False)
     console.print(f"written to {path}")
@@ -272,7 +278,7 @@ def outer_finalize(
     """Finish a stopped run as `evolve` does: write result.json and the report, and print the
     summary (refused while the run is still going)."""
     load_checkpoint(run_dir)  # no run there: refused before the lock would create anything
-    with RunLock(run_dir):
+    with evolve_run(run_dir).lock():
         path = search.finalize_run(run_dir)
     checkpoint = load_checkpoint(run_dir)
     _report(evolve_result(checkpoint), simulated=is_simulated(checkpoint.config.model))
@@ -305,21 +311,11 @@ _RESUME_FLAGS = frozenset({"resume", "run_dir", "no_report", "executor", "worker
                            "mlflow"})  # fmt: skip
 
 
-def _given(ctx: typer.Context, name: str) -> bool:
-    # By name: typer vendors its own click, whose ParameterSource is another enum class.
-    source = ctx.get_parameter_source(name)
-    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
-
-
 def _refuse_ignored_on_resume(ctx: typer.Context) -> None:
     """`evolve --resume` continues the run with the settings in its checkpoint: a flag that
     would change them (--generations, --population, --model...) would be ignored, so it is
     refused rather than dropped without a word (docs/evolve.md)."""
-    given = [
-        param for param in ctx.command.params
-        if param.name not in _RESUME_FLAGS
-        and _given(ctx, param.name or "")
-    ]  # fmt: skip
+    given = [p for p in ctx.command.params if p.name in set(given_names(ctx)) - _RESUME_FLAGS]
     if given:
         flags = ", ".join(p.opts[0] for p in given)
         raise UsageError(

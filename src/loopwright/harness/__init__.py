@@ -49,6 +49,7 @@ from loopwright.harness._models import (
 from loopwright.harness._promotion import Bucket, Promotion, Standing, promote
 from loopwright.harness._provenance import Provenance, current_provenance, staleness
 from loopwright.harness._record import (
+    AB_RUN,
     RecordHeader,
     RecordOptions,
     load_results,
@@ -68,6 +69,7 @@ from loopwright.harness._scoreboard import (
 )
 
 __all__ = [
+    "AB_RUN",
     "BRIEF_GRADER",
     "BUNDLED_BRIEFS",
     "BUNDLED_MANIFEST",

@@ -2,6 +2,7 @@
 
 ```
 <out>/record.json                 the header: manifest, digests, provenance (written first)
+<out>/.ab.lock                    the run lock: one recording process per directory
 <out>/ledger.jsonl                every model call of every cell (native and external)
 <out>/cells/<cell id>/result.json the cell's figures (written last: present = done)
 <out>/cells/<cell id>/events.jsonl, grade.json, record.json, diff.patch, instruction.md:
@@ -10,15 +11,16 @@
 
 Running `record` again on the same directory resumes: finished cells are kept, a cell that
 was interrupted is wiped and run again. The header must match (manifest digest, brief suite,
-commit and dirty flag): a recording never mixes measurements of different code.
+commit and dirty flag): a recording never mixes measurements of different code. The directory
+goes through the shared run lifecycle (`AB_RUN`, store.RunLifecycle): claimed and locked
+before its header is written, locked while a recording runs in it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,8 +40,10 @@ from loopwright.harness._relay import MeteringRelay, probe_gateway
 from loopwright.models import DEFAULT_PRICES, LEDGER_FILE, CostLedger, PriceTable, redact
 from loopwright.runtime import Registries, default_registries
 from loopwright.sandbox import Sandbox
+from loopwright.store import RunLifecycle, RunSpec
 
 __all__ = [
+    "AB_RUN",
     "RECORD_FILE",
     "RecordHeader",
     "RecordOptions",
@@ -52,6 +56,18 @@ __all__ = [
 RECORD_FILE = "record.json"
 RECORD_SCHEMA_VERSION: Literal[1] = 1
 CELLS_DIR = "cells"
+
+AB_RUN = RunSpec(
+    kind="ab",
+    header=RECORD_FILE,
+    lock=".ab.lock",
+    flag="--out",
+    noun="A/B recording",
+    resume="loopwright ab record --out {path} --gateway-base-url URL",
+    busy_fix="wait for it to finish, or stop it; recording again then resumes",
+)
+"""An A/B record directory to the shared run lifecycle (store.RunLifecycle); whether every
+cell is recorded is the scoreboard's `complete`, so `state` says new or partial."""
 
 
 class SuiteStamp(BaseModel):
@@ -114,7 +130,16 @@ def record(
     if options.gateway:
         probe_gateway(options.gateway)  # before anything is written
     header = _header(plan, suite, options)
-    _check_or_write_header(out, header)
+    with _claimed(AB_RUN.at(out), header) as run:
+        _record_cells(plan, options, run, on_cell)
+    return out
+
+
+def _record_cells(
+    plan: Plan, options: RecordOptions, run: RunLifecycle, on_cell: OnCell | None
+) -> None:
+    """Every cell not yet done, in order, under the run's lock."""
+    out = run.path
     notify = on_cell or (lambda cell, result: None)
     unavailable = options.unavailable or (lambda loop: loop_unavailable(loop, options.registries))
     run_ledger = CostLedger(out / LEDGER_FILE)
@@ -130,11 +155,10 @@ def record(
             if (cell_dir / CELL_RESULT_FILE).is_file():
                 notify(cell, None)
                 continue
-            shutil.rmtree(cell_dir, ignore_errors=True)  # an interrupted cell starts over
+            run.sweep([cell_dir])  # an interrupted cell starts over
             result = run_cell(cell, briefs[cell.brief], env, cell_dir)
             _write_atomic(cell_dir / CELL_RESULT_FILE, result.model_dump_json(indent=2))
             notify(cell, result)
-    return out
 
 
 def _header(plan: Plan, suite: BriefSuite, options: RecordOptions) -> RecordHeader:
@@ -151,17 +175,22 @@ def _header(plan: Plan, suite: BriefSuite, options: RecordOptions) -> RecordHead
     )
 
 
-def _check_or_write_header(out: Path, header: RecordHeader) -> None:
-    path = out / RECORD_FILE
-    if not path.is_file():
-        if out.is_dir() and any(out.iterdir()):
-            raise UsageError(
-                f"{out} is not empty and holds no {RECORD_FILE}",
-                fix="pass an empty or new directory with --out",
-            )
-        out.mkdir(parents=True, exist_ok=True)
-        _write_atomic(path, header.model_dump_json(indent=2))
+@contextlib.contextmanager
+def _claimed(run: RunLifecycle, header: RecordHeader) -> Iterator[RunLifecycle]:
+    """The record directory under its lock: a new one claimed and its header written, or the
+    one there resumed when its header matches (a UsageError otherwise; a non-empty directory
+    without a header is refused, nothing written)."""
+    if run.state() == "new":
+        with run.create() as made:
+            made.write_json(RECORD_FILE, header)
+            yield run
         return
+    with run.reopen():
+        _check_header(run.path, header)
+        yield run
+
+
+def _check_header(out: Path, header: RecordHeader) -> None:
     old = read_header(out)
     mismatches = [
         what

@@ -116,6 +116,11 @@ def parse_tier_override(text: str) -> tuple[str, str]:
     return key, name
 
 
+RUN_SETTINGS_SECTIONS = ("evolve",)
+"""Sections of a `--config` file that hold a run's settings, not models (read by the loop that
+owns them: `evolve`, search.run_settings)."""
+
+
 def load_models_config(path: Path | None, overrides: Sequence[str] = ()) -> ModelsConfig:
     """The config in the YAML file at `path` (None: an empty config), with `overrides` applied.
     Raises ConfigError when the file is missing (no silent default), unparsable or invalid."""
@@ -125,6 +130,8 @@ def load_models_config(path: Path | None, overrides: Sequence[str] = ()) -> Mode
             raise ConfigError(f"models config {path} does not exist", fix=_FIX)
         try:
             raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            if isinstance(raw, dict):  # run settings may sit beside the models (docs/evolve.md)
+                raw = {k: v for k, v in raw.items() if k not in RUN_SETTINGS_SECTIONS}
             config = ModelsConfig.model_validate(raw)
         except yaml.YAMLError as exc:
             raise ConfigError(

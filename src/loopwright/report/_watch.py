@@ -19,8 +19,7 @@ from loopwright.errors import LoopwrightError, UsageError
 from loopwright.report._kind import detect_kind
 from loopwright.report._watch_page import LIVE_CSP, live_page, state_json
 from loopwright.report._write import render_report
-from loopwright.search import RunFinished, RunLock, read_progress
-from loopwright.store import lock_holder
+from loopwright.search import RunFinished, evolve_run, read_progress
 
 __all__ = ["STOP_HEADER", "RunState", "Watcher", "check_watchable", "run_state"]
 
@@ -55,7 +54,7 @@ def _stat_key(path: Path) -> str:
 def run_state(run_dir: Path) -> RunState:
     """Read the state of the evolve run at `run_dir` (cheap: two stats, /proc/locks, and the
     progress log). Deterministic for the same files and holder."""
-    holder = lock_holder(RunLock(run_dir).path)
+    holder = evolve_run(run_dir).holder()
     token = "|".join(
         [_stat_key(run_dir / PROGRESS_FILE), _stat_key(run_dir / "checkpoint.json"), str(holder)]
     )
@@ -93,10 +92,10 @@ def check_watchable(run_dir: Path) -> None:
             got=f"a directory of `loopwright {_WRITER.get(kind, kind)}` (kind {kind!r})",
             fix=f"write its report once with `loopwright report {run_dir}` (without --watch)",
         )
-    if not (run_dir / PROGRESS_FILE).is_file() and lock_holder(RunLock(run_dir).path) is None:
+    if not (run_dir / PROGRESS_FILE).is_file() and evolve_run(run_dir).holder() is None:
         raise UsageError(
             f"nothing to watch in {run_dir}: it has no progress yet and no process is running it",
-            got=f"no {PROGRESS_FILE}, and no process holds {RunLock(run_dir).path.name}",
+            got=f"no {PROGRESS_FILE}, and no process holds {evolve_run(run_dir).lock_path.name}",
             fix="start the run first (`loopwright evolve --run-dir DIR`, or `--resume`), then "
             "watch it; `loopwright report DIR` writes the page of what is there",
         )

@@ -19,6 +19,7 @@ from loopwright.research._bootstrap import InitOptions, init_workdir
 from loopwright.research._budget import Spend, budget_fix, run_spend
 from loopwright.research._config import (
     MANIFEST,
+    RESEARCH_RUN,
     Caps,
     EvalConfig,
     ManifestEntry,
@@ -57,6 +58,7 @@ __all__ = [
     "AXES",
     "CONTRACTS",
     "MANIFEST",
+    "RESEARCH_RUN",
     "SIM_RESEARCHER_NAME",
     "Allocation",
     "Axis",

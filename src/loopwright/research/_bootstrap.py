@@ -26,7 +26,7 @@ from loopwright.research._workspace import Workspace, WorkspaceState
 from loopwright.research.phases._reflect import render_search_space
 from loopwright.runtime import load_engine_settings, runtime_catalog
 from loopwright.sandbox import sandbox_kinds
-from loopwright.store import check_new_dir, read_text_input, source_commit
+from loopwright.store import read_text_input, source_commit
 from loopwright.tasks import load_benchmark
 from loopwright.workflow import resolve_workflow, workflow_hash
 
@@ -139,12 +139,8 @@ def init_workdir(opts: InitOptions) -> WorkDir:
             got=opts.sandbox,
             fix="choose one of: " + ", ".join(sandbox_kinds()),
         )
-    check_new_dir(root, "--dir")
-    if root.exists() and any(root.iterdir()):
-        raise UsageError(
-            f"{root} exists and is not empty",
-            fix="pick a new directory (e.g. the next vN), or remove that one",
-        )
+    wd = WorkDir(root)
+    wd.lifecycle.check_new()  # refuses a directory holding anything, before anything is written
     config = ResearchConfig(
         workflow=opts.workflow, meta_model=opts.model, seed=opts.seed,
         eval=EvalConfig(bench=opts.bench, tasks=tasks, smoke_task=tasks[0], model=opts.eval_model,
@@ -154,14 +150,14 @@ def init_workdir(opts: InitOptions) -> WorkDir:
         caps=opts.caps, reflect=opts.reflect, max_usd=opts.max_usd, git_commit=opts.git_commit or source_commit(),
         benchmark_digest=bench.digest,
     )  # fmt: skip
-    wd = WorkDir(root)
-    _write(wd, config, goal, constraints)
-    state = WorkspaceState(
-        iteration=0, workflow_hash=workflow_hash(workflow), source=f"seed: {opts.workflow}"
-    )
-    Workspace(wd.workspace).write(workflow, state)
-    write_seed(wd, workflow)
-    write_run_state(wd, RunState(status="initialized", iteration=1))
+    with wd.lifecycle.create():  # claimed and locked: of two inits on one directory, one wins
+        _write(wd, config, goal, constraints)
+        state = WorkspaceState(
+            iteration=0, workflow_hash=workflow_hash(workflow), source=f"seed: {opts.workflow}"
+        )
+        Workspace(wd.workspace).write(workflow, state)
+        write_seed(wd, workflow)
+        write_run_state(wd, RunState(status="initialized", iteration=1))
     return wd
 
 

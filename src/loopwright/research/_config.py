@@ -18,10 +18,12 @@ from loopwright._fs import atomic_write
 from loopwright._version import __version__
 from loopwright.errors import ConfigError
 from loopwright.runtime import EngineSettings
+from loopwright.store import RunLifecycle, RunSpec
 
 __all__ = [
     "CONFIG_SCHEMA_VERSION",
     "MANIFEST",
+    "RESEARCH_RUN",
     "Caps",
     "EvalConfig",
     "ManifestEntry",
@@ -161,8 +163,21 @@ class ResearchConfig(_Frozen):
     manifest: tuple[ManifestEntry, ...] = MANIFEST
 
 
+RESEARCH_RUN = RunSpec(
+    kind="research",
+    header="config.yaml",
+    lock=".research.lock",
+    flag="--dir",
+    noun="research loop",
+    resume="loopwright research run --dir {path}",
+    busy_fix="wait for it to finish, or stop it; `research run` then resumes",
+)
+"""A research working directory to the shared run lifecycle (store.RunLifecycle): whether it
+finished is run_state.json's status, so `state` says new or partial."""
+
+
 class WorkDir:
-    """The paths of one research working directory."""
+    """The paths of one research working directory, and its run lifecycle."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -180,7 +195,8 @@ class WorkDir:
         self.staging_root = root / ".staging"
         self.run_state = root / "run_state.json"
         self.holdout = root / "holdout"
-        self.lock = root / ".research.lock"
+        self.lifecycle: RunLifecycle = RESEARCH_RUN.at(root)
+        self.lock = self.lifecycle.lock_path
 
     def iter_dir(self, n: int) -> Path:
         return self.iterations / f"iter_{n}"

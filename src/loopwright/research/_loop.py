@@ -39,7 +39,6 @@ from loopwright.research._record import (
 )
 from loopwright.research._scope import Listener, LoopEvent, Scope
 from loopwright.research._state import (
-    RunLock,
     RunState,
     discard_attempt,
     read_run_state,
@@ -116,7 +115,7 @@ class ResearchLoop:
 
     def run(self, max_iterations: int | None = None) -> RunOutcome:
         """Run up to `max_iterations` iterations (None: until the goal stops the run)."""
-        with RunLock(self.wd.lock), label_scope(run=self.wd.root.name):  # ledger rows' run
+        with self.wd.lifecycle.reopen(), label_scope(run=self.wd.root.name):  # ledger rows' run
             self._set_budget()
             state = read_run_state(self.wd)
             if state.status == "saturated":

@@ -12,9 +12,7 @@ committed record; it is idempotent.
 
 from __future__ import annotations
 
-import shutil
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -25,11 +23,9 @@ from loopwright.research._journal import drop_iterations_from
 from loopwright.research._knowledge import Knowledge
 from loopwright.research._record import ReflectBlock, load_iter_record
 from loopwright.research._workspace import Workspace
-from loopwright.store import DirLock
 from loopwright.workflow import load_workflow
 
 __all__ = [
-    "RunLock",
     "RunState",
     "discard_attempt",
     "read_run_state",
@@ -104,8 +100,7 @@ def discard_attempt(wd: WorkDir, pending: int, attempt: int) -> str:
     staging directory, drop the journal lines of `pending` and later, and append one knowledge
     bullet superseding the bullets it wrote. Returns what was done, as one sentence."""
     stale = sorted(wd.staging_root.glob("iter_*")) if wd.staging_root.is_dir() else []
-    for path in stale:
-        shutil.rmtree(path)
+    wd.lifecycle.sweep(stale)  # the cut-off attempt's scratch
     dropped = drop_iterations_from([wd.experience, wd.hypotheses], pending)
     book = Knowledge(wd.knowledge)
     current = {b.id for b in book.current()}
@@ -125,15 +120,3 @@ def discard_attempt(wd: WorkDir, pending: int, attempt: int) -> str:
         f"iteration {pending} attempt {attempt} never committed: removed its staging, "
         f"dropped {dropped} journal line(s), superseded {len(orphans)} knowledge bullet(s)"
     )
-
-
-class RunLock(DirLock):
-    """An exclusive, non-blocking lock on `<dir>/.research.lock` (see DirLock). UsageError
-    when another process holds it."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(
-            path,
-            busy=f"another process is running the research loop in {path.parent}",
-            fix="wait for it to finish, or stop it; `research run` then resumes",
-        )

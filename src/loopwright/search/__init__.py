@@ -24,7 +24,13 @@ from loopwright.search._archive import (
     descriptors_by_name,
 )
 from loopwright.search._calibrate import Calibration, calibrate, split_tasks
-from loopwright.search._checkpoint import Checkpoint, RunLock, load_checkpoint, write_checkpoint
+from loopwright.search._checkpoint import (
+    EVOLVE_RUN,
+    Checkpoint,
+    evolve_run,
+    load_checkpoint,
+    write_checkpoint,
+)
 from loopwright.search._config import (
     Budgets,
     CalibrationSettings,
@@ -84,6 +90,7 @@ from loopwright.search._report import (
     tied_best,
 )
 from loopwright.search._selection import tournament
+from loopwright.search._settings import SETTINGS_SECTION, merged_config, run_settings
 from loopwright.search._staging import StageVerdict
 from loopwright.search._stats import BootstrapCI, paired_bootstrap
 from loopwright.search._stop import RunStopped, ShouldStop, StopHandle
@@ -100,11 +107,13 @@ from loopwright.search.mutations._roles import ROLES, make_role
 
 __all__ = [
     "DESIGN_KINDS",
+    "EVOLVE_RUN",
     "GUIDANCE",
     "MUTATIONS",
     "OUTER_LOOP_WORKFLOW",
     "PROGRESS_EVENTS",
     "ROLES",
+    "SETTINGS_SECTION",
     "AddOutcome",
     "ArchiveSnapshot",
     "BootstrapCI",
@@ -152,7 +161,6 @@ __all__ = [
     "ReflectionSettings",
     "ReflectionSkipped",
     "RunFinished",
-    "RunLock",
     "RunResumed",
     "RunStarted",
     "RunStopped",
@@ -169,6 +177,7 @@ __all__ = [
     "design",
     "evolve",
     "evolve_result",
+    "evolve_run",
     "executor_for",
     "failures_in",
     "failures_of",
@@ -176,6 +185,7 @@ __all__ = [
     "guided_mutate",
     "load_checkpoint",
     "make_role",
+    "merged_config",
     "mode_name",
     "mutate",
     "mutation",
@@ -186,6 +196,7 @@ __all__ = [
     "read_progress",
     "reflect_generation",
     "resume",
+    "run_settings",
     "split_tasks",
     "start",
     "tied_best",

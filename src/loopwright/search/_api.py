@@ -24,9 +24,9 @@ from loopwright.records import CycleRecord
 from loopwright.runtime import EngineSettings, load_engine_settings
 from loopwright.sandbox import default_sandbox
 from loopwright.search._calibrate import calibrate, load_calibration_runs
-from loopwright.search._checkpoint import CHECKPOINT_FILE, LOCK_FILE, RunLock, load_checkpoint
+from loopwright.search._checkpoint import CHECKPOINT_FILE, evolve_run, load_checkpoint
 from loopwright.search._components import SearchComponents, default_components
-from loopwright.search._config import EvolveConfig
+from loopwright.search._config import EvolveConfig, recorded_config
 from loopwright.search._engine import EvolutionEngine
 from loopwright.search._outer_workflow import OuterLoop
 from loopwright.search._progress import (
@@ -38,7 +38,7 @@ from loopwright.search._progress import (
 )
 from loopwright.search._report import EvolveResult, evolve_result
 from loopwright.search._stop import RunStopped, ShouldStop, StopRequested, stoppable
-from loopwright.store import INDEX_FILE, META_FILE, RunDir, RunMeta, check_cache_file, out_of_space
+from loopwright.store import INDEX_FILE, RunDir, RunMeta, check_cache_file
 from loopwright.tasks import Benchmark, load_benchmark
 from loopwright.workflow import resolve_task_workflow
 
@@ -116,11 +116,7 @@ def evolve(
     benchmark = checked or check_inputs(config, run_dir, executor)
     listener = stoppable(on_event, should_stop)
     try:
-        with (
-            faults_named(run_dir),
-            _created(config, run_dir, benchmark) as root,
-            executor_for(executor, root) as pool,
-        ):
+        with _created(config, run_dir, benchmark) as root, executor_for(executor, root) as pool:
             engine = OuterLoop(lambda: _build(config, root, pool, listener, benchmark), root).run()
     except StopRequested:
         return _stopped(run_dir)
@@ -160,7 +156,7 @@ def _stopped(run_dir: Path) -> EvolveResult:
 def _resume(
     run_dir: Path, executor: Executor | Execution | None, on_event: Listener | None
 ) -> EvolveResult:
-    with RunLock(run_dir), faults_named(run_dir), executor_for(executor, run_dir) as pool:
+    with evolve_run(run_dir).reopen(), executor_for(executor, run_dir) as pool:
 
         def reopen() -> EvolutionEngine:
             if not (run_dir / CHECKPOINT_FILE).is_file():
@@ -208,11 +204,7 @@ def start(
     `evolve`."""
     config = with_engine(config)
     benchmark = checked or check_inputs(config, run_dir, executor)
-    with (
-        faults_named(run_dir),
-        _created(config, run_dir, benchmark) as root,
-        executor_for(executor, root) as pool,
-    ):
+    with _created(config, run_dir, benchmark) as root, executor_for(executor, root) as pool:
         return _build(config, root, pool, on_event, benchmark)
 
 
@@ -262,7 +254,7 @@ def check_inputs(
     default_components(config)
     default_sandbox(config.sandbox)
     if run_dir is not None:
-        RunDir.check_new(run_dir, refuse=META_FILE, ignore=(LOCK_FILE,))
+        evolve_run(run_dir).check_new()
     if isinstance(executor, Execution):
         executor.check()
     return benchmark
@@ -271,8 +263,11 @@ def check_inputs(
 def require_run(run_dir: Path) -> None:
     """`run_dir` holds an evolve run (its checkpoint, config.yaml or lock): a UsageError
     otherwise, made before anything (the run lock, the cache) would be created there."""
+    run = evolve_run(run_dir)
     RunDir.open(run_dir)
-    if not any((run_dir / name).exists() for name in (CHECKPOINT_FILE, META_FILE, LOCK_FILE)):
+    if run.state() == "new" and not any(
+        p.exists() for p in (run.lock_path, run_dir / CHECKPOINT_FILE)
+    ):
         load_checkpoint(run_dir)  # raises its ConfigError: no evolve checkpoint, the fix
 
 
@@ -281,13 +276,11 @@ def require_run(run_dir: Path) -> None:
 
 @contextmanager
 def _created(config: EvolveConfig, run_dir: Path, benchmark: Benchmark) -> Iterator[Path]:
-    """The new run directory, locked before anything is written into it (its config.yaml:
-    RunMeta, kind evolve), held while the block runs. Of two processes started together on
-    one directory, exactly one gets it: the other is refused by the lock, or, when the first
-    has already finished, by what it wrote (`RunDir.create` again under the lock)."""
-    root = _claim(run_dir).path
-    with RunLock(root):
-        run = _claim(root)
+    """The new run directory, claimed through the run lifecycle (`EVOLVE_RUN.create`: locked
+    before anything is written into it, its config.yaml: RunMeta, kind evolve), held while the
+    block runs. Of two processes started together on one directory, exactly one gets it: the
+    other is refused by the lock, or, when the first has already finished, by what it wrote."""
+    with evolve_run(run_dir).create() as run:
         meta = RunMeta.new(
             "evolve",
             model=config.model,
@@ -311,19 +304,7 @@ def _calibrating(run_dir: Path) -> EvolveConfig:
             got=str(run_dir / CHECKPOINT_FILE),
             fix="start a run there first (loopwright evolve --run-dir DIR), or check the path",
         )
-    return EvolveConfig.model_validate(meta.config)
-
-
-def _claim(run_dir: Path) -> RunDir:
-    return RunDir.create(run_dir, label="evolve", refuse=META_FILE, ignore=(LOCK_FILE,))
-
-
-@contextmanager
-def faults_named(run_dir: Path) -> Iterator[None]:
-    """A full disk met in the block: one DiskFullError naming the path and the resume
-    command (docs/runs.md), not a traceback."""
-    with out_of_space(run_dir, resume=f"loopwright evolve --resume --run-dir {run_dir}"):
-        yield
+    return EvolveConfig.model_validate(recorded_config(meta.config))
 
 
 @contextmanager

@@ -1,4 +1,5 @@
-"""The run's state on disk: `checkpoint.json` (atomic), its schema check, and the run lock."""
+"""The run's state on disk: `checkpoint.json` (atomic), its schema check, and what an evolve
+run directory is to the shared run lifecycle (`EVOLVE_RUN`: header, lock, resume, finish)."""
 
 from __future__ import annotations
 
@@ -6,23 +7,24 @@ import random
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from loopwright._fs import atomic_write
 from loopwright._version import __version__
 from loopwright.errors import ConfigError
-from loopwright.search._config import EvolveConfig
+from loopwright.search._config import EvolveConfig, recorded_config
 from loopwright.search._individual import Individual
 from loopwright.search._progress import GenerationSummary, Spent
 from loopwright.search._staging import StageVerdict
-from loopwright.store import DirLock, read_json_mapping
+from loopwright.store import META_FILE, RunLifecycle, RunSpec, read_json_mapping
 
 __all__ = [
     "CHECKPOINT_FILE",
     "CHECKPOINT_SCHEMA_VERSION",
+    "EVOLVE_RUN",
     "LOCK_FILE",
     "Checkpoint",
-    "RunLock",
+    "evolve_run",
     "load_checkpoint",
     "rng_from_state",
     "rng_state",
@@ -32,6 +34,24 @@ __all__ = [
 CHECKPOINT_FILE = "checkpoint.json"
 LOCK_FILE = ".evolve.lock"
 CHECKPOINT_SCHEMA_VERSION = 1
+
+EVOLVE_RUN = RunSpec(
+    kind="evolve",
+    header=META_FILE,
+    lock=LOCK_FILE,
+    flag="--run-dir",
+    noun="evolve run",
+    resume="loopwright evolve --resume --run-dir {path}",
+    finished="result.json",
+    busy_fix="wait for it to finish, or stop that process and pass --resume",
+)
+"""An evolve run directory to the shared run lifecycle (store.RunLifecycle)."""
+
+
+def evolve_run(run_dir: str | Path) -> RunLifecycle:
+    """The lifecycle of the evolve run directory `run_dir`: `.lock()` is its run lock (a
+    second process on it is refused), `.state()` new, partial or finished."""
+    return EVOLVE_RUN.at(run_dir)
 
 
 class Checkpoint(BaseModel):
@@ -67,6 +87,11 @@ class Checkpoint(BaseModel):
     winner_id: str | None = None
     reflected: tuple[int, ...] = ()
     stage_verdicts: tuple[StageVerdict, ...] = ()
+
+    @field_validator("config", mode="before")
+    @classmethod
+    def _as_recorded(cls, value: Any) -> Any:
+        return recorded_config(value)  # an old run keeps the strategy it ran with
 
     def stopped_ids(self) -> frozenset[str]:
         """The individuals a stage stopped (they never get the full training evaluation)."""
@@ -120,15 +145,3 @@ def load_checkpoint(run_dir: Path) -> Checkpoint:
             got=f"{path}: {exc.error_count()} invalid fields, first: {exc.errors()[0]['loc']}",
             fix="restore it from a copy, or start a new run in another directory",
         ) from None
-
-
-class RunLock(DirLock):
-    """An exclusive, non-blocking lock on `<run>/.evolve.lock` for one process (see DirLock):
-    a second process on the same run directory is refused with a UsageError."""
-
-    def __init__(self, run_dir: Path) -> None:
-        super().__init__(
-            run_dir / LOCK_FILE,
-            busy=f"another process is running this evolve run ({run_dir})",
-            fix="wait for it to finish, or stop that process and pass --resume",
-        )

@@ -19,6 +19,7 @@ __all__ = [
     "EvolveConfig",
     "ReflectionSettings",
     "parse_config",
+    "recorded_config",
 ]
 
 
@@ -160,10 +161,10 @@ class EvolveConfig(_Frozen):
     rest of the next population are mutated children of tournament-selected parents.
     Holdout is the number a user acts on, and it is never selected on, so it is measured with
     `holdout_repetitions` per task (default 3; None: the same as `repetitions`).
-    `strategy` chooses mutations: `random` (uniform operators; the default here, so a
-    checkpoint written before reflection resumes unchanged) or `guided` (reflection's
-    suggestions weighted by credit, with `exploration` the share of random choices;
-    `loopwright evolve` uses guided unless told otherwise). `first_children` says when a
+    `strategy` chooses mutations: `guided` (the default, as on the CLI: reflection's
+    suggestions weighted by credit, with `exploration` the share of random choices) or
+    `random` (uniform operators). A run recorded before the field existed was random, and
+    reads back as random (`recorded_config`). `first_children` says when a
     guided run makes its first children: `reflected` (default) after the reflection on
     generation 0, so generation 0 is the seed and the designs only; `blind` in generation 0,
     as mutations of the seed drawn as the random strategy draws them (what the random
@@ -218,7 +219,7 @@ class EvolveConfig(_Frozen):
     operators: tuple[str, ...] | None = None
     descriptors: tuple[str, ...] | None = None
     budgets: Budgets = Field(default_factory=Budgets)
-    strategy: Literal["random", "guided"] = "random"
+    strategy: Literal["random", "guided"] = "guided"
     exploration: float = 0.25
     first_children: Literal["reflected", "blind"] = "reflected"
     designs: tuple[str, ...] = DESIGN_KINDS
@@ -396,3 +397,19 @@ def parse_config(data: dict[str, Any]) -> EvolveConfig:
             got=str(first.get("input")),
             fix="see docs/evolve.md for the config fields",
         ) from exc
+
+
+# What a run recorded before a field existed meant by its absence, where that differs from the
+# field's default today: `strategy` defaulted to `random` until 2026-12 (the CLI always wrote
+# it; a library run recorded before reflection existed has no `strategy` and was random).
+_RECORDED_ABSENT: dict[str, object] = {"strategy": "random"}
+
+
+def recorded_config(data: Any) -> Any:
+    """`data` (an EvolveConfig as a run recorded it: in checkpoint.json or config.yaml) with the
+    value a field had when the recording left it out because it did not exist yet, so an old
+    run reads back with the settings it ran with, not today's defaults. Anything but a mapping
+    is returned as it is (validation then says what is wrong)."""
+    if not isinstance(data, dict):
+        return data
+    return {**_RECORDED_ABSENT, **data}

@@ -59,7 +59,7 @@ __all__ = ["EvolutionEngine"]
 
 class EvolutionEngine:
     """Runs (or resumes) one evolutionary run in `run_dir`. Not thread-safe; one per process
-    (the CLI holds a `RunLock`). Build with `start` (fresh) or `open` (resume); the
+    (the CLI holds the run lock, `evolve_run(run_dir).lock()`). Build with `start` (fresh) or `open` (resume); the
     constructor takes a checkpoint and its tasks as they are. The run's state is `self.now`
     (a `RunState`); `state`, `individuals`, `rng`, `config` and `run_dir` read and write it."""
 

@@ -1,4 +1,5 @@
-"""The run directory seam (`RunDir`, `RunMeta`, typed `EventLog`s) and the run index: a SQLite file (`runs.db`, WAL) holding individuals, evaluations, per-test
+"""The run directory seam (`RunDir`, `RunMeta`, typed `EventLog`s), the one run lifecycle every
+loop's directory goes through (`RunSpec`, `RunLifecycle`: claim, lock, resume, state, scratch), and the run index: a SQLite file (`runs.db`, WAL) holding individuals, evaluations, per-test
 outcomes, failed executor attempts, generation summaries, the cost ledger and the fitness cache,
 written as results arrive so that status commands and reports query instead of rescanning
 run directories. See docs/store.md for the schema and its version."""
@@ -21,6 +22,7 @@ from loopwright.store._faults import (
     refuse_disk_full,
 )
 from loopwright.store._index import RunIndex
+from loopwright.store._lifecycle import RunLifecycle, RunSpec, RunStatus
 from loopwright.store._lock import DirLock, lock_holder
 from loopwright.store._paths import (
     check_cache_file,
@@ -78,7 +80,10 @@ __all__ = [
     "RunDir",
     "RunIndex",
     "RunKind",
+    "RunLifecycle",
     "RunMeta",
+    "RunSpec",
+    "RunStatus",
     "Spend",
     "StageRow",
     "TestOutcomeRow",

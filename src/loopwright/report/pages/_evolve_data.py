@@ -22,11 +22,11 @@ from loopwright.search import (
     Checkpoint,
     Individual,
     ProgressEvent,
-    RunLock,
+    evolve_run,
     load_checkpoint,
     read_progress,
 )
-from loopwright.store import RunDir, RunMeta, is_simulated, lock_holder
+from loopwright.store import RunDir, RunMeta, is_simulated
 
 __all__ = ["EvolveData", "Spend", "Usage", "load_evolve", "winner_of"]
 
@@ -145,7 +145,7 @@ def load_evolve(run_dir: Path) -> EvolveData:
         reflections=_reflections(run_dir),
         simulated=simulated or is_simulated(model or None),
         outer_events=_outer_events(run_dir),
-        holder=lock_holder(RunLock(run_dir).path),
+        holder=evolve_run(run_dir).holder(),
     )
 
 
