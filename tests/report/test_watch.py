@@ -21,7 +21,7 @@ import pytest
 from loopwright.errors import UsageError
 from loopwright.report import Watcher, run_state
 from loopwright.report._watch import STOP_HEADER
-from loopwright.search import RunLock
+from loopwright.search import evolve_run
 from tests.report.conftest import CLI, CliRun
 
 
@@ -60,7 +60,7 @@ def test_the_state_tells_a_live_run_from_a_finished_and_a_dead_one(
     sim_evolution: CliRun, tmp_path: Path
 ) -> None:
     run, lines, checkpoint = young_copy(sim_evolution.run_dir, tmp_path / "r")
-    with RunLock(run):
+    with evolve_run(run).lock():
         live = run_state(run)
         assert live.state == "live" and live.holder == os.getpid()
         assert f"pid {os.getpid()}" in live.text and "LIVE" in live.text
@@ -123,7 +123,7 @@ def test_watch_refuses_what_it_cannot_follow(
     shutil.copy(sim_evolution.run_dir / "config.yaml", empty / "config.yaml")
     with pytest.raises(UsageError, match="nothing to watch"):
         Watcher(empty)
-    with RunLock(empty):  # a run just started (no progress yet) is watched, not refused
+    with evolve_run(empty).lock():  # a run just started (no progress yet) is watched, not refused
         Watcher(empty)._server.server_close()
 
 
