@@ -37,6 +37,7 @@ from loopwright._version import __version__
 from loopwright.evaluation._executor import EvalJob, Executor, JobResult, JobStream
 from loopwright.evaluation._health import model_never_answered
 from loopwright.records import CycleRecord, record_from_json, write_record
+from loopwright.scoring import evaluator_key
 from loopwright.store import CacheEntry, CacheTable, ClaimState, claim_owner, utc_now
 from loopwright.workflow import workflow_hash
 
@@ -77,6 +78,9 @@ def _settings(evaluator: Evaluator, job: EvalJob) -> dict[str, object]:
     }
     if evaluator.grader is not None and evaluator.grader.name != "pytest":
         settings["grader"] = evaluator.grader.name
+    table = job.task.spec.grading
+    if table.runner == "function" and table.evaluator is not None:  # its code decides the grade
+        settings["evaluator"] = evaluator_key(table.evaluator)
     models = evaluator.settings.models
     if models is not None and (models.tiers or models.roles):  # none: existing keys still hold
         settings["models"] = models.model_dump(mode="json")

@@ -1,5 +1,5 @@
 """Grading with partial credit: the Grader protocol (one implementation per grader kind: pytest, the
-default; unittest; command), test restoration, pytest junit parsing, benchmark validation, the static
+default; unittest; command; function: a Python evaluator registered with `register_evaluator`), test restoration, pytest junit parsing, benchmark validation, the static
 audit of an agent's change (`suspect:` grades), and mining a repository's history into validated
 tasks (`tasks mine`)."""
 
@@ -15,6 +15,18 @@ from loopwright.scoring._audit import (
     mark_suspect,
 )
 from loopwright.scoring._diagnose import failing_tests, needs_network, output_tail
+from loopwright.scoring._function import (
+    FUNCTION_GRADER,
+    Check,
+    Evaluation,
+    EvaluatorFn,
+    FunctionGrader,
+    Submission,
+    evaluator_key,
+    register_evaluator,
+    registered_evaluators,
+    unregister_evaluator,
+)
 from loopwright.scoring._grader import PytestGrader, PytestGrading
 from loopwright.scoring._guard import mark_tampered
 from loopwright.scoring._junit import JunitCase, JunitReport, Outcome, parse_junit
@@ -56,6 +68,7 @@ from loopwright.scoring._validate import (
 
 __all__ = [
     "AUDIT_FAMILIES",
+    "FUNCTION_GRADER",
     "GOLD",
     "GRADE_SCHEMA_VERSION",
     "HOOK_FILES",
@@ -65,8 +78,12 @@ __all__ = [
     "SUSPECT_PREFIX",
     "TAMPER_PREFIX",
     "UNTOUCHED",
+    "Check",
     "CommandGrader",
+    "Evaluation",
+    "EvaluatorFn",
     "Finding",
+    "FunctionGrader",
     "GradeResult",
     "Grader",
     "Grading",
@@ -82,6 +99,7 @@ __all__ = [
     "Rewrite",
     "RunnerGrading",
     "Split",
+    "Submission",
     "TaskTests",
     "TestResult",
     "TestRun",
@@ -89,6 +107,7 @@ __all__ = [
     "VariantCheck",
     "audit_change",
     "audit_source",
+    "evaluator_key",
     "failing_tests",
     "grade_variant",
     "grader_for",
@@ -98,10 +117,13 @@ __all__ = [
     "needs_network",
     "output_tail",
     "parse_junit",
+    "register_evaluator",
+    "registered_evaluators",
     "restore_tests",
     "run_test_files",
     "split_outcomes",
     "statement_rewriter",
     "task_variants",
+    "unregister_evaluator",
     "validate_benchmark",
 ]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from loopwright.sandbox import CommandResult, Sandbox
 from loopwright.scoring._frame import RunGrader, RunnerGrading, Step, Verdict
+from loopwright.scoring._function import FunctionGrader
 from loopwright.scoring._grader import PytestGrader
 from loopwright.scoring._junit import JunitReport, parse_junit
 from loopwright.scoring._protocol import Grader
@@ -36,8 +37,10 @@ _ENV = {"LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"
 
 def grader_for(task: Task, sandbox: Sandbox | None = None) -> Grader:
     """The grader of the kind `task.toml`'s `[grading] runner` names, running in `sandbox`
-    (default: the default sandbox): pytest (the default), unittest or command."""
+    (default: the default sandbox): pytest (the default), unittest, command or function."""
     runner = task.spec.grading.runner
+    if runner == "function":
+        return FunctionGrader(sandbox)
     if runner == "unittest":
         return UnittestGrader(sandbox)
     if runner == "command":

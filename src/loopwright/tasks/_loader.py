@@ -107,6 +107,8 @@ def _placed_hidden(root: Path, spec: TaskSpec) -> tuple[dict[str, bytes | None],
             return {}, f"{PATCH_FILE} is missing (hidden_tests_layout = 'patch')"
     else:
         hidden = root / "tests"
+        if spec.grading.runner == "function" and not hidden.exists():
+            return {}, None  # graded by a Python function: no hidden tests to restore
         if not hidden.is_dir() or not any(p.is_file() for p in hidden.rglob("*")):
             return {}, "tests/ is missing or empty (the hidden tests run at grading)"
     try:
@@ -120,8 +122,8 @@ def _test_id_problems(spec: TaskSpec, placed: dict[str, bytes | None], repo: Pat
     both = set(spec.fail_to_pass) & set(spec.pass_to_pass)
     if both:
         yield f"test ids in both fail_to_pass and pass_to_pass: {sorted(both)}"
-    if spec.grading.runner == "command":
-        return  # the command names its own tests; its files are restored from test_dir
+    if spec.grading.runner in ("command", "function"):
+        return  # the command (the function) names its own tests; its files are restored from test_dir
     prefix = spec.test_dir.rstrip("/") + "/"
     ids = (*spec.fail_to_pass, *spec.pass_to_pass)
     if spec.grading.runner == "unittest":

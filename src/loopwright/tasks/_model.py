@@ -168,7 +168,7 @@ class Environment(_Strict):
         return [*self.requirements_files, *([self.dockerfile] if self.dockerfile else [])]
 
 
-Runner = Literal["pytest", "unittest", "command"]
+Runner = Literal["pytest", "unittest", "command", "function"]
 AuditFamily = Literal[
     "import-system",
     "code-objects",
@@ -192,7 +192,9 @@ class GradingTable(_Strict):
     (with `sh -c`, in the workspace) and reads per-test outcomes from the junit XML file
     `junit`, or a score in [0, 1] from the file `reward`, or with neither the exit code alone.
     `junit` and `reward` are relative to the private output directory the grader makes
-    (`$LOOPWRIGHT_OUTPUT`), never to the workspace. `rules` picks how outcomes count:
+    (`$LOOPWRIGHT_OUTPUT`), never to the workspace. `function` calls the Python function
+    registered under `evaluator` (`scoring.register_evaluator`) in the loopwright process; it
+    gives the score, named checks and feedback (no test ids; `tests/` may be absent). `rules` picks how outcomes count:
     `loopwright` (passed and xfailed pass; anything else fails) or `swebench` (the same, except
     that a skipped pass_to_pass test counts as kept, as the SWE-bench harness counts it).
     `allow` lists the audit families (`AuditFamily`) the task's solution legitimately needs:
@@ -203,6 +205,7 @@ class GradingTable(_Strict):
     command: str | None = Field(default=None, min_length=1)
     junit: str | None = None
     reward: str | None = None
+    evaluator: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:-]+$")
     allow: tuple[AuditFamily, ...] = ()
 
     @field_validator("junit", "reward")
@@ -221,11 +224,19 @@ class GradingTable(_Strict):
             raise ValueError(
                 f"command, junit and reward are for runner 'command', not {self.runner!r}"
             )
+        if (self.runner == "function") != (self.evaluator is not None):
+            raise ValueError(
+                "runner 'function' needs evaluator = \"NAME\" (a name given to "
+                "loopwright.scoring.register_evaluator), and evaluator is for runner 'function' only"
+            )
         return self
 
     @property
     def per_test(self) -> bool:
-        """True when the runner reports per-test outcomes (all but a command without junit)."""
+        """True when the runner reports per-test outcomes on listed test ids (all but a command
+        without junit and a function, whose checks it names itself)."""
+        if self.runner == "function":
+            return False
         return self.runner != "command" or self.junit is not None
 
 
@@ -270,7 +281,7 @@ class TaskSpec(_Strict):
             raise ValueError("fail_to_pass: list at least one test id")
         if not self.grading.per_test and (self.fail_to_pass or self.pass_to_pass):
             raise ValueError(
-                "a command graded by its reward file or exit code has no test ids: "
+                f"a task graded by {self.grading.runner!r} without per-test ids has no test ids: "
                 "leave fail_to_pass and pass_to_pass out"
             )
         for test_id in (*self.fail_to_pass, *self.pass_to_pass):
