@@ -7,6 +7,8 @@ The Python API (docs/api.md):
 - `loopwright.evolve(EvolveConfig, run_dir, *, executor=None, on_event=None) -> EvolveResult`
   and `loopwright.resume(run_dir)`: the evolutionary outer loop.
 - `loopwright.research(dir, ...) -> RunOutcome`: the research loop.
+- `loopwright.register_evaluator(name, fn)`: grade tasks whose task.toml says
+  `[grading] runner = "function"`, `evaluator = name` with your own Python function.
 
 They are imported on first use, so `import loopwright` stays light (a sandboxed grader imports
 parts of the package and needs none of this).
@@ -30,6 +32,7 @@ from loopwright.errors import (
 if TYPE_CHECKING:
     from loopwright.evaluation import RunResult, run
     from loopwright.research import research
+    from loopwright.scoring import register_evaluator
     from loopwright.search import (
         EvolveConfig,
         EvolveResult,
@@ -52,6 +55,7 @@ _LAZY = {
     "StopHandle": "loopwright.search",
     "RunStopped": "loopwright.search",
     "research": "loopwright.research",
+    "register_evaluator": "loopwright.scoring",
 }
 
 __all__ = [
@@ -69,6 +73,7 @@ __all__ = [
     "UserError",
     "__version__",
     "evolve",
+    "register_evaluator",
     "research",
     "resume",
     "run",

@@ -27,8 +27,8 @@ from loopwright.models import DEFAULT_PRICES, ChatModel, ScriptedModel, ToolCall
 from loopwright.records import GRADE_FILE, CycleRecord
 from loopwright.sandbox import LocalSandbox
 from loopwright.scoring import (
+    Assessment,
     Check,
-    Evaluation,
     FunctionGrader,
     GradeResult,
     Submission,
@@ -72,7 +72,7 @@ def _task(parent: Path) -> Task:
     return load_task(root)  # no tests/: a function-graded task needs none
 
 
-def grade_calc(sub: Submission) -> Evaluation:
+def grade_calc(sub: Submission) -> Assessment:
     """Reads the source as data, runs the code only in the sandbox."""
     source = sub.read_text("calc/core.py")
     ran = sub.run([sys.executable, "-c", "from calc.core import div; print(div(6, 3))"])
@@ -81,7 +81,7 @@ def grade_calc(sub: Submission) -> Evaluation:
         Check(name="div runs", passed=ran.stdout.strip() == "2.0", message=ran.stderr[-200:]),
     )
     passed = sum(c.passed for c in checks)
-    return Evaluation(score=passed / 2, checks=checks, feedback=f"{passed}/2 checks passed")
+    return Assessment(score=passed / 2, checks=checks, feedback=f"{passed}/2 checks passed")
 
 
 @pytest.fixture(autouse=True)
@@ -169,7 +169,7 @@ def test_partial_credit_and_failed_checks_reach_the_record(tmp_path: Path) -> No
 
 
 def test_a_function_that_raises_gives_an_invalid_grade_saying_why(tmp_path: Path) -> None:
-    def broken(sub: Submission) -> Evaluation:
+    def broken(sub: Submission) -> Assessment:
         raise RuntimeError("the rubric file is gone")
 
     register_evaluator(NAME, broken)
@@ -187,13 +187,13 @@ def test_a_score_outside_0_1_or_not_a_score_is_refused(tmp_path: Path, returned:
     assert grade is not None and grade.invalid and grade.score == 0.0
     assert grade.invalid_reason is not None
     assert grade.invalid_reason.startswith("grading failed: evaluator 'calc-fn': ValueError")
-    assert "expected an Evaluation or a number in [0, 1]" in grade.invalid_reason or (
+    assert "expected an Assessment or a number in [0, 1]" in grade.invalid_reason or (
         "expected a number in [0, 1]" in grade.invalid_reason
     )
 
 
 def test_an_evaluation_with_a_score_outside_0_1_cannot_be_made(tmp_path: Path) -> None:
-    register_evaluator(NAME, lambda sub: Evaluation(score=2.0))
+    register_evaluator(NAME, lambda sub: Assessment(score=2.0))
     grade = _run(tmp_path, _task(tmp_path / "bench")).grade
     assert grade is not None and grade.invalid
     assert grade.invalid_reason is not None and "less than or equal to 1" in grade.invalid_reason

@@ -17,8 +17,8 @@ from loopwright.scoring._audit import (
 from loopwright.scoring._diagnose import failing_tests, needs_network, output_tail
 from loopwright.scoring._function import (
     FUNCTION_GRADER,
+    Assessment,
     Check,
-    Evaluation,
     EvaluatorFn,
     FunctionGrader,
     Submission,
@@ -78,9 +78,9 @@ __all__ = [
     "SUSPECT_PREFIX",
     "TAMPER_PREFIX",
     "UNTOUCHED",
+    "Assessment",
     "Check",
     "CommandGrader",
-    "Evaluation",
     "EvaluatorFn",
     "Finding",
     "FunctionGrader",

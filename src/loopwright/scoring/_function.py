@@ -2,7 +2,7 @@
 
 A task whose task.toml says `[grading] runner = "function"`, `evaluator = "NAME"` is graded by
 the function given to `register_evaluator("NAME", fn)` (DSPy's metric, OpenEvolve's evaluator):
-it gets a `Submission` (the finished workspace) and returns an `Evaluation` (a score in [0, 1],
+it gets a `Submission` (the finished workspace) and returns an `Assessment` (a score in [0, 1],
 named checks, feedback text for reflection) or a bare score. Its result becomes the same
 GradeResult as any grader's (checks as tests, feedback as the output tail), so records, the
 fitness cache and reports treat it like any grade.
@@ -39,8 +39,8 @@ from loopwright.tasks import Task
 
 __all__ = [
     "FUNCTION_GRADER",
+    "Assessment",
     "Check",
-    "Evaluation",
     "EvaluatorFn",
     "FunctionGrader",
     "Submission",
@@ -68,7 +68,7 @@ class Check(_Strict):
     message: str = ""
 
 
-class Evaluation(_Strict):
+class Assessment(_Strict):
     """What an evaluator function returns: `score` in [0, 1] (the grade's score), its `checks`
     and `feedback` (free text for reflection; kept as the grade's output tail)."""
 
@@ -110,7 +110,7 @@ class Submission:
         )
 
 
-EvaluatorFn = Callable[[Submission], Evaluation | float]
+EvaluatorFn = Callable[[Submission], Assessment | float]
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ def register_evaluator(name: str, fn: EvaluatorFn, *, version: str = "1") -> Non
         raise ConfigError(
             f"register_evaluator({name!r}, ...) needs a function",
             got=type(fn).__name__,
-            fix="pass a function taking a Submission and returning an Evaluation or a float",
+            fix="pass a function taking a Submission and returning an Assessment or a float",
         )
     _REGISTRY[name] = _Registered(fn, version)
 
@@ -187,7 +187,7 @@ class FunctionGrading:
     def grade(self, workspace: Path) -> GradeResult:
         """Call the evaluator on `workspace` within the grade timeout plus HOST_MARGIN_S.
         Never raises: a missing evaluator, one that raises, returns something else than an
-        Evaluation or a score in [0, 1], or does not return in time gives an invalid grade
+        Assessment or a score in [0, 1], or does not return in time gives an invalid grade
         whose reason starts `grading failed:`."""
         if self.entry is None:
             known = ", ".join(registered_evaluators()) or "none"
@@ -198,7 +198,7 @@ class FunctionGrading:
             )
         started = time.perf_counter()
         deadline = self.task.spec.timeouts.grade + HOST_MARGIN_S
-        box: list[Evaluation | BaseException] = []
+        box: list[Assessment | BaseException] = []
         worker = threading.Thread(
             target=lambda: box.append(self._call(workspace)),
             name=f"evaluate-{self.task.id}",
@@ -213,7 +213,7 @@ class FunctionGrading:
             return self._failed(f"{type(got).__name__}: {got}")
         return self._grade(got, time.perf_counter() - started)
 
-    def _call(self, workspace: Path) -> Evaluation | BaseException:
+    def _call(self, workspace: Path) -> Assessment | BaseException:
         assert self.entry is not None
         submission = Submission(workspace.resolve(), self.task, self.sandbox)
         try:
@@ -221,7 +221,7 @@ class FunctionGrading:
         except Exception as exc:  # noqa: BLE001  the boundary: the user's function is data
             return exc
 
-    def _grade(self, evaluation: Evaluation, duration_s: float) -> GradeResult:
+    def _grade(self, evaluation: Assessment, duration_s: float) -> GradeResult:
         checks = evaluation.checks
         tests = [
             TestResult(
@@ -257,18 +257,18 @@ class FunctionGrading:
         )
 
 
-def _evaluation(got: object, name: str) -> Evaluation:
-    """`got` as an Evaluation: a bare number is the score. Raises ValueError for anything else
+def _evaluation(got: object, name: str) -> Assessment:
+    """`got` as an Assessment: a bare number is the score. Raises ValueError for anything else
     and for a score outside [0, 1]."""
-    if isinstance(got, Evaluation):
+    if isinstance(got, Assessment):
         return got
     if isinstance(got, bool) or not isinstance(got, int | float):
         raise ValueError(
-            f"returned {type(got).__name__}; expected an Evaluation or a number in [0, 1]"
+            f"returned {type(got).__name__}; expected an Assessment or a number in [0, 1]"
         )
     if not (math.isfinite(got) and 0.0 <= got <= 1.0):
         raise ValueError(f"returned the score {got!r}; expected a number in [0, 1]")
     try:
-        return Evaluation(score=float(got))
+        return Assessment(score=float(got))
     except ValidationError as exc:  # pragma: no cover  checked above
         raise ValueError(f"evaluator {name!r}: {exc}") from exc
