@@ -244,3 +244,28 @@ def test_the_function_grader_is_a_grader() -> None:
 
     grader = FunctionGrader(LocalSandbox())
     assert isinstance(grader, Grader) and grader.name == "function"
+
+
+def test_a_function_that_does_not_return_is_given_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from loopwright.scoring import _function
+
+    monkeypatch.setattr(_function, "HOST_MARGIN_S", 0.5)
+    task = _task(tmp_path / "bench")
+    toml = (task.root / "task.toml").read_text()
+    (task.root / "task.toml").write_text(
+        toml.replace("[grading]", "[timeouts]\ngrade = 0.5\n\n[grading]")
+    )
+    release = threading.Event()
+    register_evaluator(NAME, lambda sub: float(release.wait(60)))
+    try:
+        grade = _run(tmp_path, load_task(task.root)).grade
+    finally:
+        release.set()
+    assert grade is not None and grade.invalid
+    assert grade.invalid_reason == (
+        "grading failed: evaluator 'calc-fn': the evaluator did not return within 1s"
+    )
