@@ -269,3 +269,11 @@ def test_a_function_that_does_not_return_is_given_up(
     assert grade.invalid_reason == (
         "grading failed: evaluator 'calc-fn': the evaluator did not return within 1s"
     )
+
+
+def test_registering_something_that_is_not_a_function_is_refused() -> None:
+    from loopwright.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="needs a function") as caught:
+        register_evaluator("x", "not a function")  # type: ignore[arg-type]
+    assert caught.value.got == "str" and caught.value.fix is not None

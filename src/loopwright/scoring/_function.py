@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from loopwright._fs import read_regular
 from loopwright.errors import ConfigError
+from loopwright.registry import Registry
 from loopwright.sandbox import CommandResult, Sandbox, default_sandbox
 from loopwright.scoring._frame import HOST_MARGIN_S
 from loopwright.scoring._guard import failed_grade
@@ -119,39 +120,44 @@ class _Registered:
     version: str
 
 
-_REGISTRY: dict[str, _Registered] = {}
+_EVALUATORS: Registry[_Registered] = Registry("evaluator")
 
 
 def register_evaluator(name: str, fn: EvaluatorFn, *, version: str = "1") -> None:
     """Register `fn` as the evaluator a task.toml names with `evaluator = "name"`, replacing
     any earlier one of that name. Cached grades are keyed by `name`, `version` and `fn`'s
-    source: bump `version` when what `fn` depends on changes (a file it reads, a closure)."""
+    source: bump `version` when what `fn` depends on changes (a file it reads, a closure).
+    Register before the run: a local executor's workers are forked with the registry as it
+    is then. ConfigError when `fn` is not callable."""
     if not callable(fn):
         raise ConfigError(
             f"register_evaluator({name!r}, ...) needs a function",
             got=type(fn).__name__,
             fix="pass a function taking a Submission and returning an Assessment or a float",
         )
-    _REGISTRY[name] = _Registered(fn, version)
+    if name in _EVALUATORS:
+        _EVALUATORS.remove(name)  # re-registering (a notebook cell run again) replaces it
+    _EVALUATORS.add(name, _Registered(fn, version))
 
 
 def unregister_evaluator(name: str) -> None:
     """Forget the evaluator registered under `name` (nothing when there is none)."""
-    _REGISTRY.pop(name, None)
+    if name in _EVALUATORS:
+        _EVALUATORS.remove(name)
 
 
 def registered_evaluators() -> tuple[str, ...]:
     """The names evaluators are registered under, sorted."""
-    return tuple(sorted(_REGISTRY))
+    return _EVALUATORS.names()
 
 
 def evaluator_key(name: str) -> str:
     """What identifies the evaluator registered under `name` in a fitness-cache key: its
     name, version and the sha256 of its source (its qualified name when the source cannot
     be read); `name:unregistered` when there is none."""
-    entry = _REGISTRY.get(name)
-    if entry is None:
+    if name not in _EVALUATORS:
         return f"{name}:unregistered"
+    entry = _EVALUATORS.get(name)
     try:
         source = inspect.getsource(entry.fn)
     except (OSError, TypeError):
@@ -172,7 +178,8 @@ class FunctionGrader:
         """The task's evaluator, looked up now (None when none is registered: every grade
         then says so)."""
         name = task.spec.grading.evaluator or ""
-        return FunctionGrading(task, self.sandbox, name, _REGISTRY.get(name))
+        entry = _EVALUATORS.get(name) if name in _EVALUATORS else None
+        return FunctionGrading(task, self.sandbox, name, entry)
 
 
 @dataclass(frozen=True)
