@@ -216,16 +216,20 @@ def read_yaml_mapping(path: Path) -> dict[str, Any] | None:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path} is not valid YAML", got=str(exc)[:300]) from None
+    if data is None:
+        raise ConfigError(f"{path} is empty", got="a file with no YAML in it",
+                          fix="restore it from a copy, or remove the directory and start again")  # fmt: skip
     if not isinstance(data, dict):
         raise ConfigError(f"{path} is not a mapping", got=type(data).__name__)
     return data
 
 
-def read_json_mapping(path: Path, *, what: str) -> dict[str, Any]:
+def read_json_mapping(path: Path, *, what: str, fix: str | None = None) -> dict[str, Any]:
     """A JSON file loopwright wrote, holding an object. ConfigError, naming `what` (e.g. "the
     evolve checkpoint") and the path, when the file is missing, not UTF-8, not JSON (truncated
-    by a crash or a full disk, or edited) or not an object: never a traceback."""
-    damaged = "restore it from a copy, or start a new run in another directory"
+    by a crash or a full disk, or edited) or not an object: never a traceback. `fix` replaces
+    the default advice (restore a copy, or start a new run)."""
+    damaged = fix or "restore it from a copy, or start a new run in another directory"
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
