@@ -127,7 +127,7 @@ class RunDir:
         except OSError as exc:
             raise UsageError(
                 f"cannot create run directory {path}: {exc.strerror or exc}",
-                fix="pass a --run-dir under a directory you can write",
+                fix="give a run directory (--run-dir) under a directory you can write",
             ) from None
         return cls(path)
 
@@ -147,13 +147,14 @@ class RunDir:
         if refuse is not None and (path / refuse).exists():
             raise UsageError(
                 f"run directory {path} already holds a run",
-                fix="pass --resume to continue it, or another --run-dir",
+                fix=f"resume it instead (--resume; from Python, loopwright.resume), or give another "
+                f"run directory ({flag})",
             )
         check_new_dir(path, flag)
         if path.is_dir() and any(_counts(p.name, ignore) for p in path.iterdir()):
             raise UsageError(
                 f"run directory {path} already exists and is not empty",
-                fix=f"pass another {flag}, or remove that one",
+                fix=f"give another run directory ({flag}), or remove that one",
             )
 
     @classmethod
