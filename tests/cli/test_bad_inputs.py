@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import traceback
 from collections.abc import Iterator
@@ -177,6 +178,21 @@ CASES: tuple[Case, ...] = (
         "unknown sandbox",
         "e",
     ),
+    # damaged files beside a finished evolve run's checkpoint (issue 31)
+    *(
+        Case((*head, name), 2, says)
+        for name, says in (
+            ("badresult", "the run's result is not valid JSON"),
+            ("badcalib", "the run's calibration table is not valid JSON"),
+            ("wrongcalib", "does not hold a calibration"),
+            ("emptycfg", "config.yaml is empty"),
+        )
+        for head in (
+            ("outer-loop", "status", "--run-dir"),
+            ("evolve", "--resume", "--run-dir"),
+            ("report",),
+        )
+    ),
     # research
     Case((*INIT, "--dir", "afile", "--goal", "g"), 2, "is a file"),
     Case((*INIT, "--dir", "ro/v1", "--goal", "g"), 2, "read-only file system", needs_ro=True),
@@ -333,7 +349,9 @@ empty directories, `ro/` a read-only file system, `notdb.txt` a text file, `bina
 bytes, `schema99/` an evolve run of another checkpoint schema, `badjson/` and `truncated/`
 evolve runs whose checkpoint is garbage or cut short, `nockpt/` an evolve run that evaluated a
 generation and lost its checkpoint (it has no progress either), `research/` a research working
-directory, `noreplies.yaml` a script file with no reply,
+directory, `badresult/`, `badcalib/`, `wrongcalib/` and `emptycfg/` finished evolve runs whose
+`result.json` is garbage, whose `calibration.json` is cut short or holds another object, and
+whose `config.yaml` is empty, `noreplies.yaml` a script file with no reply,
 `badprovider.yaml` an A/B manifest naming an unknown provider, `done/` a finished run,
 `wf-loops.yaml` a workflow whose gate has `max_loops: 1000000000` and `wf-prompt.yaml` one with
 a 10 MB prompt (limits: docs/workflow.md and docs/evolve.md). `LOOPBACK` is an
@@ -350,6 +368,28 @@ OpenAI-compatible server that answers every call with 401.
 
 
 @pytest.fixture
+def damaged_evolve_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A finished one-generation evolve run (sim), copied four times, each with one damaged
+    file beside its checkpoint: result.json and calibration.json garbage, calibration.json
+    another object, config.yaml empty."""
+    done = tmp_path / "evdone"
+    code = main([*EVOLVE, "--model", "sim", "--sandbox", "local", "--train", "l1-slugify",
+                 "--holdout", "l1-roman-numerals", "--population", "2", "--generations", "1",
+                 "--max-evaluations", "1", "--workers", "1", "--no-report", "--run-dir", str(done)])  # fmt: skip
+    text = capsys.readouterr()
+    assert code == 0, text
+    assert (done / "result.json").is_file()
+    for name, file, content in (
+        ("badresult", "result.json", "garbage"),
+        ("badcalib", "calibration.json", '{"seed_workflow": "builder-on'),
+        ("wrongcalib", "calibration.json", '{"schema_version": 1}'),
+        ("emptycfg", "config.yaml", ""),
+    ):
+        shutil.copytree(done, tmp_path / name)
+        (tmp_path / name / file).write_text(content)
+
+
+@pytest.fixture
 def done_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     code = main([*RUN, "--run-dir", str(tmp_path / "done"), "--sandbox", "local", "--json"])
     capsys.readouterr()
@@ -361,11 +401,12 @@ def test_every_bad_input_is_one_paragraph_and_leaves_nothing_behind(
     tmp_path: Path,
     read_only: bool,
     done_run: Path,
+    damaged_evolve_runs: None,
     loopback: Loopback,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    del done_run
+    del done_run, damaged_evolve_runs
     _fixtures(tmp_path)
     monkeypatch.chdir(tmp_path)
     loopback.script.answers.extend(Failure(401, f"Incorrect API key: {DUMMY_KEY}")

@@ -4,6 +4,7 @@ with a seeded jitter; context-window and auth errors fail at once; every attempt
 
 from __future__ import annotations
 
+import socket
 import threading
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,21 @@ def test_request_timeout_is_retried(loopback: Loopback) -> None:
     assert gateway.chat(HI, []).text == "on time"
     first, second = ledger.records()
     assert not first.ok and "Timeout" in (first.error or "") and second.ok
+
+
+def test_a_provider_that_is_down_is_named_by_its_url(tmp_path: Path) -> None:
+    """A refused connection (nothing listens on the port) gives up after max_attempts with an
+    error naming the URL it could not reach and the fix, not a bare "500" (issue 31)."""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    gateway, ledger, sleeps = make(api_base=url, max_attempts=2, timeout_s=5)
+    with pytest.raises(GatewayError) as info:
+        gateway.chat(HI, [])
+    text = str(info.value)
+    assert info.value.kind == "connection" and info.value.attempts == 2 and len(sleeps) == 1
+    assert f"could not connect to {url}" in text and "check api_base" in text
+    assert ledger.records() == []  # the server saw nothing
 
 
 def test_per_provider_concurrency_limit_holds(loopback: Loopback) -> None:

@@ -212,6 +212,30 @@ def test_an_env_spec_replaces_the_environment_per_repo(fx: Fixture, tmp_path: Pa
     assert environment is not None and environment.image == "calc:dev"
 
 
+def test_an_env_spec_brings_its_environment_folder_into_every_task(
+    fx: Fixture, tmp_path: Path
+) -> None:
+    """As `tasks mine --env-spec` does: the `environment/` folder beside the spec (wheels, a
+    requirements file naming them) is copied into each task, so the task's [environment] can
+    name its files (issue 31)."""
+    spec_dir = tmp_path / "spec"
+    (spec_dir / "environment" / "wheels").mkdir(parents=True)
+    (spec_dir / "environment" / "requirements.txt").write_text("--find-links wheels\nattrs\n")
+    (spec_dir / "environment" / "wheels" / "attrs-1.0-py3-none-any.whl").write_bytes(b"PK\x03")
+    (spec_dir / "env.toml").write_text(
+        '[environment]\nrequirements_files = ["environment/requirements.txt"]\n'
+    )
+    source = write_json(tmp_path / "i.json", [fx.instance()])
+    report = _import(fx, source, tmp_path / "out", env_spec=load_env_spec(spec_dir / "env.toml"))
+    assert not _reasons(report)
+    task = load_task(tmp_path / "out" / TASK)
+    assert task.spec.environment is not None
+    assert task.spec.environment.requirements_files == ["environment/requirements.txt"]
+    copied = tmp_path / "out" / TASK / "environment"
+    assert (copied / "requirements.txt").read_text() == "--find-links wheels\nattrs\n"
+    assert (copied / "wheels" / "attrs-1.0-py3-none-any.whl").read_bytes() == b"PK\x03"
+
+
 def test_a_malformed_env_spec_is_a_config_error(tmp_path: Path) -> None:
     spec_file = tmp_path / "env.toml"
     spec_file.write_text('[environment]\nimage = "a"\ndockerfile = "b"\n')

@@ -223,14 +223,17 @@ def select_tasks(benchmark: Benchmark, ids: Sequence[str] | None, level: int | N
         unknown = [i for i in ids if i not in known]
         if unknown:
             raise UsageError(
-                f"unknown task id(s) in --tasks: {', '.join(unknown)}",
+                f"unknown task id(s) in tasks (--tasks): {', '.join(unknown)}",
                 fix=f"choose from: {', '.join(sorted(known))}",
             )
         chosen = [t for t in chosen if t.id in ids]
     if level is not None:
         chosen = [t for t in chosen if t.level == level]
     if not chosen:
-        raise UsageError("no task left to run after --tasks/--level", fix="widen the selection")
+        raise UsageError(
+            "no task left to run after the tasks and level selection (--tasks, --level)",
+            fix="widen the selection",
+        )
     return chosen
 
 

@@ -265,6 +265,8 @@ class LiteLLMGateway:
                     message = self._redact(f"{type(exc).__name__}: {exc}")
                     if _never_sent(exc):  # a row is a request the server received
                         self._line(attempt, "withdrawn", request_id=sent)
+                        message = f"could not connect to {self._endpoint()}: {message}"
+                        kind = "connection"  # LiteLLM calls a refused connection a 500
                     else:
                         failed = _Failure(message, kind, size)
                         self._record(attempt, time.monotonic() - started, _Tokens(), failed, sent)
@@ -326,6 +328,12 @@ class LiteLLMGateway:
         tried = f" after {attempts} attempts" if attempts > 1 else ""
         what = f"{self.name} ({kind.replace('_', ' ')}){tried}: {message}"
         return GatewayError(f"{what}. Fix: {_FIXES[kind]}", kind=kind, attempts=attempts)
+
+    def _endpoint(self) -> str:
+        """Where the call was sent, for an error saying it could not get there."""
+        if self.settings.api_base:
+            return self._redact(self.settings.api_base)
+        return f"the {self.provider} provider's default endpoint (no api_base set)"
 
     def _redact(self, text: str) -> str:
         return redact(text, extra=[self._api_key] if self._api_key else ())

@@ -12,11 +12,12 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from loopwright._fs import atomic_write
 from loopwright._version import __version__
 from loopwright.errors import ConfigError
+from loopwright.search._calibrate import CALIBRATION_FILE, Calibration
 from loopwright.search._config import EvolveConfig, recorded_config
 from loopwright.search._individual import Individual
 from loopwright.search._progress import GenerationSummary, Spent
 from loopwright.search._staging import StageVerdict
-from loopwright.store import META_FILE, RunLifecycle, RunSpec, read_json_mapping
+from loopwright.store import META_FILE, RunDir, RunLifecycle, RunSpec, read_json_mapping
 
 __all__ = [
     "CHECKPOINT_FILE",
@@ -138,10 +139,34 @@ def load_checkpoint(run_dir: Path) -> Checkpoint:
             "or start a new run",
         )
     try:
-        return Checkpoint.model_validate(data)
+        checkpoint = Checkpoint.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(
             "the evolve checkpoint does not hold a checkpoint",
             got=f"{path}: {exc.error_count()} invalid fields, first: {exc.errors()[0]['loc']}",
             fix="restore it from a copy, or start a new run in another directory",
         ) from None
+    _check_beside(run_dir)
+    return checkpoint
+
+
+def _check_beside(run_dir: Path) -> None:
+    """The files beside the checkpoint that status, resume and report read: config.yaml,
+    calibration.json and result.json, each when present. ConfigError for a damaged one (empty,
+    truncated, edited), rather than a run that goes on without it."""
+    RunDir(run_dir).meta()
+    result = run_dir / "result.json"
+    if result.is_file():
+        read_json_mapping(result, what="the run's result", fix="remove it and write it again "
+                          f"with `loopwright outer-loop finalize --run-dir {run_dir}`")  # fmt: skip
+    path = run_dir / CALIBRATION_FILE
+    if path.is_file():
+        data = read_json_mapping(path, what="the run's calibration table")
+        try:
+            Calibration.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(
+                "the run's calibration table does not hold a calibration",
+                got=f"{path}: {exc.error_count()} invalid fields, first: {exc.errors()[0]['loc']}",
+                fix="restore it from a copy, or start a new run in another directory",
+            ) from None

@@ -60,7 +60,7 @@ class Budgets(_Frozen):
             raise ConfigError(
                 "target_score must lie in (0, 1]",
                 got=str(self.target_score),
-                fix="pass a mean partial credit such as --target-score 0.9, or omit it",
+                fix="set target_score (--target-score) to a mean partial credit such as 0.9, or omit it",
             )
         return self
 
@@ -91,11 +91,11 @@ class CalibrationSettings(_Frozen):
             raise ConfigError(
                 "the calibration band must satisfy 0 <= low <= high <= 1",
                 got=f"{self.band_low}-{self.band_high}",
-                fix="pass e.g. --band 0.3,0.7",
+                fix="set band_low, band_high (--band LOW,HIGH) to e.g. 0.3, 0.7",
             )
         _require_positive("calibration repetitions", self.repetitions)
         _require_at_most("calibration repetitions", self.repetitions, MAX_REPETITIONS,
-                         "--calibration-reps")  # fmt: skip
+                         "calibration.repetitions (--calibration-reps)")  # fmt: skip
         if self.holdout_every < 2:
             raise ConfigError(
                 "holdout_every must be at least 2 (every N-th in-band task goes to holdout)",
@@ -244,36 +244,38 @@ class EvolveConfig(_Frozen):
             raise ConfigError(
                 "exploration must lie in [0, 1]",
                 got=str(self.exploration),
-                fix="pass e.g. --exploration 0.25 (0: always follow reflection, 1: random)",
+                fix="set exploration (--exploration) to e.g. 0.25 (0: always follow reflection, 1: random)",
             )
         for name in ("population", "tournament_k", "repetitions", "mutation_max_tries"):
             _require_positive(name, getattr(self, name))
         _require_positive("holdout_repetitions", self.holdout_repetitions)
-        _require_at_most("the population", self.population, MAX_POPULATION, "--population")
-        _require_at_most("repetitions", self.repetitions, MAX_REPETITIONS, "--reps")
+        _require_at_most("the population", self.population, MAX_POPULATION, _POPULATION)
+        _require_at_most("repetitions", self.repetitions, MAX_REPETITIONS, "repetitions (--reps)")
         _require_at_most("holdout_repetitions", self.holdout_repetitions, MAX_REPETITIONS,
-                         "--holdout-reps")  # fmt: skip
+                         "holdout_repetitions (--holdout-reps)")  # fmt: skip
         _require_at_most("max_generations", self.budgets.max_generations, MAX_GENERATIONS,
-                         "--generations")  # fmt: skip
+                         "budgets.max_generations (--generations)")  # fmt: skip
         if self.population < 2:
             raise ConfigError(
                 "the population needs at least 2 individuals",
                 got=str(self.population),
-                fix="pass --population 2 or more",
+                fix=f"set {_POPULATION} to 2 or more",
             )
         if not 0 < self.elitism < self.population:
             raise ConfigError(
                 "elitism must be at least 1 and smaller than the population",
                 got=f"elitism {self.elitism}, population {self.population}",
-                fix=f"pass --elitism between 1 and {self.population - 1}, or a larger --population"
+                fix=f"set elitism (--elitism) between 1 and {self.population - 1}, or a larger "
+                f"{_POPULATION}"
                 if self.population > 2
-                else "pass --elitism 1, or a larger --population",
+                else f"set elitism (--elitism) to 1, or a larger {_POPULATION}",
             )
         if (self.train_tasks is None) != (self.holdout_tasks is None):
             raise ConfigError(
                 "explicit task splits need both training and holdout ids",
                 got=f"train={self.train_tasks}, holdout={self.holdout_tasks}",
-                fix="pass both --train and --holdout, or neither (calibration chooses)",
+                fix="give both train_tasks and holdout_tasks (--train and --holdout), or neither "
+                "(calibration chooses)",
             )
         unknown = [d for d in self.designs if d not in DESIGN_KINDS]
         if unknown:
@@ -286,7 +288,7 @@ class EvolveConfig(_Frozen):
             raise ConfigError(
                 "overfit_gap must lie in [0, 1]",
                 got=str(self.overfit_gap),
-                fix="pass a gap between training and holdout means, e.g. --overfit-gap 0.2",
+                fix="set overfit_gap (--overfit-gap) to a gap between training and holdout means, e.g. 0.2",
             )
         _check_economy(self)
         _check_reflector(self)
@@ -298,7 +300,7 @@ class EvolveConfig(_Frozen):
                 raise ConfigError(
                     "a task cannot be both training and holdout",
                     got=", ".join(sorted(overlap)),
-                    fix="remove it from one of --train / --holdout",
+                    fix="remove it from one of train_tasks / holdout_tasks (--train / --holdout)",
                 )
         return self
 
@@ -326,9 +328,11 @@ def _check_reflector(config: EvolveConfig) -> None:
     spec = settings.meta_model or config.choice.meta_spec
     if settings.reflector == "agent" and is_offline_spec(spec):
         raise ConfigError(
-            "--reflector agent needs a meta model that calls tools",
+            "the agent reflector (reflector='agent', --reflector agent) needs a meta model that "
+            "calls tools",
             got=f"the meta model is {spec!r}, which reflects by the offline rules",
-            fix="pass --meta-model PROVIDER/MODEL (or scripted:FILE), or drop --reflector agent",
+            fix="set meta_model (--meta-model) to PROVIDER/MODEL (or scripted:FILE), or use another "
+            "reflector",
         )
 
 
@@ -338,13 +342,13 @@ def _check_economy(config: EvolveConfig) -> None:
         raise ConfigError(
             "stages must be positive minibatch sizes in increasing order",
             got=",".join(str(n) for n in stages),
-            fix="pass e.g. --stages 3,all (3 tasks first, then all of them), or omit it",
+            fix="set stages (--stages) to e.g. 3,all (3 tasks first, then all of them), or omit it",
         )
     if not 0.0 <= config.stage_margin <= 1.0:
         raise ConfigError(
             "stage_margin must lie in [0, 1]",
             got=str(config.stage_margin),
-            fix="pass e.g. --stage-margin 0.1 (0: stop any child below its parent)",
+            fix="set stage_margin (--stage-margin) to e.g. 0.1 (0: stop any child below its parent)",
         )
     if not 0.0 <= config.merge_rate <= 1.0:
         raise ConfigError(
@@ -354,7 +358,7 @@ def _check_economy(config: EvolveConfig) -> None:
         raise ConfigError(
             "merge needs Pareto-frontier parents",
             got=f"merge_rate {config.merge_rate} with parents {config.parents}",
-            fix="pass --parents pareto with --merge, or drop --merge",
+            fix="set parents to pareto (--parents pareto) with merge_rate (--merge), or drop it",
         )
 
 
@@ -365,12 +369,17 @@ MAX_REPETITIONS = 100
 MAX_GENERATIONS = 1_000
 
 
+# What an error names for a setting: the EvolveConfig field a Python caller sets, and the
+# command-line flag (issue 31: library errors named only the flag).
+_POPULATION = "population (--population)"
+
+
 def _require_at_most(name: str, value: int | None, limit: int, flag: str) -> None:
     if value is not None and value > limit:
         raise ConfigError(
             f"{name} is at most {limit}",
             got=str(value),
-            fix=f"pass {flag} {limit} or less (docs/evolve.md, Limits)",
+            fix=f"set {flag} to {limit} or less (docs/evolve.md, Limits)",
         )
 
 

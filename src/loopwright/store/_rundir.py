@@ -127,7 +127,7 @@ class RunDir:
         except OSError as exc:
             raise UsageError(
                 f"cannot create run directory {path}: {exc.strerror or exc}",
-                fix="pass a --run-dir under a directory you can write",
+                fix="give a run directory (--run-dir) under a directory you can write",
             ) from None
         return cls(path)
 
@@ -147,13 +147,14 @@ class RunDir:
         if refuse is not None and (path / refuse).exists():
             raise UsageError(
                 f"run directory {path} already holds a run",
-                fix="pass --resume to continue it, or another --run-dir",
+                fix=f"resume it instead (--resume; from Python, loopwright.resume), or give another "
+                f"run directory ({flag})",
             )
         check_new_dir(path, flag)
         if path.is_dir() and any(_counts(p.name, ignore) for p in path.iterdir()):
             raise UsageError(
                 f"run directory {path} already exists and is not empty",
-                fix=f"pass another {flag}, or remove that one",
+                fix=f"give another run directory ({flag}), or remove that one",
             )
 
     @classmethod
@@ -216,16 +217,20 @@ def read_yaml_mapping(path: Path) -> dict[str, Any] | None:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path} is not valid YAML", got=str(exc)[:300]) from None
+    if data is None:
+        raise ConfigError(f"{path} is empty", got="a file with no YAML in it",
+                          fix="restore it from a copy, or remove the directory and start again")  # fmt: skip
     if not isinstance(data, dict):
         raise ConfigError(f"{path} is not a mapping", got=type(data).__name__)
     return data
 
 
-def read_json_mapping(path: Path, *, what: str) -> dict[str, Any]:
+def read_json_mapping(path: Path, *, what: str, fix: str | None = None) -> dict[str, Any]:
     """A JSON file loopwright wrote, holding an object. ConfigError, naming `what` (e.g. "the
     evolve checkpoint") and the path, when the file is missing, not UTF-8, not JSON (truncated
-    by a crash or a full disk, or edited) or not an object: never a traceback."""
-    damaged = "restore it from a copy, or start a new run in another directory"
+    by a crash or a full disk, or edited) or not an object: never a traceback. `fix` replaces
+    the default advice (restore a copy, or start a new run)."""
+    damaged = fix or "restore it from a copy, or start a new run in another directory"
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -74,7 +74,7 @@ class GuidedStrategy:
             raise ConfigError(
                 "the exploration share must lie in [0, 1]",
                 got=str(exploration),
-                fix="pass e.g. --exploration 0.25 (0: always follow reflection, 1: random)",
+                fix="set exploration (--exploration) to e.g. 0.25 (0: always follow reflection, 1: random)",
             )
         self.random = RandomStrategy(operators)
         self.operators = self.random.operators

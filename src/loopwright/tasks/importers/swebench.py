@@ -18,11 +18,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from loopwright.errors import ConfigError
 from loopwright.tasks._hidden import patch_paths
 from loopwright.tasks._loader import pydantic_problems
+from loopwright.tasks._mine_spec import ENV_DIR
 from loopwright.tasks._model import Environment, GradingTable, TaskSpec, Timeouts
 from loopwright.tasks.importers._common import (
     ImportProgress,
@@ -82,6 +83,17 @@ class EnvSpec(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     environment: Environment | None = None
     repos: dict[str, _RepoEnv] = Field(default_factory=dict)
+    _directory: Path | None = PrivateAttr(default=None)  # the `environment/` beside the file
+
+    def environment_files(self) -> dict[str, bytes]:
+        """The files of the `environment/` directory beside the spec file (wheels, a
+        requirements file), as task files under `environment/`, as `tasks mine --env-spec`
+        copies them; none when there is no such directory."""
+        root = self._directory
+        if root is None:
+            return {}
+        return {f"{ENV_DIR}/{p.relative_to(root).as_posix()}": p.read_bytes()
+                for p in sorted(root.rglob("*")) if p.is_file()}  # fmt: skip
 
     def for_repo(self, repo: str, version: str | None = None) -> Environment | None:
         """The environment for tasks of `repo` at `version`, or None when the file gives none."""
@@ -102,7 +114,7 @@ def load_env_spec(path: Path) -> EnvSpec:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"--env-spec {path} is not valid TOML", got=str(exc)) from None
     try:
-        return EnvSpec.model_validate(raw)
+        spec = EnvSpec.model_validate(raw)
     except ValidationError as exc:
         problems = "\n".join(f"  - {p}" for p in pydantic_problems(exc))
         raise ConfigError(
@@ -111,6 +123,9 @@ def load_env_spec(path: Path) -> EnvSpec:
             '[repos."owner/name".versions."X.Y".environment] tables '
             "(docs/importing.md, 'Environments')",
         ) from None
+    directory = path.expanduser().resolve().parent / ENV_DIR
+    spec._directory = directory if directory.is_dir() else None
+    return spec
 
 
 @dataclass(frozen=True)
@@ -277,7 +292,7 @@ def choose_environment(
     if options.env_spec is not None:
         chosen = options.env_spec.for_repo(inst.repo, inst.version)
         if chosen is not None:
-            return chosen, {}
+            return chosen, options.env_spec.environment_files()
     image = inst.image or inst.image_name
     if image:
         return Environment(image=image), {}
