@@ -89,6 +89,7 @@ from loopwright.search._report import (
     failures_of,
     tied_best,
 )
+from loopwright.search._resolve import ResolvedRun, resolve_run
 from loopwright.search._selection import tournament
 from loopwright.search._settings import SETTINGS_SECTION, merged_config, run_settings
 from loopwright.search._staging import StageVerdict
@@ -160,6 +161,7 @@ __all__ = [
     "ReflectionFinished",
     "ReflectionSettings",
     "ReflectionSkipped",
+    "ResolvedRun",
     "RunFinished",
     "RunResumed",
     "RunStarted",
@@ -195,6 +197,7 @@ __all__ = [
     "promote_winner",
     "read_progress",
     "reflect_generation",
+    "resolve_run",
     "resume",
     "run_settings",
     "split_tasks",

@@ -12,20 +12,11 @@ from pathlib import Path
 
 from loopwright._version import __version__
 from loopwright.errors import ConfigError, UsageError
-from loopwright.evaluation import (
-    EvalSettings,
-    Evaluator,
-    Executor,
-    ExecutorSettings,
-    make_executor,
-)
-from loopwright.models import LEDGER_FILE, CostLedger, require_prices, routed_factory
+from loopwright.evaluation import Executor, ExecutorSettings, make_executor
 from loopwright.records import CycleRecord
-from loopwright.runtime import EngineSettings, load_engine_settings
-from loopwright.sandbox import default_sandbox
+from loopwright.runtime import load_engine_settings
 from loopwright.search._calibrate import calibrate, load_calibration_runs
 from loopwright.search._checkpoint import CHECKPOINT_FILE, evolve_run, load_checkpoint
-from loopwright.search._components import SearchComponents, default_components
 from loopwright.search._config import EvolveConfig, recorded_config
 from loopwright.search._engine import EvolutionEngine
 from loopwright.search._outer_workflow import OuterLoop
@@ -37,9 +28,9 @@ from loopwright.search._progress import (
     RunResumed,
 )
 from loopwright.search._report import EvolveResult, evolve_result
+from loopwright.search._resolve import ResolvedRun, check_ids, resolve_run
 from loopwright.search._stop import RunStopped, ShouldStop, StopRequested, stoppable
 from loopwright.store import INDEX_FILE, RunDir, RunMeta, check_cache_file
-from loopwright.tasks import Benchmark, load_benchmark
 from loopwright.workflow import resolve_task_workflow
 
 __all__ = [
@@ -85,7 +76,7 @@ def evolve(
     *,
     executor: Executor | Execution | None = None,
     on_event: Listener | None = None,
-    checked: Benchmark | None = None,
+    checked: ResolvedRun | None = None,
     should_stop: ShouldStop | None = None,
 ) -> EvolveResult:
     """Evolve `config.seed_workflow` on `config.bench` in the new directory `run_dir`:
@@ -103,21 +94,20 @@ def evolve(
     `run_dir/ledger.jsonl` with its role, and `config.budgets.max_usd` bounds it: once the
     ledger reaches it no further model call is made (docs/models.md).
 
-    `checked`: what `check_inputs(config, run_dir, executor)` returned, when the caller has
-    already checked these inputs (the CLI does, before its banner); they are not checked again
-    and the benchmark is not read again.
+    `checked`: what `check_inputs(config, run_dir, executor)` returned (the run resolved once),
+    when the caller has already checked these inputs (the CLI does, before its banner); they
+    are not checked again and the benchmark is not read again.
 
     `should_stop` (a `StopHandle` or any callable returning a bool) is asked after each
     finished evaluation; when it answers True the run stops there, resumable, its lock
     released, and the result so far is returned with `stopped=True` (`RunStopped` is raised
     instead when it stops during calibration, before there is a result)."""
     run_dir = Path(run_dir)
-    config = with_engine(config)
-    benchmark = checked or check_inputs(config, run_dir, executor)
+    run = _checked(checked, run_dir) or check_inputs(config, run_dir, executor)
     listener = stoppable(on_event, should_stop)
     try:
-        with _created(config, run_dir, benchmark) as root, executor_for(executor, root) as pool:
-            engine = OuterLoop(lambda: _build(config, root, pool, listener, benchmark), root).run()
+        with _created(run) as root, executor_for(executor, root) as pool:
+            engine = OuterLoop(lambda: _build(run, pool, listener), root).run()
     except StopRequested:
         return _stopped(run_dir)
     return evolve_result(engine.state)
@@ -163,9 +153,9 @@ def _resume(
                 _require_calibrating(run_dir)
                 config = _calibrating(run_dir)
                 ProgressLog(run_dir, on_event).emit(RunResumed(generation=0, model=config.model))
-                benchmark = load_benchmark(config.bench)
-                _check_ids(benchmark, config)
-                return _build(config, run_dir, pool, on_event, benchmark)
+                run = resolve_run(config, run_dir, new=False)
+                check_ids(run.benchmark, config)
+                return _build(run, pool, on_event)
             engine = open_run(run_dir, pool, on_event)
             engine.log.emit(
                 RunResumed(generation=engine.state.generation, model=engine.config.model)
@@ -197,15 +187,14 @@ def start(
     *,
     executor: Executor | Execution | None = None,
     on_event: Listener | None = None,
-    checked: Benchmark | None = None,
+    checked: ResolvedRun | None = None,
 ) -> EvolutionEngine:
     """Create the run: calibrate (unless both splits are given) and build generation 0 (the
     `outer-loop calibrate` step). The engine returned is not evaluated yet. `checked` as for
     `evolve`."""
-    config = with_engine(config)
-    benchmark = checked or check_inputs(config, run_dir, executor)
-    with _created(config, run_dir, benchmark) as root, executor_for(executor, root) as pool:
-        return _build(config, root, pool, on_event, benchmark)
+    run = _checked(checked, Path(run_dir)) or check_inputs(config, run_dir, executor)
+    with _created(run) as root, executor_for(executor, root) as pool:
+        return _build(run, pool, on_event)
 
 
 def open_run(
@@ -213,13 +202,10 @@ def open_run(
 ) -> EvolutionEngine:
     """The engine of the evolve run in `run_dir`, from its checkpoint (the caller holds the
     run's lock while it changes the run). ConfigError when there is no checkpoint."""
-    config = load_checkpoint(run_dir).config
-    ledger = run_ledger(config, run_dir)
-    benchmark = load_benchmark(config.bench)
-    evaluator = _evaluator(config, benchmark, ledger, executor)
+    run = resolve_run(load_checkpoint(run_dir).config, run_dir, new=False)
     return EvolutionEngine.open(
-        run_dir, evaluator, components=_components(config, ledger), listener=on_event,
-        benchmark=benchmark,
+        run_dir, run.evaluator(executor), components=run.components, listener=on_event,
+        benchmark=run.benchmark,
     )  # fmt: skip
 
 
@@ -231,33 +217,20 @@ def with_engine(config: EvolveConfig) -> EvolveConfig:
     return config.model_copy(update={"engine": load_engine_settings()})
 
 
-def run_ledger(config: EvolveConfig, run_dir: Path) -> CostLedger:
-    """The run's cost ledger, `run_dir/ledger.jsonl`, with the run's dollar budget."""
-    return CostLedger(run_dir / LEDGER_FILE, max_usd=config.budgets.max_usd)
-
-
 def check_inputs(
     config: EvolveConfig,
-    run_dir: Path | None = None,
+    run_dir: str | os.PathLike[str],
     executor: Executor | Execution | None = None,
-) -> Benchmark:
-    """The seed workflow, the benchmark, the given task ids, the model, the sandbox and the
-    search components resolve; when given, `run_dir` can be created and the Execution's cache
-    opened. Each a user error naming the fix otherwise; nothing is created (docs/bad-inputs.md).
-    Returns the benchmark it loaded (pass it on as `evolve(..., checked=)`: read once).
-    """
-    resolve_task_workflow(config.seed_workflow)
-    benchmark = load_benchmark(config.bench)
-    _check_ids(benchmark, config)
-    routed_factory(config.model, config.models, benchmark=benchmark, api_base=config.api_base)
-    _check_priced(config)
-    default_components(config)
-    default_sandbox(config.sandbox)
-    if run_dir is not None:
-        evolve_run(run_dir).check_new()
+) -> ResolvedRun:
+    """The run resolved once (`resolve_run`): the seed workflow, the benchmark, the given task
+    ids, the model, the sandbox and the search components resolve, `run_dir` can be created
+    and the Execution's cache opened. Each a user error naming the fix otherwise; nothing is
+    created (docs/bad-inputs.md). Its engine settings are resolved too (`with_engine`).
+    Pass the result on as `evolve(..., checked=)`: checked once, the benchmark read once."""
+    run = resolve_run(with_engine(config), Path(run_dir))
     if isinstance(executor, Execution):
         executor.check()
-    return benchmark
+    return run
 
 
 def require_run(run_dir: Path) -> None:
@@ -274,24 +247,36 @@ def require_run(run_dir: Path) -> None:
 # -- helpers ----------------------------------------------------------------------------------
 
 
+def _checked(checked: ResolvedRun | None, run_dir: Path) -> ResolvedRun | None:
+    """`checked` when it was resolved for `run_dir` (a UsageError otherwise: it would run in
+    the directory it was checked for, not the one asked for)."""
+    if checked is not None and checked.run_dir != run_dir:
+        raise UsageError(
+            f"checked= was resolved for {checked.run_dir}, not for {run_dir}",
+            fix="pass what check_inputs(config, run_dir, executor) returned for this run_dir",
+        )
+    return checked
+
+
 @contextmanager
-def _created(config: EvolveConfig, run_dir: Path, benchmark: Benchmark) -> Iterator[Path]:
+def _created(run: ResolvedRun) -> Iterator[Path]:
     """The new run directory, claimed through the run lifecycle (`EVOLVE_RUN.create`: locked
     before anything is written into it, its config.yaml: RunMeta, kind evolve), held while the
     block runs. Of two processes started together on one directory, exactly one gets it: the
     other is refused by the lock, or, when the first has already finished, by what it wrote."""
-    with evolve_run(run_dir).create() as run:
+    config = run.config
+    with evolve_run(run.run_dir).create() as claimed:
         meta = RunMeta.new(
             "evolve",
             model=config.model,
             loopwright_version=__version__,
             benchmark=config.bench,
-            benchmark_digest=benchmark.digest,
+            benchmark_digest=run.benchmark.digest,
             seed=config.seed,
             config=config.model_dump(mode="json"),
         )
-        run.write_meta(meta)
-        yield run.path
+        claimed.write_meta(meta)
+        yield claimed.path
 
 
 def _calibrating(run_dir: Path) -> EvolveConfig:
@@ -324,17 +309,13 @@ def executor_for(given: Executor | Execution | None, root: Path) -> Iterator[Exe
 
 
 def _build(
-    config: EvolveConfig,
-    root: Path,
-    executor: Executor | None,
-    on_event: Listener | None,
-    benchmark: Benchmark,
+    run: ResolvedRun, executor: Executor | None, on_event: Listener | None
 ) -> EvolutionEngine:
-    """Calibrate (unless the split is given) and build generation 0 in `root` (locked), on
-    `benchmark` (`config.bench`, loaded and its task ids checked by the caller)."""
-    ledger = run_ledger(config, root)
-    ledger.touch()
-    evaluator = _evaluator(config, benchmark, ledger, executor)
+    """Calibrate (unless the split is given) and build generation 0 in `run.run_dir` (locked),
+    on the run's benchmark and components (resolved and checked by the caller)."""
+    config, root, benchmark = run.config, run.run_dir, run.benchmark
+    run.ledger.touch()
+    evaluator = run.evaluator(executor)
     split = None
     if config.calibrated:
         log = ProgressLog(root, on_event)
@@ -356,53 +337,6 @@ def _build(
         log.emit(CalibrationFinished(calibration=result))
         split = (result.train, result.holdout)
     return EvolutionEngine.start(
-        config, root, evaluator, split=split, components=_components(config, ledger),
-        listener=on_event, benchmark=benchmark,
+        config, root, evaluator, split=split, components=run.components, listener=on_event,
+        benchmark=benchmark,
     )  # fmt: skip
-
-
-def _components(config: EvolveConfig, ledger: CostLedger) -> SearchComponents:
-    return default_components(config, ledger=ledger)
-
-
-def _evaluator(
-    config: EvolveConfig,
-    benchmark: Benchmark,
-    ledger: CostLedger | None,
-    executor: Executor | None = None,
-) -> Evaluator:
-    """The run's evaluator: its models routed by tier and role, every gateway call in
-    `ledger`, its engine settings, models and api_base part of the fitness-cache key."""
-    config.choice.preload()  # before workers fork: one litellm import, not one per job
-    models = config.models if (config.models.tiers or config.models.roles) else None
-    settings = EvalSettings(
-        model=config.model, sandbox=config.sandbox, seed=config.seed, repetitions=1,
-        engine=config.engine or EngineSettings(), models=models, api_base=config.api_base,
-    )  # fmt: skip
-    prices = config.models.price_table()
-    make_model = routed_factory(
-        config.model, config.models, benchmark=benchmark, api_base=config.api_base,
-        ledger=ledger, prices=prices,
-    )  # fmt: skip
-    return Evaluator(
-        make_model, default_sandbox(config.sandbox), prices, settings, executor=executor
-    )
-
-
-def _check_priced(config: EvolveConfig) -> None:
-    """A dollar budget needs a price for every LiteLLM model the run calls (the reflection's
-    meta model included); see `models.require_prices`."""
-    if config.budgets.max_usd is not None:
-        meta = config.reflection.meta_model
-        require_prices(config.choice, [meta] if meta else [], option="--max-usd")
-
-
-def _check_ids(benchmark: Benchmark, config: EvolveConfig) -> None:
-    ids = (*(config.train_tasks or ()), *(config.holdout_tasks or ()))
-    known = {t.id for t in benchmark.tasks}
-    unknown = [i for i in ids if i not in known]
-    if unknown:
-        raise UsageError(
-            f"unknown task id(s): {', '.join(unknown)}",
-            fix=f"choose from: {', '.join(sorted(known))}",
-        )
