@@ -18,7 +18,20 @@ from loopwright.scoring._diagnose import failing_tests, needs_network, output_ta
 from loopwright.scoring._grader import PytestGrader, PytestGrading
 from loopwright.scoring._guard import mark_tampered
 from loopwright.scoring._junit import JunitCase, JunitReport, Outcome, parse_junit
+from loopwright.scoring._mine_extract import (
+    Candidate,
+    Skip,
+    extract_candidate,
+    flawed_drafts,
+    infer_environment,
+    instruction_draft,
+    task_id_for,
+    task_toml,
+    write_task,
+)
+from loopwright.scoring._mine_git import GitRepo
 from loopwright.scoring._mine_runs import Split, TestRun, run_test_files, split_outcomes
+from loopwright.scoring._mine_spec import ENV_DIR, MineEnvSpec, load_mine_env_spec
 from loopwright.scoring._mine_statement import statement_rewriter
 from loopwright.scoring._mining import (
     MINE_REPORT_FILE,
@@ -56,6 +69,7 @@ from loopwright.scoring._validate import (
 
 __all__ = [
     "AUDIT_FAMILIES",
+    "ENV_DIR",
     "GOLD",
     "GRADE_SCHEMA_VERSION",
     "HOOK_FILES",
@@ -65,13 +79,16 @@ __all__ = [
     "SUSPECT_PREFIX",
     "TAMPER_PREFIX",
     "UNTOUCHED",
+    "Candidate",
     "CommandGrader",
     "Finding",
+    "GitRepo",
     "GradeResult",
     "Grader",
     "Grading",
     "JunitCase",
     "JunitReport",
+    "MineEnvSpec",
     "MineOptions",
     "MineReport",
     "MinedCommit",
@@ -81,6 +98,7 @@ __all__ = [
     "RestoreReport",
     "Rewrite",
     "RunnerGrading",
+    "Skip",
     "Split",
     "TaskTests",
     "TestResult",
@@ -89,9 +107,14 @@ __all__ = [
     "VariantCheck",
     "audit_change",
     "audit_source",
+    "extract_candidate",
     "failing_tests",
+    "flawed_drafts",
     "grade_variant",
     "grader_for",
+    "infer_environment",
+    "instruction_draft",
+    "load_mine_env_spec",
     "mark_suspect",
     "mark_tampered",
     "mine_repository",
@@ -102,6 +125,9 @@ __all__ = [
     "run_test_files",
     "split_outcomes",
     "statement_rewriter",
+    "task_id_for",
+    "task_toml",
     "task_variants",
     "validate_benchmark",
+    "write_task",
 ]
