@@ -69,7 +69,7 @@ def sign_test(diffs: Sequence[float]) -> float:
     if n == 0:
         return 1.0
     k = min(sum(d > 0 for d in nonzero), sum(d < 0 for d in nonzero))
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
     return min(1.0, 2 * tail)
 
 
@@ -98,4 +98,4 @@ def wilcoxon(diffs: Sequence[float]) -> float:
         if abs(sum(r for r, s in zip(ranks, signs, strict=True) if s) - centre)
         >= abs(observed - centre) - 1e-12
     )
-    return extreme / 2**n
+    return extreme / (1 << n)
