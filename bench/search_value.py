@@ -62,7 +62,8 @@ from loopwright.evaluation import (
 )
 from loopwright.models import DEFAULT_PRICES, model_factory
 from loopwright.sandbox import default_sandbox
-from loopwright.search import EvolutionEngine, EvolveConfig, load_checkpoint, paired_bootstrap
+from loopwright.search import EvolutionEngine, EvolveConfig, load_checkpoint
+from loopwright.stats import paired_bootstrap, sign_test, wilcoxon
 from loopwright.tasks import Benchmark, load_benchmark
 from loopwright.workflow import Workflow, builtin_workflow_names, resolve_task_workflow
 
@@ -193,48 +194,6 @@ def run_landscape(landscape: int, args: argparse.Namespace, out: Path) -> dict[s
     outcome = {"landscape": landscape, "bench": args.bench, "designs": designs, "arms": arms}
     (out / f"L{landscape}.json").write_text(json.dumps(outcome, indent=1), encoding="utf-8")
     return outcome
-
-
-# -- statistics -------------------------------------------------------------------------------
-
-
-def sign_test(diffs: list[float]) -> float:
-    """Two-sided exact sign test p-value of the nonzero differences (1.0 when none)."""
-    nonzero = [d for d in diffs if d != 0]
-    n = len(nonzero)
-    if n == 0:
-        return 1.0
-    k = min(sum(d > 0 for d in nonzero), sum(d < 0 for d in nonzero))
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return min(1.0, 2 * tail)
-
-
-def wilcoxon(diffs: list[float]) -> float:
-    """Two-sided exact Wilcoxon signed-rank p-value (zeros dropped, average ranks for ties,
-    every sign pattern enumerated; n <= 20)."""
-    nonzero = [d for d in diffs if d != 0]
-    n = len(nonzero)
-    if n == 0:
-        return 1.0
-    order = sorted(range(n), key=lambda i: abs(nonzero[i]))
-    ranks = [0.0] * n
-    i = 0
-    while i < n:
-        j = i
-        while j + 1 < n and abs(nonzero[order[j + 1]]) == abs(nonzero[order[i]]):
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    observed = sum(r for r, d in zip(ranks, nonzero, strict=True) if d > 0)
-    centre = sum(ranks) / 2
-    extreme = sum(
-        1
-        for signs in itertools.product((0, 1), repeat=n)
-        if abs(sum(r for r, s in zip(ranks, signs, strict=True) if s) - centre)
-        >= abs(observed - centre) - 1e-12
-    )
-    return extreme / 2**n
 
 
 # -- the report -------------------------------------------------------------------------------

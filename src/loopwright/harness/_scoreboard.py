@@ -26,7 +26,7 @@ from loopwright.harness._provenance import Provenance, staleness
 from loopwright.harness._record import RecordHeader, SuiteStamp, load_results, read_header
 from loopwright.harness._rubric import RUBRIC, Rubric, composite, relative, rework_score
 from loopwright.models import LEDGER_FILE, TIERS, CostLedger, LedgerTotals, read_ledger
-from loopwright.search import paired_bootstrap
+from loopwright.stats import paired_bootstrap
 
 __all__ = [
     "SCOREBOARD_SCHEMA_VERSION",

@@ -27,7 +27,8 @@ from pydantic import BaseModel, ConfigDict
 from loopwright.research._config import ResearchConfig, WorkDir
 from loopwright.research.phases._experiment import EvalBench
 from loopwright.runtime import runtime_catalog
-from loopwright.search import OverfitDetector, paired_bootstrap
+from loopwright.search import OverfitDetector
+from loopwright.stats import paired_bootstrap
 from loopwright.tasks import Task
 from loopwright.workflow import Workflow, load_workflow, workflow_hash, workflow_to_yaml
 

@@ -30,7 +30,20 @@ from loopwright.scoring._function import (
 from loopwright.scoring._grader import PytestGrader, PytestGrading
 from loopwright.scoring._guard import mark_tampered
 from loopwright.scoring._junit import JunitCase, JunitReport, Outcome, parse_junit
+from loopwright.scoring._mine_extract import (
+    Candidate,
+    Skip,
+    extract_candidate,
+    flawed_drafts,
+    infer_environment,
+    instruction_draft,
+    task_id_for,
+    task_toml,
+    write_task,
+)
+from loopwright.scoring._mine_git import GitRepo
 from loopwright.scoring._mine_runs import Split, TestRun, run_test_files, split_outcomes
+from loopwright.scoring._mine_spec import ENV_DIR, MineEnvSpec, load_mine_env_spec
 from loopwright.scoring._mine_statement import statement_rewriter
 from loopwright.scoring._mining import (
     MINE_REPORT_FILE,
@@ -68,6 +81,7 @@ from loopwright.scoring._validate import (
 
 __all__ = [
     "AUDIT_FAMILIES",
+    "ENV_DIR",
     "FUNCTION_GRADER",
     "GOLD",
     "GRADE_SCHEMA_VERSION",
@@ -79,16 +93,19 @@ __all__ = [
     "TAMPER_PREFIX",
     "UNTOUCHED",
     "Assessment",
+    "Candidate",
     "Check",
     "CommandGrader",
     "EvaluatorFn",
     "Finding",
     "FunctionGrader",
+    "GitRepo",
     "GradeResult",
     "Grader",
     "Grading",
     "JunitCase",
     "JunitReport",
+    "MineEnvSpec",
     "MineOptions",
     "MineReport",
     "MinedCommit",
@@ -98,6 +115,7 @@ __all__ = [
     "RestoreReport",
     "Rewrite",
     "RunnerGrading",
+    "Skip",
     "Split",
     "Submission",
     "TaskTests",
@@ -108,9 +126,14 @@ __all__ = [
     "audit_change",
     "audit_source",
     "evaluator_key",
+    "extract_candidate",
     "failing_tests",
+    "flawed_drafts",
     "grade_variant",
     "grader_for",
+    "infer_environment",
+    "instruction_draft",
+    "load_mine_env_spec",
     "mark_suspect",
     "mark_tampered",
     "mine_repository",
@@ -123,7 +146,10 @@ __all__ = [
     "run_test_files",
     "split_outcomes",
     "statement_rewriter",
+    "task_id_for",
+    "task_toml",
     "task_variants",
     "unregister_evaluator",
     "validate_benchmark",
+    "write_task",
 ]

@@ -1,10 +1,11 @@
 """`loopwright tasks mine`: a local git repository's own history as a validated benchmark.
 
 The orchestration, as a sequence of named steps per commit of the window: extract the candidate
-(tasks/_mine.py), stage its task folder, build its environment, run its test files at base and
-with the gold (twice each) to find FAIL_TO_PASS and PASS_TO_PASS, grade the flawed variants, and
-keep it or drop it saying why. It lives in scoring because it runs tests (tasks may not import
-scoring or sandbox). See docs/importing.md, "Mining a repository".
+(_mine_extract.py), stage its task folder, build its environment, run its test files at base
+and with the gold (twice each) to find FAIL_TO_PASS and PASS_TO_PASS, grade the flawed variants,
+and keep it or drop it saying why. All of mining lives in scoring because it runs tests; the
+history walk beside it (_mine_extract.py, _mine_git.py, _mine_spec.py) runs none. See
+docs/importing.md, "Mining a repository".
 """
 
 from __future__ import annotations
@@ -31,28 +32,28 @@ from loopwright.sandbox import (
     TaskEnvironment,
 )
 from loopwright.scoring._grader import PytestGrader
-from loopwright.scoring._mine_runs import Split, TestRun, run_test_files, split_outcomes
-from loopwright.scoring._validate import build_environment, grade_variant
-from loopwright.tasks import (
-    ENV_DIR,
+from loopwright.scoring._mine_extract import (
     Candidate,
-    Environment,
-    FailureKind,
-    FlawedVariant,
-    GitRepo,
-    MineEnvSpec,
     Skip,
-    Task,
-    TaskSpec,
     extract_candidate,
     flawed_drafts,
     infer_environment,
     instruction_draft,
-    load_benchmark_dir,
-    load_mine_env_spec,
     task_id_for,
     task_toml,
     write_task,
+)
+from loopwright.scoring._mine_git import GitRepo
+from loopwright.scoring._mine_runs import Split, TestRun, run_test_files, split_outcomes
+from loopwright.scoring._mine_spec import ENV_DIR, MineEnvSpec, load_mine_env_spec
+from loopwright.scoring._validate import build_environment, grade_variant
+from loopwright.tasks import (
+    Environment,
+    FailureKind,
+    FlawedVariant,
+    Task,
+    TaskSpec,
+    load_benchmark_dir,
 )
 
 __all__ = [
@@ -83,7 +84,7 @@ class MineOptions(_Strict):
     each state a FAIL_TO_PASS test must be stable over. `jobs`: commits mined at once (threads;
     each waits on its test runs, so up to the cores helps); the result does not depend on it.
     `env_spec`: a TOML file whose `[environment]` table every task gets instead of the inferred
-    one (tasks/_mine_spec.py; docs/importing.md, "Your own environment: --env-spec")."""
+    one (_mine_spec.py; docs/importing.md, "Your own environment: --env-spec")."""
 
     repo: Path
     out: Path

@@ -93,7 +93,6 @@ from loopwright.search._resolve import ResolvedRun, resolve_run
 from loopwright.search._selection import tournament
 from loopwright.search._settings import SETTINGS_SECTION, merged_config, run_settings
 from loopwright.search._staging import StageVerdict
-from loopwright.search._stats import BootstrapCI, paired_bootstrap
 from loopwright.search._stop import RunStopped, ShouldStop, StopHandle
 from loopwright.search.mutations._core import (
     MUTATIONS,
@@ -105,6 +104,7 @@ from loopwright.search.mutations._core import (
 from loopwright.search.mutations._guided import GuidedStrategy, guided_mutate
 from loopwright.search.mutations._prompt import GUIDANCE
 from loopwright.search.mutations._roles import ROLES, make_role
+from loopwright.stats import BootstrapCI, paired_bootstrap
 
 __all__ = [
     "DESIGN_KINDS",

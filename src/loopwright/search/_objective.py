@@ -21,7 +21,7 @@ from typing import Literal
 
 from loopwright.search._checkpoint import Checkpoint
 from loopwright.search._individual import Individual
-from loopwright.search._stats import paired_bootstrap
+from loopwright.stats import paired_bootstrap
 
 __all__ = ["FrontPoint", "Objective", "choose_winner", "cost_front", "front_points"]
 

@@ -15,7 +15,7 @@ from loopwright.search._individual import Individual
 from loopwright.search._objective import FrontPoint, choose_winner, front_points
 from loopwright.search._progress import GenerationSummary, Spent
 from loopwright.search._selection import selection_key
-from loopwright.search._stats import BootstrapCI, paired_bootstrap
+from loopwright.stats import BootstrapCI, paired_bootstrap
 
 __all__ = [
     "EvolveResult",

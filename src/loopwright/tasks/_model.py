@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
+    "ENV_DIR",
     "SCHEMA_VERSION",
     "Benchmark",
     "Environment",
@@ -28,6 +29,8 @@ __all__ = [
 
 SCHEMA_VERSION: Literal[1] = 1
 TASK_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
+ENV_DIR = "environment"
+"""The folder of an environment spec's files (requirements, wheels), beside the spec or in a task."""
 
 
 class FailureKind(StrEnum):

@@ -35,8 +35,8 @@ from loopwright.search import (
     Individual,
     MutationRejected,
     Spent,
-    paired_bootstrap,
 )
+from loopwright.stats import paired_bootstrap
 
 __all__ = ["evolve_page", "holdout_interval"]
 

@@ -23,8 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 from loopwright.errors import ConfigError
 from loopwright.tasks._hidden import patch_paths
 from loopwright.tasks._loader import pydantic_problems
-from loopwright.tasks._mine_spec import ENV_DIR
-from loopwright.tasks._model import Environment, GradingTable, TaskSpec, Timeouts
+from loopwright.tasks._model import ENV_DIR, Environment, GradingTable, TaskSpec, Timeouts
 from loopwright.tasks.importers._common import (
     ImportProgress,
     ImportReport,

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from loopwright.errors import ConfigError
-from loopwright.tasks import Environment, FlawedVariant, TaskSpec
-from loopwright.tasks._mine import (
+from loopwright.scoring._mine_extract import (
     Candidate,
     Skip,
     extract_candidate,
@@ -21,7 +20,8 @@ from loopwright.tasks._mine import (
     task_id_for,
     task_toml,
 )
-from loopwright.tasks._mine_git import GitRepo
+from loopwright.scoring._mine_git import GitRepo
+from loopwright.tasks import Environment, FlawedVariant, TaskSpec
 from tests.minerepo import commit, git, make_mine_repo
 
 

@@ -1,9 +1,11 @@
-"""Paired bootstrap over tasks: seeded, and the interval tells a real gain from noise."""
+"""loopwright.stats: the paired bootstrap over tasks is seeded and its interval tells a real gain
+from noise; the exact sign and Wilcoxon tests give the textbook p-values."""
 
 from __future__ import annotations
 
-from loopwright.search._overfit import OverfitDetector
-from loopwright.search._stats import paired_bootstrap
+import loopwright.search
+from loopwright.search import OverfitDetector
+from loopwright.stats import paired_bootstrap, sign_test, wilcoxon
 
 
 def test_a_consistent_gain_excludes_zero_and_is_deterministic() -> None:
@@ -27,3 +29,15 @@ def test_overfit_alarm_only_above_the_threshold() -> None:
     assert detector.check(0.9, 0.6).alarm
     assert not detector.check(0.7, 0.6).alarm
     assert not detector.check(0.9, None).alarm
+
+
+def test_search_re_exports_the_bootstrap_it_documents() -> None:
+    assert loopwright.search.paired_bootstrap is paired_bootstrap
+
+
+def test_the_exact_paired_tests_give_the_textbook_p_values() -> None:
+    assert sign_test([1.0] * 5) == 2 / 32  # five wins of five: 2 * (1/2)^5
+    assert wilcoxon([1.0, 2.0, 3.0, 4.0, 5.0]) == 2 / 32  # only all-plus and all-minus as extreme
+    assert sign_test([0.0, 0.0]) == 1.0 and wilcoxon([]) == 1.0
+    assert sign_test([1.0, -1.0, 2.0, -2.0]) == 1.0
+    assert wilcoxon([1.0, -1.0, 2.0, -2.0]) == 1.0

@@ -1,9 +1,8 @@
 """`tasks mine`, the part that needs no test run: a commit's change split into hidden tests (a
 `tests.patch`) and gold (a `solution/` overlay), the instruction draft, the inferred
 `[environment]`, flawed variants made by reverting half of the gold's hunks, and the task folder
-written to disk. Running the tests to find FAIL_TO_PASS is scoring's (scoring/_mining.py); this
-module imports neither scoring nor sandbox (DESIGN.md, package order). See docs/importing.md,
-"Mining a repository".
+written to disk. Running the tests to find FAIL_TO_PASS is _mining.py's; this module runs no
+test and imports no sandbox. See docs/importing.md, "Mining a repository".
 """
 
 from __future__ import annotations
@@ -16,8 +15,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from loopwright.tasks._mine_git import GitRepo
-from loopwright.tasks._model import Environment, TaskSpec
+from loopwright.scoring._mine_git import GitRepo
+from loopwright.tasks import Environment, TaskSpec
 
 __all__ = [
     "Candidate",

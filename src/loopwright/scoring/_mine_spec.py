@@ -5,7 +5,7 @@ The file's directory stands for the task directory: its paths are written as in 
 path under `environment/` names a file beside the spec (`<spec dir>/environment/...`); that
 directory is copied whole into every task written, so the task is self-contained (a wheels
 folder for `--no-index --find-links wheels` included). A path under `repo/` names a file of the
-mined repository, as each commit's base has it. Imports neither scoring nor sandbox.
+mined repository, as each commit's base has it. Runs no test and imports no sandbox.
 See docs/importing.md, "Your own environment: --env-spec".
 """
 
@@ -20,12 +20,10 @@ from pathlib import Path, PurePosixPath
 from pydantic import ValidationError
 
 from loopwright.errors import ConfigError
-from loopwright.tasks._loader import pydantic_problems
-from loopwright.tasks._model import Environment
+from loopwright.tasks import ENV_DIR, Environment, pydantic_problems
 
 __all__ = ["ENV_DIR", "MineEnvSpec", "load_mine_env_spec"]
 
-ENV_DIR = "environment"
 """The directory beside the spec file that is copied into every mined task."""
 _DOC = "docs/importing.md, 'Your own environment: --env-spec'"
 _EXAMPLE = (

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from loopwright.errors import ConfigError
+from loopwright.scoring._mine_spec import load_mine_env_spec
 from loopwright.tasks import Environment
-from loopwright.tasks._mine_spec import load_mine_env_spec
 from tests.minerepo import make_env_spec
 
 
