@@ -9,6 +9,7 @@ two processes sharing a cache wait for each other (busy timeout) instead of fail
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 from loopwright._version import __version__
@@ -164,21 +165,51 @@ def connect(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
+        _enable_wal(conn)
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         _ensure_schema(conn, path)
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if "locked" not in str(exc):
+            raise _not_an_index(path, exc) from None
+        raise ConfigError(
+            f"{path} stayed locked by another process for {BUSY_TIMEOUT_S:.0f} s",
+            got=str(exc),
+            fix="wait for the other loopwright run to finish, or give this run its own --cache",
+        ) from None
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise ConfigError(
-            f"{path} is not a loopwright run index",
-            got=str(exc),
-            fix="point --cache (or the run directory) at a runs.db written by loopwright",
-        ) from None
+        raise _not_an_index(path, exc) from None
     except ConfigError:
         conn.close()
         raise
     return conn
+
+
+def _not_an_index(path: Path, exc: sqlite3.DatabaseError) -> ConfigError:
+    return ConfigError(
+        f"{path} is not a loopwright run index",
+        got=str(exc),
+        fix="point --cache (or the run directory) at a runs.db written by loopwright",
+    )
+
+
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    # Switching a new file to WAL takes an exclusive lock and SQLite does not call the busy
+    # handler for it: two processes opening one fresh cache at once got "database is locked"
+    # (10 races in 60 with three openers). Retry it within the busy timeout instead.
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    delay = 0.005
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
 
 
 def _ensure_schema(conn: sqlite3.Connection, path: Path) -> None:
