@@ -277,3 +277,63 @@ def test_registering_something_that_is_not_a_function_is_refused() -> None:
     with pytest.raises(ConfigError, match="needs a function") as caught:
         register_evaluator("x", "not a function")  # type: ignore[arg-type]
     assert caught.value.got == "str" and caught.value.fix is not None
+
+
+FEEDBACK = "div(6, 3) raised ImportError: write div next to mul in calc/core.py"
+
+
+def _with_feedback(sub: Submission) -> Assessment:
+    assessed = grade_calc(sub)
+    return assessed.model_copy(update={"feedback": FEEDBACK if assessed.score < 1 else "ok"})
+
+
+def test_an_evaluators_feedback_reaches_the_record_and_the_reflection_the_search_reads(
+    tmp_path: Path,
+) -> None:
+    """The feedback is the record's (schema 3), the digest's and the offline rules' (a failure
+    pattern quoting it and a prompt lesson for the builder, which guided search applies); the
+    meta model's prompt and the agent reflector's test log carry it too."""
+    from loopwright.records import load_record
+    from loopwright.reflection import (
+        Candidate,
+        ExhaustTools,
+        OfflineReflector,
+        Vocabulary,
+        build_digest,
+        render_prompt,
+    )
+
+    register_evaluator(NAME, _with_feedback)
+    task = _task(tmp_path / "bench")
+    record = _run(tmp_path, task, "def mul(a, b):\n    return a * b\n")
+    assert record.grade is not None and record.grade.feedback == FEEDBACK
+    assert load_record(tmp_path / "run") == record and record.schema_version == 3
+    vocab = Vocabulary(
+        operators=("node_insert", "gate_add", "prompt_mutate", "node_remove", "crossover"),
+        roles=("researcher", "reviewer"),
+    )
+    cand = Candidate(id="seed", workflow=workflow_from_text(WORKFLOW, "yaml"), records=(record,))
+    digest = build_digest(0, [cand])
+    (row,) = digest.tasks[0].feedback
+    assert (row.text, row.runs, row.candidates) == (FEEDBACK, 1, ["seed"])
+    assert FEEDBACK in render_prompt(digest, vocab)
+    report = OfflineReflector(vocab).reflect(0, [cand])
+    said = [p for p in report.failure_patterns if p.kind == "evaluator_feedback"]
+    assert len(said) == 1 and FEEDBACK in said[0].description and said[0].evidence.tasks == [NAME]
+    (lesson,) = [p for p in report.prompt_improvements if p.kind == "feedback"]
+    assert lesson.target == "builder" and f"`{FEEDBACK}`" in lesson.text
+    (suggestion,) = [s for s in report.mutation_suggestions if s.kind == "prompt_feedback"]
+    assert suggestion.operator == "prompt_mutate" and suggestion.rationale == lesson.text
+    tools = ExhaustTools([cand])
+    ok, log = tools.call(ToolCall.make("t", "read_test_log", run="seed/calc-fn/rep0"))
+    assert ok and f"evaluator feedback: {FEEDBACK}" in log
+
+
+def test_a_resolved_runs_feedback_is_not_a_failure_to_reflect_on(tmp_path: Path) -> None:
+    from loopwright.reflection import Candidate, build_digest
+
+    register_evaluator(NAME, _with_feedback)
+    record = _run(tmp_path, _task(tmp_path / "bench"))
+    assert record.resolved and record.grade is not None and record.grade.feedback == "ok"
+    cand = Candidate(id="seed", workflow=workflow_from_text(WORKFLOW, "yaml"), records=(record,))
+    assert build_digest(0, [cand]).tasks[0].feedback == []

@@ -24,13 +24,13 @@ def test_wrong_schema_version_names_the_file_and_both_versions(tmp_path: Path) -
     write_reloop_run(tmp_path)
     path = write_record(CycleAnalyzer(tmp_path).analyze(), tmp_path)
     raw = json.loads(path.read_text())
-    path.write_text(json.dumps(raw | {"schema_version": 3}))
+    path.write_text(json.dumps(raw | {"schema_version": 4}))
     with pytest.raises(ConfigError) as info:
         load_record(path)
     message = str(info.value)
     assert str(path) in message
-    assert "schema_version 3" in message
-    assert "reads versions (1, 2)" in message
+    assert "schema_version 4" in message
+    assert "reads versions (1, 2, 3)" in message
 
 
 def test_record_that_does_not_validate_is_a_config_error(tmp_path: Path) -> None:

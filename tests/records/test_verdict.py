@@ -81,7 +81,7 @@ DROPPED = ("kept", "reverted", "errored", "consecutive_reverts", "plateau_detect
 def test_a_record_has_no_field_a_run_on_its_own_never_fills() -> None:
     fields = set(CycleRecord.model_fields)
     assert fields.isdisjoint(DROPPED)
-    assert CycleRecord.model_fields["schema_version"].default == 2
+    assert CycleRecord.model_fields["schema_version"].default == 3
 
 
 def test_a_schema_1_record_with_verdict_counts_still_loads(tmp_path: Path) -> None:
@@ -92,4 +92,17 @@ def test_a_schema_1_record_with_verdict_counts_still_loads(tmp_path: Path) -> No
                plateau_detected=False)  # fmt: skip
     (tmp_path / "record.json").write_text(json.dumps(raw), encoding="utf-8")
     loaded = load_record(tmp_path)
-    assert loaded.schema_version == 2 and loaded == record
+    assert loaded.schema_version == 3 and loaded == record
+
+
+def test_a_schema_2_record_loads_with_no_feedback(tmp_path: Path) -> None:
+    record = cycle(0.5)
+    write_record(record, tmp_path)
+    raw = json.loads((tmp_path / "record.json").read_text(encoding="utf-8"))
+    raw["schema_version"] = 2
+    if raw.get("grade"):
+        raw["grade"].pop("feedback", None)
+    (tmp_path / "record.json").write_text(json.dumps(raw), encoding="utf-8")
+    loaded = load_record(tmp_path)
+    assert loaded.schema_version == 3 and loaded == record
+    assert loaded.grade is None or loaded.grade.feedback == ""

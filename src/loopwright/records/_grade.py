@@ -49,6 +49,7 @@ class _GradeFile(_Lenient):
     collection_errors: list[str] = []
     restored: list[str] = []
     timed_out: bool = False
+    feedback: str = ""  # added within version 1: absent from older files
 
 
 def read_grade(path: Path, task_id: str) -> tuple[GradeSummary | None, str | None]:
@@ -97,4 +98,5 @@ def _summary(grade: _GradeFile) -> GradeSummary:
         collection_errors=list(grade.collection_errors),
         restored=list(grade.restored),
         timed_out=grade.timed_out,
+        feedback=grade.feedback,
     )

@@ -53,11 +53,13 @@ __all__ = [
 ]
 
 RECORD_FILE = "record.json"
-RECORD_SCHEMA_VERSION: Literal[2] = 2
+RECORD_SCHEMA_VERSION: Literal[3] = 3
 """2 dropped the InnerLoop's verdict counts and stall signals (kept, reverted, errored,
 consecutive_reverts, plateau_detected): a run on its own never filled them. They are the
-InnerLoop's `CycleVerdict` now. A version-1 record.json still loads (`parse_record`)."""
-READABLE_RECORD_VERSIONS = (1, 2)
+InnerLoop's `CycleVerdict` now. 3 added `GradeSummary.feedback` (an evaluator function's
+feedback, for reflection). Version-1 and version-2 record.json files still load
+(`parse_record`), with no feedback."""
+READABLE_RECORD_VERSIONS = (1, 2, 3)
 _DROPPED_IN_2 = ("kept", "reverted", "errored", "consecutive_reverts", "plateau_detected")
 
 RunStatus = Literal["completed", "error", "timeout", "interrupted"]
@@ -192,6 +194,11 @@ class GradeSummary(_Frozen):
     collection_errors: list[str]
     restored: list[str] = Field(description="what grading had to undo (tamper evidence)")
     timed_out: bool
+    feedback: str = Field(
+        default="",
+        description="an evaluator function's feedback on the work (runner 'function'); "
+        "empty for test runners and in records older than schema 3",
+    )
 
 
 class ExperimentRecord(_Frozen):
@@ -221,11 +228,12 @@ class CycleRecord(_Frozen):
     or node id for a node without a role) omits roles with an unpriced call. The verdict
     `experiments` holds the run's one experiment: `errored` when the run broke, else
     `pending` (an `InnerLoop` judges it kept or reverted; its `CycleVerdict` carries the stall
-    signals). Schema 2 has no verdict counts: see `RECORD_SCHEMA_VERSION`.
+    signals). Schema 2 has no verdict counts; 3 adds the grade's `feedback`: see
+    `RECORD_SCHEMA_VERSION`.
     `eval_artifacts` are the run directory's files, relative, sorted, record.json excluded.
     """
 
-    schema_version: Literal[2] = RECORD_SCHEMA_VERSION
+    schema_version: Literal[3] = RECORD_SCHEMA_VERSION
     run_id: str
     task_id: str
     task_digest: str
@@ -294,11 +302,13 @@ def write_record(record: CycleRecord, run_dir: Path) -> Path:
 
 
 def parse_record(raw: dict[str, Any]) -> CycleRecord:
-    """A CycleRecord from its JSON object, of schema 1 (the fields dropped in 2 left out) or
-    2. Raises pydantic's ValidationError when it does not validate."""
+    """A CycleRecord from its JSON object, of schema 1 (the fields dropped in 2 left out), 2
+    (no feedback: an empty one) or 3. Raises pydantic's ValidationError when it does not
+    validate."""
     if raw.get("schema_version") == 1:
         raw = {k: v for k, v in raw.items() if k not in _DROPPED_IN_2}
-        raw["schema_version"] = RECORD_SCHEMA_VERSION
+    if raw.get("schema_version") in (1, 2):
+        raw = {**raw, "schema_version": RECORD_SCHEMA_VERSION}
     return CycleRecord.model_validate(raw)
 
 

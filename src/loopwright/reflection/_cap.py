@@ -5,14 +5,16 @@ worst candidates) and drops detail first:
 
 1. error groups beyond the 3 most frequent per node;
 2. failing tests beyond the 5 most frequent per task;
-3. every candidate's per-task outcomes;
-4. nodes that have no errors and no failure categories;
-5. error groups beyond the most frequent one per node;
-6. candidates beyond the 3 best and the worst (by mean score; contrasts still count them);
-7. texts cut to 80 characters; contrasts beyond 6; failing tests beyond 2 per task;
-8. every candidate's nodes and RELOOP details;
-9. candidates beyond the best and the worst;
-10. per-role cost, tokens and time, feature lists, contrasts beyond 3.
+3. evaluator feedback beyond the 2 most frequent texts per task;
+4. every candidate's per-task outcomes;
+5. nodes that have no errors and no failure categories;
+6. error groups beyond the most frequent one per node;
+7. candidates beyond the 3 best and the worst (by mean score; contrasts still count them);
+8. texts cut to 80 characters; contrasts beyond 6; failing tests and feedback beyond 2 and 1
+   per task;
+9. every candidate's nodes and RELOOP details;
+10. candidates beyond the best and the worst;
+11. per-role cost, tokens and time, feature lists, contrasts beyond 3.
 
 If the digest still does not fit after all of them, `omitted` says so; the JSON is then as small
 as the digest can be made. Deterministic: the same digest and cap give the same result.
@@ -60,6 +62,19 @@ def _tests_beyond(keep: int) -> Reducer:
         ]
         return digest.model_copy(update={"tasks": tasks}), (
             f"{dropped} failing tests (kept {keep} per task)"
+        )
+
+    return reduce
+
+
+def _feedback_beyond(keep: int) -> Reducer:
+    def reduce(digest: ExhaustDigest) -> tuple[ExhaustDigest, str | None]:
+        dropped = sum(max(0, len(t.feedback) - keep) for t in digest.tasks)
+        if not dropped:
+            return digest, None
+        tasks = [t.model_copy(update={"feedback": t.feedback[:keep]}) for t in digest.tasks]
+        return digest.model_copy(update={"tasks": tasks}), (
+            f"{dropped} evaluator feedback texts (kept {keep} per task)"
         )
 
     return reduce
@@ -131,13 +146,17 @@ def _short_texts(digest: ExhaustDigest) -> tuple[ExhaustDigest, str | None]:
             update={
                 "failing_tests": [
                     r.model_copy(update={"message": r.message[:80]}) for r in t.failing_tests[:2]
-                ]
+                ],
+                "feedback": [f.model_copy(update={"text": f.text[:80]}) for f in t.feedback[:1]],
             }
         )
         for t in out.tasks
     ]
     out = out.model_copy(update={"tasks": tasks, "contrasts": out.contrasts[:6]})
-    return out, "texts cut to 80 chars; contrasts beyond 6; failing tests beyond 2 per task"
+    return out, (
+        "texts cut to 80 chars; contrasts beyond 6; failing tests beyond 2 and evaluator "
+        "feedback beyond 1 per task"
+    )
 
 
 def _no_details(digest: ExhaustDigest) -> tuple[ExhaustDigest, str | None]:
@@ -150,6 +169,7 @@ def _no_details(digest: ExhaustDigest) -> tuple[ExhaustDigest, str | None]:
 REDUCERS: tuple[Reducer, ...] = (
     _errors_beyond(3),
     _tests_beyond(5),
+    _feedback_beyond(2),
     _task_outcomes,
     _quiet_nodes,
     _errors_beyond(1),

@@ -3,8 +3,8 @@
 The meta model reads this, not megabytes of events. Per candidate: its structure and features,
 scores per task, per node the visits, statuses, failure categories, error messages grouped by
 normalised text, tokens, cost and time; RELOOP usage and whether it helped; cost, tokens and
-time per role. Across the generation: failing tests per task, failure kinds, and contrasts of
-mean partial credit with and without each structural feature. `fit_digest` (in `_cap`) keeps it
+time per role. Across the generation: failing tests per task, what a task's evaluator function
+said about unresolved runs (its feedback), failure kinds, and contrasts of mean partial credit with and without each structural feature. `fit_digest` (in `_cap`) keeps it
 under a size cap and lists what it left out. Only training records go in (the engine's choice):
 holdout results never reach reflection, so they cannot steer the search.
 """
@@ -37,6 +37,7 @@ __all__ = [
     "Contrast",
     "ErrorGroup",
     "ExhaustDigest",
+    "FeedbackRow",
     "NodeDigest",
     "ReloopDigest",
     "TaskDigest",
@@ -45,7 +46,12 @@ __all__ = [
     "build_digest",
 ]
 
-DIGEST_SCHEMA_VERSION = 1
+DIGEST_SCHEMA_VERSION = 2
+"""2 added `TaskDigest.feedback` (what a task's evaluator function said)."""
+FEEDBACK_ROW_CHARS = 300
+"""The most of one evaluator feedback a digest row quotes (whitespace collapsed)."""
+MAX_FEEDBACK_ROWS = 5
+"""Distinct feedback texts a task's digest keeps (the most frequent)."""
 
 
 @dataclass(frozen=True)
@@ -153,13 +159,27 @@ class TestRow(_Frozen):
     kind: str | None
 
 
+class FeedbackRow(_Frozen):
+    """What a task's evaluator function said (`GradeSummary.feedback`) about unresolved runs:
+    one distinct text (whitespace collapsed, cut to FEEDBACK_ROW_CHARS), how many runs got it,
+    from which candidates, their mean score, and the failure kind the text shows."""
+
+    text: str
+    runs: int = Field(ge=1)
+    candidates: list[str]
+    mean_score: float
+    kind: str | None
+
+
 class TaskDigest(_Frozen):
-    """One task across the generation: mean score and the tests that failed."""
+    """One task across the generation: mean score, the tests that failed and what its
+    evaluator function said about unresolved runs (empty for test-graded tasks)."""
 
     task_id: str
     runs: int
     mean_score: float | None
     failing_tests: list[TestRow]
+    feedback: list[FeedbackRow] = Field(default_factory=list)
 
 
 class Contrast(_Frozen):
@@ -180,7 +200,7 @@ class Contrast(_Frozen):
 
 
 class ExhaustDigest(_Frozen):
-    """A generation's exhaust as facts (schema_version 1). `omitted` says what the size cap
+    """A generation's exhaust as facts (schema_version 2). `omitted` says what the size cap
     left out; `failure_kinds` counts unresolved runs' messages by kind."""
 
     schema_version: int = DIGEST_SCHEMA_VERSION
@@ -444,9 +464,35 @@ def _tasks(candidates: Sequence[Candidate]) -> list[TaskDigest]:
                 runs=len(runs[task_id]),
                 mean_score=_mean(valid),
                 failing_tests=rows,
+                feedback=_feedback(candidates, task_id),
             )
         )
     return out
+
+
+def _feedback(candidates: Sequence[Candidate], task_id: str) -> list[FeedbackRow]:
+    """The distinct feedback texts the evaluator gave unresolved valid runs of `task_id`, most
+    frequent first (MAX_FEEDBACK_ROWS of them)."""
+    seen: dict[str, list[tuple[str, float]]] = defaultdict(list)
+    for cand in candidates:
+        for record in cand.records:
+            grade = record.grade
+            if record.task_id != task_id or grade is None or grade.invalid or grade.resolved:
+                continue
+            text = " ".join(grade.feedback.split())[:FEEDBACK_ROW_CHARS]
+            if text:
+                seen[text].append((cand.id, record.score_end))
+    order = sorted(seen, key=lambda t: (-len(seen[t]), t))[:MAX_FEEDBACK_ROWS]
+    return [
+        FeedbackRow(
+            text=text,
+            runs=len(seen[text]),
+            candidates=sorted({c for c, _ in seen[text]}),
+            mean_score=round(fmean(score for _, score in seen[text]), 4),
+            kind=message_kind(text),
+        )
+        for text in order
+    ]
 
 
 def _contrasts(

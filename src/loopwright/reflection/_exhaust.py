@@ -218,6 +218,8 @@ def _test_log(run: RunRef) -> list[str]:
     lines = [f"score {grade.score:.2f}, resolved {grade.resolved}, invalid {grade.invalid}"]
     lines += [f"FAILED {t.id}: {t.message}" for t in grade.tests if not t.passed]
     lines += [f"collection error: {e}" for e in grade.collection_errors]
+    if grade.feedback:
+        lines.append(f"evaluator feedback: {grade.feedback}")
     path = _file(run, EVENTS_FILE)
     for event in read_events(path) if path is not None else []:
         if event.type == "gate_decision" and event.reason:

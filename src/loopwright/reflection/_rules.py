@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from loopwright.reflection._digest import Candidate, Contrast, ExhaustDigest
+from loopwright.reflection._digest import Candidate, Contrast, ExhaustDigest, FeedbackRow
 from loopwright.reflection._features import LESSON_PREFIX, writers
 from loopwright.reflection._report import (
     Evidence,
@@ -21,7 +21,7 @@ from loopwright.reflection._report import (
     ReflectionBody,
     StructuralRecommendation,
 )
-from loopwright.reflection._taxonomy import lesson_head, write_lesson
+from loopwright.reflection._taxonomy import lesson_head, write_feedback_lesson, write_lesson
 from loopwright.reflection._validate import ACTION_OPERATORS
 from loopwright.workflow import AgentNode, Workflow, prompt_lessons
 
@@ -39,6 +39,8 @@ CHECKABLE_CATEGORIES = frozenset({"tests_failing", "regression", "import_error",
 """Run outcomes a gate that runs the visible tests can catch (some of the time)."""
 _MAX_KINDS = 3
 _MAX_LESSON = 500
+_MAX_FEEDBACK = 2
+"""Tasks whose evaluator feedback becomes a pattern and a lesson (the most frequent ones)."""
 
 
 def _confidence(contrast: Contrast) -> float:
@@ -135,6 +137,7 @@ def _failure_patterns(rd: _Reader) -> list[Pattern]:
                 evidence=_ev([x[0] for x in rows], [t for x in rows for t in x[2]], count, text),
             )
         )
+    out += _feedback_patterns(rd)
     for cand in rd.digest.candidates:
         for loop in cand.reloops:
             if loop.exhausted:
@@ -147,6 +150,26 @@ def _failure_patterns(rd: _Reader) -> list[Pattern]:
                     )
                 )
     return out
+
+
+def _top_feedback(rd: _Reader) -> list[tuple[str, FeedbackRow]]:
+    """(task id, row) for the most frequent evaluator feedback of each task, most runs first
+    (at most _MAX_FEEDBACK)."""
+    rows = [(t.task_id, t.feedback[0]) for t in rd.digest.tasks if t.feedback]
+    return sorted(rows, key=lambda tr: (-tr[1].runs, tr[0]))[:_MAX_FEEDBACK]
+
+
+def _feedback_patterns(rd: _Reader) -> list[Pattern]:
+    """What the tasks' evaluator functions said about unresolved runs, quoted."""
+    return [
+        Pattern(
+            description=f"the evaluator of {task_id} said of {row.runs} unresolved "
+            f"run{'s' if row.runs != 1 else ''} (mean score {row.mean_score:.2f}): {row.text}",
+            kind="evaluator_feedback",
+            evidence=_ev(row.candidates, [task_id], row.runs, row.text),
+        )
+        for task_id, row in _top_feedback(rd)
+    ]
 
 
 def _success_patterns(rd: _Reader) -> list[Pattern]:
@@ -276,7 +299,24 @@ def _prompt_improvements(rd: _Reader) -> list[tuple[PromptImprovement, float]]:
     kinds, a lesson quoting what the runs showed, for each writer with no lesson on that kind."""
     if rd.best is None:
         return []
-    return _measured_lessons(rd, rd.best) + _kind_lessons(rd, rd.best)
+    return (
+        _measured_lessons(rd, rd.best) + _feedback_lessons(rd, rd.best) + _kind_lessons(rd, rd.best)
+    )
+
+
+def _feedback_lessons(rd: _Reader, best: Workflow) -> list[tuple[PromptImprovement, float]]:
+    """A lesson quoting what a task's evaluator function said about unresolved runs, for each
+    writer of the best candidate whose prompt does not carry it yet."""
+    out = []
+    for task_id, row in _top_feedback(rd):
+        text = write_feedback_lesson(row.text, row.runs)
+        for agent in writers(best):
+            if agent.id in best.frozen or text in agent.prompt:
+                continue
+            ev = _ev(row.candidates, [task_id], row.runs, row.text)
+            imp = PromptImprovement(target=agent.id, kind="feedback", text=text, evidence=ev)
+            out.append((imp, _lesson_confidence(row.runs)))
+    return out
 
 
 def _measured_lessons(rd: _Reader, best: Workflow) -> list[tuple[PromptImprovement, float]]:

@@ -24,6 +24,7 @@ __all__ = [
     "lesson_head",
     "message_kind",
     "normalise_message",
+    "write_feedback_lesson",
     "write_lesson",
 ]
 
@@ -144,4 +145,17 @@ def write_lesson(kind: str, runs: int, message: str, test_id: str) -> str:
         example += f" in {test}"
     said = f" ({runs} run{'s' if runs != 1 else ''}" + (f", e.g. {example})" if example else ")")
     text = f"{lesson_head(kind)}{said}. Look for the same problem in your change before you finish."
+    return text.replace("{", "(").replace("}", ")")
+
+
+FEEDBACK_HEAD = "The task's evaluator said of earlier work"
+
+
+def write_feedback_lesson(feedback: str, runs: int) -> str:
+    """A lesson quoting what an evaluator function said about `runs` unresolved runs (its first
+    300 characters), braces turned into parentheses (never a placeholder); at most 400
+    characters, so it fits a suggestion's rationale."""
+    quoted = " ".join(feedback.split())[:300]
+    said = f"{FEEDBACK_HEAD} ({runs} run{'s' if runs != 1 else ''}): `{quoted}`."
+    text = f"{said} Address it before you finish."
     return text.replace("{", "(").replace("}", ")")

@@ -4,8 +4,9 @@ A task whose task.toml says `[grading] runner = "function"`, `evaluator = "NAME"
 the function given to `register_evaluator("NAME", fn)` (DSPy's metric, OpenEvolve's evaluator):
 it gets a `Submission` (the finished workspace) and returns an `Assessment` (a score in [0, 1],
 named checks, feedback text for reflection) or a bare score. Its result becomes the same
-GradeResult as any grader's (checks as tests, feedback as the output tail), so records, the
-fitness cache and reports treat it like any grade.
+GradeResult as any grader's (checks as tests, feedback as the grade's `feedback`, which the
+record keeps and reflection reads), so records, the fitness cache and reports treat it like any
+grade.
 
 Trust: the function runs on the host, in the loopwright process (a local executor's worker is
 forked from it, so a function registered before the run is there; a Ray worker is not). The
@@ -35,7 +36,7 @@ from loopwright.sandbox import CommandResult, Sandbox, default_sandbox
 from loopwright.scoring._frame import HOST_MARGIN_S
 from loopwright.scoring._guard import failed_grade
 from loopwright.scoring._junit import Outcome
-from loopwright.scoring._result import GradeResult, TestResult
+from loopwright.scoring._result import FEEDBACK_CHARS, GradeResult, TestResult
 from loopwright.tasks import Task
 
 __all__ = [
@@ -53,7 +54,6 @@ __all__ = [
 
 FUNCTION_GRADER = "function"
 READ_LIMIT = 1 << 20  # bytes: what one read of a workspace file returns at most
-_TAIL_CHARS = 2000
 
 
 class _Strict(BaseModel):
@@ -71,7 +71,8 @@ class Check(_Strict):
 
 class Assessment(_Strict):
     """What an evaluator function returns: `score` in [0, 1] (the grade's score), its `checks`
-    and `feedback` (free text for reflection; kept as the grade's output tail)."""
+    and `feedback` (free text for reflection: the grade's and the record's `feedback`, its last
+    2000 characters; reflection's digest and the offline rules quote it)."""
 
     score: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
     checks: tuple[Check, ...] = ()
@@ -255,7 +256,8 @@ class FunctionGrading:
             sandbox=self.sandbox.name,
             duration_s=round(duration_s, 4),
             pytest_duration_s=round(duration_s, 4),
-            output_tail=evaluation.feedback[-_TAIL_CHARS:],
+            output_tail=evaluation.feedback[-FEEDBACK_CHARS:],
+            feedback=evaluation.feedback[-FEEDBACK_CHARS:],
         )
 
     def _failed(self, why: str) -> GradeResult:

@@ -9,9 +9,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from loopwright.records import forfeited
 from loopwright.scoring._junit import Outcome
 
-__all__ = ["GRADE_SCHEMA_VERSION", "SUSPECT_PREFIX", "TAMPER_PREFIX", "GradeResult", "TestResult"]
+__all__ = [
+    "FEEDBACK_CHARS",
+    "GRADE_SCHEMA_VERSION",
+    "SUSPECT_PREFIX",
+    "TAMPER_PREFIX",
+    "GradeResult",
+    "TestResult",
+]
 
 GRADE_SCHEMA_VERSION: Literal[1] = 1
+FEEDBACK_CHARS = 2000
+"""The most of an evaluator's feedback a grade keeps (its end, where a summary usually is)."""
 TAMPER_PREFIX = "tamper:"
 """How an invalid reason starts when the agent's code forged or cut short the test run."""
 SUSPECT_PREFIX = "suspect:"
@@ -44,6 +53,9 @@ class GradeResult(_Strict):
     run produced no trustworthy results; `invalid_reason` says why): its score is 0.0 and it must
     be reported as invalid, not averaged in as a zero; except a *tampered* grade (the reason
     starts with `tamper:`), which the agent's own code caused, and which counts as the zero it is.
+    `feedback` is what an evaluator function said about the work (the `function` runner's
+    `Assessment.feedback`, its last FEEDBACK_CHARS characters; empty for the other runners): the
+    record keeps it and reflection reads it. grade.json version 1 gained it as an optional field.
     """
 
     schema_version: Literal[1] = GRADE_SCHEMA_VERSION
@@ -65,6 +77,7 @@ class GradeResult(_Strict):
     duration_s: float
     pytest_duration_s: float
     output_tail: str = ""
+    feedback: str = Field(default="", max_length=FEEDBACK_CHARS)
 
     @property
     def tampered(self) -> bool:
