@@ -44,6 +44,7 @@ from loopwright.evaluation._executor import (
     schedule,
 )
 from loopwright.records import record_from_json
+from loopwright.scoring import EvaluatorSnapshot, evaluator_snapshot, install_evaluators
 
 if TYPE_CHECKING:
     from loopwright.evaluation._evaluator import Evaluator
@@ -173,6 +174,7 @@ class RayExecutor:
             num_cpus=self.num_cpus, max_retries=0, retry_exceptions=False
         )
         shared = ray.put(evaluator)
+        evaluators = ray.put(evaluator_snapshot())  # the registered ones: not forked there
         order = deque(schedule(jobs))
         flying: dict[Any, _Flight] = {}
         lost: list[_Flight] = []  # attempts to run again, first
@@ -183,7 +185,7 @@ class RayExecutor:
                     flight.started = time.monotonic()
                     timeout = job_timeout_s(evaluator, jobs[flight.index], self.job_timeout_s)
                     flight.deadline = flight.started + timeout
-                    flying[remote.remote(shared, jobs[flight.index])] = flight
+                    flying[remote.remote(shared, jobs[flight.index], evaluators)] = flight
                 nearest = min(flight.deadline for flight in flying.values())
                 wait_s = min(max(nearest - time.monotonic(), 0.0), _PROBE_S)
                 ready, _ = ray.wait(list(flying), num_returns=1, timeout=wait_s)
@@ -385,13 +387,15 @@ def _silence(ray: ModuleType, log_dir: Path | None) -> TextIO | None:
     return out
 
 
-def _run_remote(evaluator: Evaluator, job: EvalJob) -> _Payload:
-    """On a Ray worker: run the job and return its record and its run directory's files.
+def _run_remote(evaluator: Evaluator, job: EvalJob, evaluators: EvaluatorSnapshot = ()) -> _Payload:
+    """On a Ray worker: register the driver's evaluator functions (`evaluators`), run the job
+    and return its record and its run directory's files.
 
     It runs at the driver's run-directory path when it can create it there (always on the
     driver's machine; on other nodes when the path is writable), else in a scratch directory
     (agents are never shown either path: docs/runtime.md, "Path-independent runs").
     The directory is removed before returning: the driver writes the files back."""
+    install_evaluators(evaluators)
     scratch: Path | None = None
     try:
         if job.run_dir.exists():

@@ -28,6 +28,7 @@ from loopwright.models import (
 from loopwright.records import CycleRecord
 from loopwright.runtime import EngineSettings, load_engine_settings
 from loopwright.sandbox import default_sandbox
+from loopwright.scoring import check_evaluators
 from loopwright.store import RunDir, RunMeta
 from loopwright.tasks import Benchmark, Task, load_benchmark
 from loopwright.workflow import Workflow, resolve_task_workflow, workflow_hash, workflow_to_yaml
@@ -170,6 +171,7 @@ def run(
     finishes; `on_start(plan)` once before the first run. Bad input raises UsageError/ConfigError before anything is written."""
     benchmark = bench if isinstance(bench, Benchmark) else load_benchmark(os.fspath(bench))
     chosen = select_tasks(benchmark, [tasks] if isinstance(tasks, str) else tasks, level)
+    check_evaluators(chosen)
     listed = [workflows] if isinstance(workflows, str | Workflow) else list(workflows)
     resolved = [w if isinstance(w, Workflow) else resolve_task_workflow(w) for w in listed]
     models = models or ModelsConfig()

@@ -8,8 +8,14 @@ GradeResult as any grader's (checks as tests, feedback as the grade's `feedback`
 record keeps and reflection reads), so records, the fitness cache and reports treat it like any
 grade.
 
+The name may instead be a reference, `package.module:function`, imported on first use (that is
+how the CLI, which registers nothing, and a Ray worker find it): a name registered wins over an
+import. `check_evaluators` resolves every function-graded task's evaluator before a run, so one
+that cannot be found or imported is one ConfigError up front, not a run of invalid grades.
+
 Trust: the function runs on the host, in the loopwright process (a local executor's worker is
-forked from it, so a function registered before the run is there; a Ray worker is not). The
+forked from it, so a function registered before the run is there; a Ray worker gets the
+registered ones shipped with its jobs, `evaluator_snapshot`/`install_evaluators`). The
 workspace is the agent's: read it as untrusted data with `Submission.read_bytes` /
 `read_text` (regular files inside the workspace only, never blocking, capped), and run its
 code only through `Submission.run`, which runs in the task's sandbox. Never import or exec the
@@ -19,11 +25,13 @@ workspace's code in this process. docs/grading.md ("Your own evaluator") says mo
 from __future__ import annotations
 
 import hashlib
+import importlib
 import inspect
 import math
+import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,11 +52,16 @@ __all__ = [
     "Assessment",
     "Check",
     "EvaluatorFn",
+    "EvaluatorSnapshot",
     "FunctionGrader",
     "Submission",
+    "check_evaluators",
     "evaluator_key",
+    "evaluator_snapshot",
+    "install_evaluators",
     "register_evaluator",
     "registered_evaluators",
+    "resolve_evaluator",
     "unregister_evaluator",
 ]
 
@@ -152,13 +165,102 @@ def registered_evaluators() -> tuple[str, ...]:
     return _EVALUATORS.names()
 
 
+_REFERENCE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+REFERENCE_FIX = (
+    "make it importable by the loopwright process: install its package, or put the directory "
+    "holding it on PYTHONPATH (on every Ray node too)"
+)
+
+
+def _lookup(name: str) -> _Registered:
+    """The evaluator registered under `name`, else the function the reference
+    `module:attribute` names (imported now). ConfigError saying what failed and how to fix it."""
+    if name in _EVALUATORS:
+        return _EVALUATORS.get(name)
+    if not _REFERENCE.fullmatch(name):
+        known = ", ".join(registered_evaluators()) or "none"
+        raise ConfigError(
+            f"no evaluator is registered under {name!r}",
+            got=f"registered: {known}",
+            fix=f"call loopwright.register_evaluator({name!r}, fn) before the run, or name an "
+            'importable function in task.toml: evaluator = "package.module:function"',
+        )
+    module, _, attribute = name.partition(":")
+    try:
+        found: object = importlib.import_module(module)
+    except Exception as exc:  # noqa: BLE001  the user's module: any import failure is theirs
+        raise ConfigError(
+            f"the evaluator {name!r} cannot be imported",
+            got=f"import {module} failed: {type(exc).__name__}: {exc}",
+            fix=REFERENCE_FIX,
+        ) from None
+    for part in attribute.split("."):
+        if not hasattr(found, part):
+            raise ConfigError(
+                f"the evaluator {name!r} does not exist",
+                got=f"module {module} has no {attribute}",
+                fix=f"define {attribute} in {module}, or correct the reference in task.toml",
+            )
+        found = getattr(found, part)
+    if not callable(found):
+        raise ConfigError(
+            f"the evaluator {name!r} is not a function",
+            got=type(found).__name__,
+            fix="name a function taking a Submission and returning an Assessment or a float",
+        )
+    return _Registered(found, str(getattr(found, "evaluator_version", "1")))
+
+
+def resolve_evaluator(name: str) -> EvaluatorFn:
+    """The function a task's `evaluator = name` grades with: the one registered under `name`,
+    else the one the reference `package.module:function` names (imported now; its optional
+    `evaluator_version` attribute is its version). ConfigError when there is none, the module
+    cannot be imported, or it names something that is not callable."""
+    return _lookup(name).fn
+
+
+def check_evaluators(tasks: Iterable[Task]) -> None:
+    """Every function-graded task's evaluator resolves (`resolve_evaluator`): the first that
+    does not is a ConfigError naming the task. What a run checks before it writes anything."""
+    for task in tasks:
+        name = task.spec.grading.evaluator
+        if task.spec.grading.runner != FUNCTION_GRADER or name is None:
+            continue
+        try:
+            _lookup(name)
+        except ConfigError as exc:
+            raise ConfigError(
+                f"task {task.id} is graded by the evaluator {name!r}: {exc.what}",
+                got=exc.got,
+                fix=exc.fix,
+            ) from None
+
+
+EvaluatorSnapshot = tuple[tuple[str, EvaluatorFn, str], ...]
+
+
+def evaluator_snapshot() -> EvaluatorSnapshot:
+    """The registered evaluators as (name, function, version), to ship to a process that was
+    not forked from this one (a Ray worker; the function is pickled with it)."""
+    return tuple(
+        (n, _EVALUATORS.get(n).fn, _EVALUATORS.get(n).version) for n in _EVALUATORS.names()
+    )
+
+
+def install_evaluators(snapshot: EvaluatorSnapshot) -> None:
+    """Register every evaluator of `snapshot` here (in a Ray worker, before its job runs)."""
+    for name, fn, version in snapshot:
+        register_evaluator(name, fn, version=version)
+
+
 def evaluator_key(name: str) -> str:
-    """What identifies the evaluator registered under `name` in a fitness-cache key: its
-    name, version and the sha256 of its source (its qualified name when the source cannot
-    be read); `name:unregistered` when there is none."""
-    if name not in _EVALUATORS:
+    """What identifies the evaluator `name` resolves to in a fitness-cache key: its name,
+    version and the sha256 of its source (its qualified name when the source cannot be read);
+    `name:unregistered` when it does not resolve."""
+    try:
+        entry = _lookup(name)
+    except ConfigError:
         return f"{name}:unregistered"
-    entry = _EVALUATORS.get(name)
     try:
         source = inspect.getsource(entry.fn)
     except (OSError, TypeError):
@@ -176,11 +278,14 @@ class FunctionGrader:
         self.sandbox = sandbox or default_sandbox()
 
     def capture(self, task: Task) -> FunctionGrading:
-        """The task's evaluator, looked up now (None when none is registered: every grade
-        then says so)."""
+        """The task's evaluator, looked up now (`resolve_evaluator`; when it does not resolve,
+        every grade says why)."""
         name = task.spec.grading.evaluator or ""
-        entry = _EVALUATORS.get(name) if name in _EVALUATORS else None
-        return FunctionGrading(task, self.sandbox, name, entry)
+        try:
+            return FunctionGrading(task, self.sandbox, name, _lookup(name))
+        except ConfigError as exc:
+            why = exc.what + (f" ({exc.got})" if exc.got else "") + f"; {exc.fix}"
+            return FunctionGrading(task, self.sandbox, name, None, why)
 
 
 @dataclass(frozen=True)
@@ -191,6 +296,7 @@ class FunctionGrading:
     sandbox: Sandbox
     evaluator: str
     entry: _Registered | None
+    problem: str = ""
 
     def grade(self, workspace: Path) -> GradeResult:
         """Call the evaluator on `workspace` within the grade timeout plus HOST_MARGIN_S.
@@ -198,12 +304,7 @@ class FunctionGrading:
         Assessment or a score in [0, 1], or does not return in time gives an invalid grade
         whose reason starts `grading failed:`."""
         if self.entry is None:
-            known = ", ".join(registered_evaluators()) or "none"
-            return self._failed(
-                f"no evaluator is registered under {self.evaluator!r} (registered: {known}); "
-                f"call loopwright.scoring.register_evaluator({self.evaluator!r}, fn) before "
-                "the run"
-            )
+            return self._failed(self.problem)
         started = time.perf_counter()
         deadline = self.task.spec.timeouts.grade + HOST_MARGIN_S
         box: list[Assessment | BaseException] = []

@@ -20,6 +20,7 @@ from loopwright.models import (
 )
 from loopwright.runtime import EngineSettings
 from loopwright.sandbox import Sandbox, default_sandbox
+from loopwright.scoring import check_evaluators
 from loopwright.search._checkpoint import evolve_run
 from loopwright.search._components import SearchComponents, default_components
 from loopwright.search._config import EvolveConfig
@@ -78,6 +79,7 @@ def resolve_run(
     bench = benchmark if benchmark is not None else load_benchmark(config.bench)
     if new:
         check_ids(bench, config)
+    check_evaluators(bench.tasks)  # resumed too: the function must be there to grade
     ledger = CostLedger(run_dir / LEDGER_FILE, max_usd=config.budgets.max_usd)
     prices = config.models.price_table()
     make_model = routed_factory(
