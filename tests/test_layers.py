@@ -1,7 +1,7 @@
 """The package order of DESIGN.md holds: a package imports only the packages below it.
 
 The order is the package table of the design notes, top to bottom. Shared
-modules at the root (`errors`, `registry`, `stats`, `_fs`, `_scratch`, `_version`) may be imported from
+modules at the root (`errors`, `registry`, `stats`, `_caller`, `_fs`, `_scratch`, `_version`) may be imported from
 anywhere. No package imports another package's private module (`loopwright.x._y` outside `x`):
 it uses the names `x` exports."""
 
@@ -32,7 +32,7 @@ ORDER = (
     "records",
     "workflow",
 )
-ROOT_MODULES = frozenset({"errors", "registry", "stats", "_fs", "_scratch", "_version"})
+ROOT_MODULES = frozenset({"errors", "registry", "stats", "_caller", "_fs", "_scratch", "_version"})
 SRC = Path(loopwright.__file__).parent
 
 

@@ -81,7 +81,8 @@ def test_a_full_disk_stops_the_run_clearly_and_it_resumes_after_space_is_freed(
     assert proc.wait(timeout=600) == 2
     message = proc.stderr.read().decode() if proc.stderr else ""
     assert "Traceback" not in message and "no space left" in message, message
-    assert f"--resume --run-dir {run_dir}" in message and "free space" in message
+    # the driver calls search.evolve: a Python caller is told the call that continues the run
+    assert f"loopwright.resume({str(run_dir)!r})" in message and "free space" in message
 
     refused = resume(run_dir)  # still full: the CLI says the same, exit 2
     assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from loopwright._caller import called_from_cli, caller
 from loopwright.errors import UsageError
 from loopwright.harness import AB_RUN
 from loopwright.research import RESEARCH_RUN
@@ -16,7 +17,8 @@ from loopwright.search import EVOLVE_RUN
 from loopwright.store import DiskFullError, RunSpec
 
 SPEC = RunSpec(kind="run", header="head.yaml", lock=".test.lock", flag="--dir", noun="test run",
-               resume="loopwright test --dir {path}", finished="done.json")  # fmt: skip
+               resume="loopwright test --dir {path}", param="where",
+               api_resume="tests.resume({path})", finished="done.json")  # fmt: skip
 
 
 def test_create_claims_locks_and_leaves_the_header_to_the_caller(tmp_path: Path) -> None:
@@ -41,7 +43,7 @@ def test_a_directory_holding_a_run_or_anything_else_is_refused_and_left_alone(
     (held / "head.yaml").write_text("x: 1\n")
     with pytest.raises(UsageError, match="already holds a run") as refused:
         SPEC.at(held).check_new()
-    assert "loopwright test --dir" in (refused.value.fix or "")
+    assert f"tests.resume({str(held)!r})" in (refused.value.fix or "")  # a Python caller's
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine")
@@ -84,7 +86,7 @@ def test_a_full_disk_in_the_run_is_one_error_naming_the_resume_command(tmp_path:
     run = SPEC.at(tmp_path / "r")
     with pytest.raises(DiskFullError) as full, run.create():
         raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "r" / "f"))
-    assert f"loopwright test --dir {tmp_path / 'r'}" in (full.value.fix or "")
+    assert f"tests.resume({str(tmp_path / 'r')!r})" in (full.value.fix or "")
 
 
 def test_sweep_removes_scratch_inside_the_run_only(tmp_path: Path) -> None:
@@ -101,4 +103,41 @@ def test_sweep_removes_scratch_inside_the_run_only(tmp_path: Path) -> None:
 @pytest.mark.parametrize("spec", [EVOLVE_RUN, RESEARCH_RUN, AB_RUN], ids=lambda s: s.kind)
 def test_each_loop_describes_its_directory_to_the_one_lifecycle(spec: RunSpec) -> None:
     assert spec.header and spec.lock.startswith(".") and "{path}" in spec.resume
+    assert "{path}" in spec.api_resume and spec.param and not spec.param.startswith("-")
     assert len({EVOLVE_RUN.lock, RESEARCH_RUN.lock, AB_RUN.lock}) == 3
+
+
+def test_a_refusal_speaks_the_callers_language(tmp_path: Path) -> None:
+    """Python callers get the parameter and the call; the command line the flag and command."""
+    held = tmp_path / "held"
+    held.mkdir()
+    (held / "head.yaml").write_text("x: 1\n")
+    with pytest.raises(UsageError) as from_python:
+        SPEC.at(held).check_new()
+    fix = from_python.value.fix or ""
+    assert fix == f"continue it (tests.resume({str(held)!r})), or pass another where"
+    assert "--" not in fix
+    with called_from_cli(), pytest.raises(UsageError) as from_cli:
+        SPEC.at(held).check_new()
+    assert (
+        from_cli.value.fix == f"continue it (loopwright test --dir {held}), or pass another --dir"
+    )
+    assert caller() == "python"  # the command is over
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(UsageError) as missing:
+        SPEC.at(tmp_path / "empty").require()
+    assert "(where)" in (missing.value.fix or "") and "--dir" not in (missing.value.fix or "")
+    with called_from_cli(), pytest.raises(UsageError) as busy, SPEC.at(held).reopen():
+        SPEC.at(held).lock().__enter__()
+    assert "--" not in str(from_python.value) and busy.value.fix == SPEC.busy_fix
+
+
+@pytest.mark.parametrize("spec", [EVOLVE_RUN, RESEARCH_RUN, AB_RUN], ids=lambda s: s.kind)
+def test_each_loops_refusal_names_no_flag_to_a_python_caller(tmp_path: Path, spec: RunSpec) -> None:
+    (tmp_path / spec.header).write_text("x: 1\n")
+    with pytest.raises(UsageError) as refused:
+        spec.at(tmp_path).check_new()
+    assert "--" not in str(refused.value), str(refused.value)
+    with called_from_cli(), pytest.raises(UsageError) as at_cli:
+        spec.at(tmp_path).check_new()
+    assert spec.flag in str(at_cli.value)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from loopwright._caller import called_from_cli
 from loopwright.errors import UsageError
 from loopwright.search import GenerationStarted, RunResumed, read_progress
 from loopwright.search._progress import ProgressLog
@@ -25,7 +26,11 @@ def test_create_refuses_what_it_must_not_overwrite(tmp_path: Path) -> None:
         RunDir.create(tmp_path / "afile" / "below", label="t")
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "checkpoint.json").write_text("{}")
-    with pytest.raises(UsageError, match="--resume"):
+    with pytest.raises(
+        UsageError, match=r"loopwright\.resume\), or give another run directory \(run_dir\)"
+    ):
+        RunDir.create(tmp_path / "run", label="t", refuse="checkpoint.json")
+    with called_from_cli(), pytest.raises(UsageError, match=r"\(--resume\).*\(--run-dir\)"):
         RunDir.create(tmp_path / "run", label="t", refuse="checkpoint.json")
 
 

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from loopwright._caller import called_from_cli
 from loopwright._scratch import process_scratch
 from loopwright._version import __version__
 from loopwright.errors import LoopwrightError, RunAbortedError, UsageError, UserError
@@ -138,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     _register_commands()
     before = os.environ.get(WORKFLOWS_PATH_ENV)
     try:
-        with _terminate_as_interrupt(), process_scratch():
+        with _terminate_as_interrupt(), process_scratch(), called_from_cli():
             app(args=argv, prog_name="loopwright")
     except SystemExit as exc:  # typer's standalone mode always ends this way
         code = exc.code

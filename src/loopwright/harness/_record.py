@@ -64,7 +64,10 @@ AB_RUN = RunSpec(
     flag="--out",
     noun="A/B recording",
     resume="loopwright ab record --out {path} --gateway-base-url URL",
+    param="RecordOptions.out",
+    api_resume="harness.record(plan, suite, RecordOptions(out={path}, ...))",
     busy_fix="wait for it to finish, or stop it; recording again then resumes",
+    api_busy_fix="wait for it to finish, or stop it; recording again then resumes",
 )
 """An A/B record directory to the shared run lifecycle (store.RunLifecycle); whether every
 cell is recorded is the scoreboard's `complete`, so `state` says new or partial."""

@@ -170,7 +170,10 @@ RESEARCH_RUN = RunSpec(
     flag="--dir",
     noun="research loop",
     resume="loopwright research run --dir {path}",
+    param="dir",
+    api_resume="loopwright.research({path})",
     busy_fix="wait for it to finish, or stop it; `research run` then resumes",
+    api_busy_fix="wait for it to finish, or stop it; loopwright.research(dir) then resumes",
 )
 """A research working directory to the shared run lifecycle (store.RunLifecycle): whether it
 finished is run_state.json's status, so `state` says new or partial."""

@@ -16,7 +16,12 @@ from loopwright.evaluation import Executor, ExecutorSettings, make_executor
 from loopwright.records import CycleRecord
 from loopwright.runtime import load_engine_settings
 from loopwright.search._calibrate import calibrate, load_calibration_runs
-from loopwright.search._checkpoint import CHECKPOINT_FILE, evolve_run, load_checkpoint
+from loopwright.search._checkpoint import (
+    CHECKPOINT_FILE,
+    evolve_run,
+    load_checkpoint,
+    start_hint,
+)
 from loopwright.search._config import EvolveConfig, recorded_config
 from loopwright.search._engine import EvolutionEngine
 from loopwright.search._outer_workflow import OuterLoop
@@ -287,7 +292,7 @@ def _calibrating(run_dir: Path) -> EvolveConfig:
         raise ConfigError(
             f"no evolve checkpoint in {run_dir}",
             got=str(run_dir / CHECKPOINT_FILE),
-            fix="start a run there first (loopwright evolve --run-dir DIR), or check the path",
+            fix=f"start a run there first ({start_hint()}), or check the path",
         )
     return EvolveConfig.model_validate(recorded_config(meta.config))
 

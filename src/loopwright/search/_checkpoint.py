@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from loopwright._caller import spoken
 from loopwright._fs import atomic_write
 from loopwright._version import __version__
 from loopwright.errors import ConfigError
@@ -36,6 +37,12 @@ CHECKPOINT_FILE = "checkpoint.json"
 LOCK_FILE = ".evolve.lock"
 CHECKPOINT_SCHEMA_VERSION = 1
 
+
+def start_hint() -> str:
+    """How an evolve run is started, in the caller's words (the call, or the command)."""
+    return spoken("loopwright.evolve(config, DIR)", "loopwright evolve --run-dir DIR")
+
+
 EVOLVE_RUN = RunSpec(
     kind="evolve",
     header=META_FILE,
@@ -43,8 +50,11 @@ EVOLVE_RUN = RunSpec(
     flag="--run-dir",
     noun="evolve run",
     resume="loopwright evolve --resume --run-dir {path}",
+    param="run_dir",
+    api_resume="loopwright.resume({path})",
     finished="result.json",
     busy_fix="wait for it to finish, or stop that process and pass --resume",
+    api_busy_fix="wait for it to finish, or stop that process and call loopwright.resume(run_dir)",
 )
 """An evolve run directory to the shared run lifecycle (store.RunLifecycle)."""
 
@@ -126,7 +136,7 @@ def load_checkpoint(run_dir: Path) -> Checkpoint:
         raise ConfigError(
             f"no evolve checkpoint in {run_dir}",
             got=str(path),
-            fix="start a run there first (loopwright evolve --run-dir DIR), or check the path",
+            fix=f"start a run there first ({start_hint()}), or check the path",
         )
     data = read_json_mapping(path, what="the evolve checkpoint")
     version = data.get("schema_version")

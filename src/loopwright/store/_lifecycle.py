@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from loopwright._caller import spoken
 from loopwright.errors import UsageError
 from loopwright.store._faults import out_of_space
 from loopwright.store._lock import DirLock, lock_holder
@@ -47,7 +48,10 @@ class RunSpec:
     messages). `noun`: what the run is called in messages ("evolve run"). `resume`: the command
     that continues it, with `{path}` for the directory. `finished`: the file whose presence
     means the run ended (None: the kind decides, `state` then never says finished).
-    `busy_fix`: what to do when another process holds the lock."""
+    `busy_fix`: what to do when another process holds the lock. Messages are in the caller's
+    words (`loopwright._caller`): at the command line `flag`, `resume` and `busy_fix`; to a
+    Python caller `param` (the argument that names the directory), `api_resume` (the call that
+    continues the run, `{path}` as a Python string) and `api_busy_fix`."""
 
     kind: RunKind
     header: str
@@ -55,8 +59,11 @@ class RunSpec:
     flag: str
     noun: str
     resume: str
+    param: str
+    api_resume: str
     finished: str | None = None
     busy_fix: str = "wait for it to finish, or stop that process; then continue it"
+    api_busy_fix: str = "wait for it to finish, or stop that process; then continue it"
 
     def at(self, path: str | Path) -> RunLifecycle:
         """The lifecycle of the run directory `path` of this kind."""
@@ -78,7 +85,16 @@ class RunLifecycle:
 
     @property
     def resume_command(self) -> str:
-        return self.spec.resume.format(path=self.path)
+        """How the run is continued, in the caller's words: the command, or the call."""
+        return spoken(
+            self.spec.api_resume.format(path=repr(str(self.path))),
+            self.spec.resume.format(path=self.path),
+        )
+
+    @property
+    def named(self) -> str:
+        """What names the directory, in the caller's words: the parameter or the flag."""
+        return spoken(self.spec.param, self.spec.flag)
 
     def lock(self) -> DirLock:
         """The run's lock (a context manager): a second process is refused with a UsageError
@@ -86,7 +102,7 @@ class RunLifecycle:
         return DirLock(
             self.lock_path,
             busy=f"another process is running this {self.spec.noun} ({self.path})",
-            fix=self.spec.busy_fix,
+            fix=spoken(self.spec.api_busy_fix, self.spec.busy_fix),
         )
 
     def holder(self) -> int | None:
@@ -108,9 +124,9 @@ class RunLifecycle:
         if (self.path / self.spec.header).exists():
             raise UsageError(
                 f"{self.path} is not empty: it already holds a run ({self.spec.noun})",
-                fix=f"continue it ({self.resume_command}), or pass another {self.spec.flag}",
+                fix=f"continue it ({self.resume_command}), or pass another {self.named}",
             )
-        RunDir.check_new(self.path, self.spec.flag, ignore=(self.spec.lock,))
+        RunDir.check_new(self.path, self.named, ignore=(self.spec.lock,))
 
     @contextmanager
     def create(self) -> Iterator[RunDir]:
@@ -132,8 +148,7 @@ class RunLifecycle:
         if self.state() == "new" and not self.lock_path.exists():
             raise UsageError(
                 f"{self.path} holds no {self.spec.noun} (no {self.spec.header})",
-                fix=f"pass the directory of a {self.spec.noun} ({self.spec.flag}), "
-                "or start one there",
+                fix=f"pass the directory of a {self.spec.noun} ({self.named}), or start one there",
             )
         return run
 

@@ -24,6 +24,7 @@ from typing import Any, Generic, Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from loopwright._caller import spoken
 from loopwright._fs import atomic_write, drop_torn_tail, is_atomic_temp, open_append, write_all
 from loopwright._version import __version__
 from loopwright.errors import ConfigError, UsageError
@@ -127,14 +128,15 @@ class RunDir:
         except OSError as exc:
             raise UsageError(
                 f"cannot create run directory {path}: {exc.strerror or exc}",
-                fix="give a run directory (--run-dir) under a directory you can write",
+                fix=f"give a run directory ({spoken('run_dir', '--run-dir')}) under a "
+                "directory you can write",
             ) from None
         return cls(path)
 
     @staticmethod
     def check_new(
         path: Path,
-        flag: str = "--run-dir",
+        flag: str | None = None,
         *,
         refuse: str | None = None,
         ignore: Collection[str] = (),
@@ -143,12 +145,14 @@ class RunDir:
         and the temporary files of an atomic write a kill cut off do not count), under a
         directory this process can write. UsageError naming the path
         and the fix otherwise (see `create` for `refuse`); creates nothing (what a command
-        checks before it writes)."""
+        checks before it writes). `flag` names the directory in messages (default: `run_dir`
+        to a Python caller, `--run-dir` at the command line)."""
+        flag = flag or spoken("run_dir", "--run-dir")
         if refuse is not None and (path / refuse).exists():
             raise UsageError(
                 f"run directory {path} already holds a run",
-                fix=f"resume it instead (--resume; from Python, loopwright.resume), or give another "
-                f"run directory ({flag})",
+                fix=f"resume it instead ({spoken('loopwright.resume', '--resume')}), or give "
+                f"another run directory ({flag})",
             )
         check_new_dir(path, flag)
         if path.is_dir() and any(_counts(p.name, ignore) for p in path.iterdir()):

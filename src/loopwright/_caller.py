@@ -1,0 +1,43 @@
+"""Who is calling loopwright: a Python program (the default) or a person at the command line.
+
+The CLI's `main` says so for the length of one command (`called_from_cli`). Messages that
+name a setting or say how to go on use the caller's words (`spoken`): the parameter
+(`run_dir`, `loopwright.resume(...)`) to a Python caller, the flag (`--run-dir`,
+`loopwright evolve --resume ...`) at the command line. A run's header (`store.RunMeta.caller`)
+records which one started it, so its report names settings the same way. A context variable,
+not a global: a library call made while no command runs is always a Python caller's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Literal
+
+__all__ = ["Caller", "called_from_cli", "caller", "spoken"]
+
+Caller = Literal["python", "cli"]
+_CALLER: ContextVar[Caller] = ContextVar("loopwright_caller", default="python")
+
+
+def caller() -> Caller:
+    """`cli` while a CLI command runs (in its thread and the processes it forks), else
+    `python`."""
+    return _CALLER.get()
+
+
+@contextmanager
+def called_from_cli() -> Iterator[None]:
+    """What runs in the block was asked for at the command line (the CLI's `main`)."""
+    token = _CALLER.set("cli")
+    try:
+        yield
+    finally:
+        _CALLER.reset(token)
+
+
+def spoken(python: str, cli: str, who: Caller | None = None) -> str:
+    """`python` (a parameter, a call) for a Python caller, `cli` (a flag, a command) at the
+    command line; `who` defaults to the current caller."""
+    return cli if (who or caller()) == "cli" else python
