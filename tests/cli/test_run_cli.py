@@ -61,7 +61,11 @@ def test_run_with_a_scripted_model_writes_the_run_and_prints_json(
         assert (rep / name).is_file(), name
     config = yaml.safe_load((run_dir / "config.yaml").read_text())
     assert config["config"]["settings"]["model"] == f"scripted:{script}"
-    assert config["config"]["tasks"] == ["calc-ops"] and config["schema_version"] == 2
+    assert (
+        config["config"]["tasks"] == ["calc-ops"]
+        and config["schema_version"] == 3
+        and config["caller"] == "cli"
+    )
 
 
 def test_run_with_sim_says_simulated_in_the_table(

@@ -220,3 +220,32 @@ def test_an_evolution_killed_before_its_checkpoint_still_gives_a_report(tmp_path
 
 def test_the_report_is_the_same_every_time(sim_evolution: CliRun) -> None:
     assert render_report(sim_evolution.run_dir).html == render_report(sim_evolution.run_dir).html
+
+
+def test_the_stop_reason_names_the_setting_as_the_runs_caller_set_it(
+    sim_evolution: CliRun, tmp_path: Path
+) -> None:
+    """A run started at the command line: its flag; the same run as if started from Python
+    (its header's caller): the EvolveConfig field, no flag; a header older than the caller
+    field: both. The Python-started case end to end is docs/api.md's example."""
+    from loopwright.store import RunDir
+
+    assert RunDir.open(sim_evolution.run_dir).meta().caller == "cli"  # type: ignore[union-attr]
+    html = (sim_evolution.run_dir / "report.html").read_text(encoding="utf-8")
+    assert "given (--generations 2)." in html and "budgets.max_generations" not in html
+    for caller, said in (
+        ("python", "given (budgets.max_generations=2)."),
+        (None, "given (budgets.max_generations=2; --generations 2 on the command line)."),
+    ):
+        copy = tmp_path / f"as-{caller}"
+        shutil.copytree(sim_evolution.run_dir, copy)
+        header = yaml.safe_load((copy / "config.yaml").read_text(encoding="utf-8"))
+        header["caller"] = caller
+        if caller is None:
+            header.pop("caller")
+            header["schema_version"] = 2  # written before the caller was recorded
+        (copy / "config.yaml").write_text(yaml.safe_dump(header), encoding="utf-8")
+        text = write_report(copy).path.read_text(encoding="utf-8")
+        assert said in text, caller
+        if caller == "python":
+            assert "--generations" not in text

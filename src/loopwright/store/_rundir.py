@@ -24,7 +24,7 @@ from typing import Any, Generic, Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
-from loopwright._caller import spoken
+from loopwright._caller import Caller, caller, spoken
 from loopwright._fs import atomic_write, drop_torn_tail, is_atomic_temp, open_append, write_all
 from loopwright._version import __version__
 from loopwright.errors import ConfigError, UsageError
@@ -44,7 +44,9 @@ __all__ = [
 ]
 
 META_FILE = "config.yaml"
-RUN_META_VERSION = 2
+RUN_META_VERSION = 3
+"""3 added `caller` (who started the run: a Python program or the CLI). Version 2 files, and
+the layouts before it, are upgraded on read (`caller` unknown: None)."""
 
 RunKind = Literal["run", "evolve", "research", "ab"]
 
@@ -59,13 +61,15 @@ def is_simulated(model: str | None) -> bool:
 
 
 class RunMeta(BaseModel):
-    """`<run>/config.yaml`: what made the run (schema version 2).
+    """`<run>/config.yaml`: what made the run (schema version 3).
 
     The header is the same for every kind: the loopwright version and source commit, when the
     run was created, the agent model and whether it is simulated, the benchmark (name and
     content digest) and the base seed. `config` is the kind's own settings (an evolve run's
     `EvolveConfig`, a `run`'s evaluation settings, tasks and workflows), validated by the
-    package that owns the kind (`RunMeta.config` is plain JSON here, typed there).
+    package that owns the kind (`RunMeta.config` is plain JSON here, typed there). `caller`:
+    whether a Python program or the CLI started the run (None in files older than version 3),
+    so that its report names settings as that caller set them.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -80,14 +84,16 @@ class RunMeta(BaseModel):
     benchmark: str | None = None
     benchmark_digest: str | None = None
     seed: int | None = None
+    caller: Caller | None = None
     config: dict[str, Any] = {}
 
     @classmethod
     def new(cls, kind: RunKind, *, model: str | None, **fields: Any) -> RunMeta:
-        """A header stamped now (and with the source commit unless given), `simulated`
-        derived from `model`."""
+        """A header stamped now (with the source commit and the current caller unless
+        given), `simulated` derived from `model`."""
         created = datetime.now(UTC).isoformat(timespec="seconds")
         fields.setdefault("git_commit", source_commit())
+        fields.setdefault("caller", caller())
         return cls(kind=kind, model=model, simulated=is_simulated(model), created_at=created,
                    **fields)  # fmt: skip
 
@@ -258,14 +264,14 @@ _HEADER = ("kind", "loopwright_version", "git_commit", "created_at")
 
 
 def _upgrade(data: dict[str, Any]) -> dict[str, Any]:
-    """An older config.yaml in the version-2 shape.
+    """An older config.yaml in the version-3 shape.
 
     Version 1 (`run`, to 2026-12): settings, benchmark {name, digest}, tasks and workflows at
     the top. Unversioned (`evolve`, to 2026-12): the EvolveConfig fields at the top beside the
     stamp. A research directory's config.yaml is its own versioned ResearchConfig: its header
     fields are lifted out, the whole file is its config."""
-    if data.get("schema_version") == RUN_META_VERSION and "config" in data:
-        return data
+    if data.get("schema_version") in (2, RUN_META_VERSION) and "config" in data:
+        return {**data, "schema_version": RUN_META_VERSION}  # 2 -> 3: the caller is unknown
     kind = data.get("kind")
     head = {k: data[k] for k in _HEADER if k in data}
     if kind == "run":

@@ -6,6 +6,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 
+from loopwright._caller import Caller
 from loopwright.report._html import (
     Section,
     banner,
@@ -41,15 +42,44 @@ from loopwright.stats import paired_bootstrap
 __all__ = ["evolve_page", "holdout_interval"]
 
 _STOP_WHY = {
-    "max_generations": "it ran the number of generations it was given (--generations {g}).",
-    "max_evaluations": "the evaluation budget was spent (--max-evaluations {e}).",
-    "max_train_evaluations": "the training-run budget was spent (max_train_evaluations {x}).",
-    "max_usd": "the dollar budget was spent (--max-usd {u}).",
-    "max_wall_s": "the wall-time budget was used up (--max-wall-s {w}).",
-    "target_score": "the best training fitness reached the target (--target-score {t}).",
-    "plateau": "the best training fitness did not improve for {p} generations (--plateau).",
-    "no_offspring": "no novel child could be made: every mutation was rejected (see below).",
+    "max_generations": ("it ran the number of generations it was given", "g"),
+    "max_evaluations": ("the evaluation budget was spent", "e"),
+    "max_train_evaluations": ("the training-run budget was spent", "x"),
+    "max_usd": ("the dollar budget was spent", "u"),
+    "max_wall_s": ("the wall-time budget was used up", "w"),
+    "target_score": ("the best training fitness reached the target", "t"),
+    "plateau": ("the best training fitness did not improve for {p} generations", "p"),
+    "no_offspring": ("no novel child could be made: every mutation was rejected (see below)", ""),
 }
+_SETTING = {
+    "g": ("budgets.max_generations", "--generations"),
+    "e": ("budgets.max_evaluations", "--max-evaluations"),
+    "x": ("budgets.max_train_evaluations", ""),
+    "u": ("budgets.max_usd", "--max-usd"),
+    "w": ("budgets.max_wall_s", "--max-wall-s"),
+    "t": ("budgets.target_score", "--target-score"),
+    "p": ("budgets.plateau_generations", "--plateau"),
+}
+"""The budget each stop reason spent, as a Python caller sets it (EvolveConfig) and as the CLI
+does (its flag; none for the training-run budget, which only a config sets)."""
+
+
+def stop_words(reason: str, values: dict[str, object], caller: Caller | None) -> str:
+    """Why the run stopped, naming the setting as the run's caller set it: the flag for a run
+    started at the command line, the config field for one started from Python, both when the
+    run's header does not say (written before it recorded its caller)."""
+    text, key = _STOP_WHY.get(reason, (reason, ""))
+    text = text.format(**values)
+    if not key:
+        return text + "."
+    field, flag = _SETTING[key]
+    value = values[key]
+    said = f"{field}={value}"
+    if flag and caller == "cli":
+        said = f"{flag} {value}"
+    elif flag and caller is None:
+        said += f"; {flag} {value} on the command line"
+    return f"{text} ({said})."
 
 
 def evolve_page(data: EvolveData) -> str:
@@ -324,29 +354,34 @@ def _score_row(s: GenerationSummary, interval: tuple[float, float] | None) -> li
     ]
 
 
+def _caller(data: EvolveData) -> Caller | None:
+    return data.meta.caller if data.meta is not None else None
+
+
+def _resume(data: EvolveData) -> str:
+    cli, python = "loopwright evolve --resume --run-dir DIR", "loopwright.resume(DIR)"
+    who = _caller(data)
+    return cli if who == "cli" else python if who == "python" else f"{python} or {cli}"
+
+
 def stop_section(data: EvolveData, cp: Checkpoint) -> Section:
     b = cp.config.budgets
     if cp.stop_reason is None:
         then = (
             "Write this report again when it ends."
             if data.holder is not None
-            else "Resume it with <code>loopwright evolve --resume --run-dir DIR</code>."
+            else f"Resume it with <code>{esc(_resume(data))}</code>."
         )
         text = (
             f"The run has no stop reason: it {data.state_words} in generation "
             f"{cp.generation}, phase {cp.phase!r}. {then}"
         )
     else:
-        why = _STOP_WHY.get(cp.stop_reason, "{r}").format(
-            g=b.max_generations,
-            e=b.max_evaluations,
-            x=b.max_train_evaluations,
-            u=b.max_usd,
-            w=b.max_wall_s,
-            t=b.target_score,
-            p=b.plateau_generations,
-            r=cp.stop_reason,
-        )
+        values: dict[str, object] = {
+            "g": b.max_generations, "e": b.max_evaluations, "x": b.max_train_evaluations,
+            "u": b.max_usd, "w": b.max_wall_s, "t": b.target_score, "p": b.plateau_generations,
+        }  # fmt: skip
+        why = stop_words(cp.stop_reason, values, _caller(data))
         text = f"Stopped with <b>{esc(cp.stop_reason)}</b>: {esc(why)}"
     used = [
         ("generations", len(cp.summaries), b.max_generations),
