@@ -163,6 +163,36 @@ def test_a_failed_build_names_the_step_and_is_not_cached(
         assert not builder.engine.image_exists(tag)
 
 
+def test_a_host_index_the_container_cannot_see_is_named_and_a_container_index_is_used(
+    tmp_path: Path,
+    builder: EnvImageBuilder,
+    dropped: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The host's pip is set to an index on its loopback: the notice comes before the build and
+    the failed build's fix repeats it; with LOOPWRIGHT_CONTAINER_INDEX_URL the build's pip
+    looks there (an address that answers nothing in the container: the build fails, saying
+    where it looked)."""
+    from loopwright.sandbox._hostindex import INDEX_URL_ENV
+
+    hidden = "http://127.0.0.1:9/hostonly/simple/"
+    monkeypatch.setenv("PIP_INDEX_URL", hidden)
+    monkeypatch.delenv(INDEX_URL_ENV, raising=False)
+    task = env_task(tmp_path / "bench", install=("pip install lwnosuchdist-zz0",))
+    dropped.append(builder.tag(task))
+    with pytest.raises(EnvironmentBuildError) as failed:
+        builder.ensure(task)
+    notice = f"cannot see the host's package index {hidden} (set by PIP_INDEX_URL"
+    assert notice in (failed.value.fix or "") and INDEX_URL_ENV in (failed.value.fix or "")
+    assert f"notice: task {task.id}'s environment" in capsys.readouterr().err
+    given = "http://127.0.0.1:9/given/simple/"
+    monkeypatch.setenv(INDEX_URL_ENV, given)
+    with pytest.raises(EnvironmentBuildError) as looked:
+        builder.ensure(task)
+    assert given in (looked.value.got or "") and "cannot see" not in (looked.value.fix or "")
+
+
 def test_an_environment_built_on_this_machine_is_refused_in_a_container(
     tmp_path: Path, docker: DockerSandbox
 ) -> None:

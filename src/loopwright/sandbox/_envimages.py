@@ -12,7 +12,8 @@ run time. pytest and pytest-timeout are copied in from loopwright's Python when 
 Its tag is content-addressed: `localhost/loopwright-env:<key[:16]>`, the key a sha256 over the base
 image's id, the workspace path, the image's Python and `environment_inputs` (the table and every
 file the build reads). Built once under the file lock of `ImageBuilder`s, reused while the engine
-has it; a failed build names the failing step with its output's tail and tags nothing.
+has it; a failed build names the failing step with its output's tail and tags nothing. A host
+package index the container cannot reach is named before the build (`_hostindex`).
 See docs/sandbox.md, "Task environments in the container sandbox".
 """
 
@@ -45,6 +46,7 @@ from loopwright.sandbox._envsetup import (
     copy_distribution,
     copy_distributions,
 )
+from loopwright.sandbox._hostindex import build_index_variables, say_index_notice
 from loopwright.sandbox._images import (
     DEFAULT_BUILD_TIMEOUT_S,
     BuiltImage,
@@ -170,6 +172,7 @@ class EnvImageBuilder:
         return f"python{table.python}" if table is not None and table.python else self.python
 
     def _build(self, task: Task, tag: str) -> None:
+        notice = say_index_notice(task)  # before a build that would fail on it
         context = Path(tempfile.mkdtemp(prefix="lw-envimage-"))
         try:
             dockerfile = self._write_context(task, context)
@@ -181,7 +184,11 @@ class EnvImageBuilder:
                     f"image {self.base} must have {self._python(task)} with venv",
                 )  # fmt: skip
             except EnvironmentBuildError as exc:
-                raise _named(task, exc) from None
+                named = _named(task, exc)
+                if notice is not None:
+                    fix = f"{named.fix}; {notice}"
+                    named = EnvironmentBuildError(named.what, got=named.got, fix=fix)
+                raise named from None
         finally:
             shutil.rmtree(context, ignore_errors=True)
 
@@ -225,7 +232,7 @@ class EnvImageBuilder:
         table = task.spec.environment
         assert table is not None
         env, python = str(ENV_PREFIX_INSIDE), self._python(task)
-        variables = {**_BUILD_VARIABLES, **table.env}
+        variables = {**_BUILD_VARIABLES, **build_index_variables(), **table.env}
         steps = []
         if table.requirements:
             steps.append(shlex.join(["python", "-m", "pip", "install", *table.requirements]))
