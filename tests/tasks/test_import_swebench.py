@@ -364,3 +364,29 @@ def test_export_ignore_attributes_drop_nothing_from_the_exported_repo(tmp_path: 
     repo = tmp_path / "out" / TASK / "repo"
     assert (repo / "tests" / "test_ops.py").is_file() and (repo / ".gitattributes").is_file()
     assert git(fixture.clone, "status", "--porcelain") == ""  # the clone is left as it was
+
+
+def test_a_relative_out_source_and_repos_work_from_another_working_directory(
+    fx: Fixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As in docs/importing.md's example (`--out bench/x`): every path relative to the
+    working directory, which is neither the source's nor the clones' directory."""
+    import os
+    import shutil
+
+    work = tmp_path / "work"
+    (work / "data").mkdir(parents=True)
+    write_json(work / "data" / "i.json", [fx.instance()])
+    shutil.copytree(fx.repos, work / "clones")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    rel = os.path.relpath(work, elsewhere)  # ../work: relative, through a parent
+    code = main(["tasks", "import", "swebench", f"{rel}/data/i.json", "--repos", f"{rel}/clones",
+                 "--out", f"{rel}/bench/x"])  # fmt: skip
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert "converted 1 of 1" in printed and "Invalid path" not in printed
+    task = load_task(work / "bench" / "x" / TASK)
+    assert task.gold is not None and (task.repo_dir / "calc").is_dir()
+    assert main(["bench", "validate", f"{rel}/bench/x", "--json"]) == 0

@@ -76,6 +76,7 @@ def export_repo(clone: Path, commit: str, dest: Path) -> None:
     nothing). Submodules are not included. Raises SkipInstance when the commit is not in the
     clone or cannot be checked out."""
     require_commit(clone, commit)
+    dest = dest.absolute()  # git runs in the clone (`-C`): a relative work tree would be its
     dest.mkdir(parents=True)
     with tempfile.TemporaryDirectory(prefix="lw-index-") as scratch:
         env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
