@@ -67,3 +67,23 @@ def test_the_table_shows_why_a_gold_failed(
     assert "needs-net / gold" in out and "need a network" in out and NET_ID in out
     assert "output's tail" in out
     assert "broken-env" in out and "2 of 3 task(s) failed validation" in out
+
+
+def test_a_listed_test_id_no_test_has_is_named_as_never_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A typo in fail_to_pass: the gold cannot pass it; validate exits 1 and says the id was
+    never collected, apart from tests that ran and failed."""
+    nosuch = "tests/test_ops_hidden.py::test_nosuch"
+    make_calc_task(tmp_path / "bench", "typo", extra_f2p=[nosuch])
+    code, out, _ = run(capsys, "bench", "validate", str(tmp_path / "bench"), "--sandbox", "local")
+    assert code == 1
+    said = " ".join(out.split())  # however the console wrapped it
+    assert (
+        "never ran (no test of that id was collected: check the id in task.toml's "
+        f"fail_to_pass / pass_to_pass): {nosuch}"
+    ) in said
+    code, out, _ = run(capsys, "bench", "validate", str(tmp_path / "bench"), "--sandbox", "local",
+                       "--json")  # fmt: skip
+    gold = next(c for c in json.loads(out) if c["variant"] == "gold")
+    assert gold["missing_tests"] == [nosuch] and not gold["ok"]

@@ -37,6 +37,7 @@ from loopwright.scoring import (
     PytestGrader,
     VariantCheck,
     failing_tests,
+    missing_tests,
     needs_network,
     output_tail,
     task_variants,
@@ -361,10 +362,16 @@ def _print_failures(checks: list[VariantCheck], shown: int = 10) -> None:
             f"\n[bold]{escape(c.task_id)} / {escape(c.variant)}[/]: {escape(c.problem or '')}"
         )
         failing, network = failing_tests(c.grade), needs_network(c.grade)
-        code = [t for t in failing if t not in network]
+        missing = missing_tests(c.grade)
+        code = [t for t in failing if t not in network and t not in missing]
         if code:
             more = f" (+{len(code) - shown} more)" if len(code) > shown else ""
             console.print("  failing tests: " + escape(", ".join(code[:shown])) + more)
+        if missing:
+            console.print(
+                "  [yellow]never ran[/] (no test of that id was collected: check the id in "
+                "task.toml's fail_to_pass / pass_to_pass): " + escape(", ".join(missing[:shown]))
+            )
         if network:
             console.print(
                 "  [yellow]need a network[/] (the sandbox has none; a network failure, not the "
@@ -394,5 +401,6 @@ def _check_json(c: VariantCheck) -> dict[str, object]:
         "problem": c.problem,
         "failing_tests": failing_tests(g) if g else [],
         "needs_network": needs_network(g) if g else [],
+        "missing_tests": missing_tests(g) if g else [],
         "output_tail": output_tail(g) if g and not c.ok else "",
     }

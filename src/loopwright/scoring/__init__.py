@@ -14,7 +14,7 @@ from loopwright.scoring._audit import (
     audit_source,
     mark_suspect,
 )
-from loopwright.scoring._diagnose import failing_tests, needs_network, output_tail
+from loopwright.scoring._diagnose import failing_tests, missing_tests, needs_network, output_tail
 from loopwright.scoring._function import (
     FUNCTION_GRADER,
     Assessment,
@@ -146,6 +146,7 @@ __all__ = [
     "mark_suspect",
     "mark_tampered",
     "mine_repository",
+    "missing_tests",
     "needs_network",
     "output_tail",
     "parse_junit",

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
+from loopwright.scoring._junit import Outcome
 from loopwright.scoring._result import GradeResult
 
-__all__ = ["NETWORK_SIGNS", "failing_tests", "needs_network", "output_tail"]
+__all__ = ["NETWORK_SIGNS", "failing_tests", "missing_tests", "needs_network", "output_tail"]
 
 NETWORK_SIGNS = re.compile(
     r"Name or service not known|Temporary failure in name resolution|nodename nor servname"
@@ -23,6 +24,12 @@ NETWORK_SIGNS = re.compile(
 def failing_tests(grade: GradeResult) -> list[str]:
     """The listed test ids that did not count as passed, in the task's order."""
     return [t.id for t in grade.tests if not t.passed]
+
+
+def missing_tests(grade: GradeResult) -> list[str]:
+    """The listed test ids that never appeared in the results (outcome `missing`): most often
+    an id the task lists that no test of the repository has (a typo, a renamed test)."""
+    return [t.id for t in grade.tests if t.outcome == Outcome.MISSING]
 
 
 def needs_network(grade: GradeResult) -> list[str]:
