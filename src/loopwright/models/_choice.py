@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loopwright._caller import spoken
 from loopwright.errors import ConfigError
 from loopwright.models._gateway import import_litellm
 from loopwright.models._ledger import CostLedger
@@ -133,8 +134,11 @@ def require_prices(choice: ModelChoice, extra: Sequence[str] = (), *, option: st
         raise ConfigError(
             f"{option} cannot bound models without a price",
             got=f"no price for {', '.join(unpriced)}",
-            fix="add them under `prices:` in the models config (--config; docs/models.md), "
-            "e.g. `prices: {" + unpriced[0] + ": {input_per_mtok: 3, output_per_mtok: 15}}`",
+            fix="add them under `prices:` in the models config ("
+            + spoken("ModelsConfig.prices", "--config")
+            + "; docs/models.md), e.g. `prices: {"
+            + unpriced[0]
+            + ": {input_per_mtok: 3, output_per_mtok: 15}}`",
         )
 
 

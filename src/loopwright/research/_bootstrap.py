@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loopwright._caller import spoken
 from loopwright.errors import ConfigError, UsageError
 from loopwright.models import ModelChoice, model_factory, require_prices
 from loopwright.research._axes import axis_names, library_axes
@@ -124,7 +125,9 @@ def init_workdir(opts: InitOptions) -> WorkDir:
     model_factory(opts.eval_model, benchmark=bench)
     check_budget(opts.max_usd)
     if opts.max_usd is not None:
-        require_prices(ModelChoice(model=opts.eval_model), [opts.model], option="--max-usd")
+        require_prices(
+            ModelChoice(model=opts.eval_model), [opts.model], option=spoken("max_usd", "--max-usd")
+        )
     constraints = merge_constraints(workflow.name, opts.cons_file, opts.constraints)
     axes = axis_names(library_axes())
     unknown = [a for a in parse_directives(constraints).forbid_axes if a not in axes]

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loopwright._caller import spoken
 from loopwright.errors import ConfigError
 from loopwright.evaluation import EvalSettings, Evaluator
 from loopwright.models import (
@@ -237,7 +238,7 @@ def open_loop(
     spec = model or chosen.meta or config.meta_model
     agents = ModelChoice(model=chosen.agents or config.eval.model, config=chosen.models)
     if budget is not None:
-        require_prices(agents, [spec], option="--max-usd")
+        require_prices(agents, [spec], option=spoken("max_usd", "--max-usd"))
     if chosen.api_base is not None and not any(is_gateway_spec(s) for s in (spec, *agents.specs())):
         raise ConfigError(
             "--api-base only applies to a LiteLLM model",

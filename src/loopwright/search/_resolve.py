@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from loopwright._caller import spoken
 from loopwright.errors import UsageError
 from loopwright.evaluation import EvalSettings, Evaluator, Executor
 from loopwright.models import (
@@ -116,4 +117,7 @@ def _check_priced(config: EvolveConfig) -> None:
     meta model included); see `models.require_prices`."""
     if config.budgets.max_usd is not None:
         meta = config.reflection.meta_model
-        require_prices(config.choice, [meta] if meta else [], option="--max-usd")
+        require_prices(
+            config.choice, [meta] if meta else [],
+            option=spoken("budgets.max_usd", "--max-usd"),
+        )  # fmt: skip
