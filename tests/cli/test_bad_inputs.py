@@ -80,6 +80,18 @@ CASES: tuple[Case, ...] = (
         env=(("OPENAI_API_KEY", DUMMY_KEY),),
     ),
     Case(("run", "wf-loops.yaml", "--bench", "mini", "--run-dir", "r"), 2, "max_loops", "r"),
+    Case(
+        ("run", "builder-only", "--bench", "fnbench", "--run-dir", "r"),
+        2,
+        "cannot be imported",
+        "r",
+    ),
+    Case(
+        ("evolve", "--bench", "fnbench", "--seed-workflow", "builder-only", "--run-dir", "e"),
+        2,
+        "cannot be imported",
+        "e",
+    ),
     Case((*RUN[:4], "--tasks", ",,,", "--run-dir", "r"), 2, "--tasks names no id", "r"),
     Case((*RUN[:4], "--tasks", "", "--run-dir", "r"), 2, "--tasks names no id", "r"),
     Case((*RUN, "--run-dir", "r", "--model", ""), 2, "model name is empty", "r"),
@@ -272,6 +284,12 @@ def _fixtures(root: Path) -> None:
     (root / "research").mkdir()  # what `research init` heads its working directory with
     (root / "research" / "config.yaml").write_text("schema_version: 2\nkind: research\n")
     (root / "noreplies.yaml").write_text("replies: []\n")
+    fn = root / "fnbench" / "greet"  # graded by an evaluator no module provides
+    (fn / "repo").mkdir(parents=True)
+    (fn / "repo" / "greet.py").write_text("def greet(name):\n    return 'hi'\n")
+    (fn / "instruction.md").write_text("Make greet(name) return 'Hello, NAME!'.\n")
+    (fn / "task.toml").write_text('schema_version = 1\nid = "greet"\nlevel = 1\n\n[grading]\n'
+                                  'runner = "function"\nevaluator = "lwnosuch_metrics:grade"\n')  # fmt: skip
     (root / "badprovider.yaml").write_text(
         "schema_version: 1\nloops: all\ntiers: {small: nosuchprovider/x}\nbriefs: all\n"
     )

@@ -229,8 +229,9 @@ def check_evaluators(tasks: Iterable[Task]) -> None:
         try:
             _lookup(name)
         except ConfigError as exc:
+            what = exc.what.replace(f"the evaluator {name!r} ", "it ")
             raise ConfigError(
-                f"task {task.id} is graded by the evaluator {name!r}: {exc.what}",
+                f"task {task.id} is graded by the evaluator {name!r}: {what}",
                 got=exc.got,
                 fix=exc.fix,
             ) from None
