@@ -324,6 +324,16 @@ def test_an_evaluators_feedback_reaches_the_record_and_the_reflection_the_search
     assert lesson.target == "builder" and f"`{FEEDBACK}`" in lesson.text
     (suggestion,) = [s for s in report.mutation_suggestions if s.kind == "prompt_feedback"]
     assert suggestion.operator == "prompt_mutate" and suggestion.rationale == lesson.text
+    import random
+
+    from loopwright.search._protocols import MutationContext
+    from loopwright.search.mutations._guided import apply_suggestion
+
+    made = apply_suggestion(
+        cand.workflow, suggestion, MutationContext(rng=random.Random(0)), report
+    )
+    assert made.child is not None  # the guided search's child carries the evaluator's words
+    assert FEEDBACK in made.child.node("builder").model_dump()["prompt"]
     tools = ExhaustTools([cand])
     ok, log = tools.call(ToolCall.make("t", "read_test_log", run="seed/calc-fn/rep0"))
     assert ok and f"evaluator feedback: {FEEDBACK}" in log
