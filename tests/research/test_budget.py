@@ -209,7 +209,7 @@ def test_init_refuses_a_budget_over_a_model_without_a_price(tmp_path: Path) -> N
         dir=tmp_path / "v1", goal="raise the score", workflow="builder-only", bench="mini",
         tasks=(TASK,), sandbox="local", model="openai/no-price", max_usd=1.0,
     )  # fmt: skip
-    with pytest.raises(ConfigError, match="^max_usd cannot bound models without a price"):
+    with pytest.raises(ConfigError, match=r"^max_usd cannot bound models without a price"):
         init_workdir(opts)
     assert not opts.dir.exists()
     made = init_workdir(opts.model_copy(update={"model": "sim"}))
