@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import loopwright.search._api as api
+import loopwright.search._checkpoint as checkpoint_module
 import loopwright.tasks._registry as registry
 from loopwright import search
 from loopwright.errors import UsageError
@@ -90,6 +91,23 @@ def test_a_checked_run_is_not_resolved_again(
     again = counted["resolved"][1]
     assert isinstance(again, ResolvedRun)
     _reads_from(reopened, again)
+
+
+def test_a_reopened_run_reads_its_checkpoint_and_side_files_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    search.start(_config(), tmp_path / "r")
+    (tmp_path / "r" / "result.json").write_text("{}")  # a side file load_checkpoint checks
+    read: list[str] = []
+    real = checkpoint_module.read_json_mapping
+
+    def counting(path: Path, **kwargs: str) -> object:
+        read.append(path.name)
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(checkpoint_module, "read_json_mapping", counting)
+    search.open_run(tmp_path / "r")
+    assert sorted(read) == ["checkpoint.json", "result.json"]
 
 
 def test_the_resolved_run_is_frozen_and_bound_to_its_directory(tmp_path: Path) -> None:
