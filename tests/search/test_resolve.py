@@ -13,7 +13,7 @@ import loopwright.search._api as api
 import loopwright.search._checkpoint as checkpoint_module
 import loopwright.tasks._registry as registry
 from loopwright import search
-from loopwright.errors import UsageError
+from loopwright.errors import ConfigError, UsageError
 from loopwright.search import EvolutionEngine, ResolvedRun
 from tests.search.test_engine import make_config
 
@@ -108,6 +108,25 @@ def test_a_reopened_run_reads_its_checkpoint_and_side_files_once(
     monkeypatch.setattr(checkpoint_module, "read_json_mapping", counting)
     search.open_run(tmp_path / "r")
     assert sorted(read) == ["checkpoint.json", "result.json"]
+
+
+def test_the_agent_reflector_on_a_run_that_never_reflects_is_refused(tmp_path: Path) -> None:
+    reflection = {"reflector": "agent", "meta_model": "openai/gpt-4o"}
+    never = make_config(strategy="random", reflection=reflection)
+    with pytest.raises(ConfigError, match="would never run") as info:
+        search.check_inputs(never, tmp_path / "r")
+    assert "strategy 'random'" in str(info.value.got)
+    assert "--strategy guided" in str(info.value.fix)
+    disabled = make_config(strategy="guided", reflection={**reflection, "enabled": False})
+    with pytest.raises(ConfigError, match=r"reflection\.enabled is false"):
+        search.check_inputs(disabled, tmp_path / "r")
+    assert not (tmp_path / "r").exists()
+    # Reflecting on a random run on purpose, or the guided strategy, takes the agent reflector.
+    for config in (
+        make_config(strategy="random", reflection={**reflection, "enabled": True}),
+        make_config(strategy="guided", reflection=reflection),
+    ):
+        assert search.check_inputs(config, tmp_path / "r").config.reflection.reflector == "agent"
 
 
 def test_the_resolved_run_is_frozen_and_bound_to_its_directory(tmp_path: Path) -> None:
