@@ -55,6 +55,13 @@ class UserError(LoopwrightError):
 class ConfigError(UserError):
     """A config, workflow, task or benchmark is malformed, or names something unknown."""
 
+    @classmethod
+    def not_utf8(cls, what: str, exc: UnicodeDecodeError, *, fix: str) -> ConfigError:
+        """`what` (the file as the user named it, e.g. "script file PATH") is not UTF-8 text
+        (binary): the error, with the first byte that does not decode and its offset."""
+        byte = exc.object[exc.start : exc.start + 1]
+        return cls(f"{what} is not UTF-8 text", got=f"byte {byte!r} at offset {exc.start}", fix=fix)
+
 
 class UsageError(UserError):
     """A command or function was called in a way that cannot work."""
