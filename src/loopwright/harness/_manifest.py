@@ -145,12 +145,7 @@ def load_manifest(path: Path | None) -> tuple[Manifest, str]:
             f"manifest {source}", exc, fix=f"pass a YAML manifest saved as UTF-8 (see {_DOC})"
         ) from None
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        raise ConfigError(
-            f"manifest {source} is invalid", got=problems, fix=f"see {_DOC}"
-        ) from None
+        raise ConfigError.invalid(f"manifest {source}", exc, fix=f"see {_DOC}") from None
 
 
 def make_plan(
