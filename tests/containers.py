@@ -226,13 +226,15 @@ def docker_sandbox_or_skip() -> DockerSandbox:
 
 def set_cli_container_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Export the test image's container settings the way the CLI reads them (the
-    LOOPWRIGHT_CONTAINER_* variables), for tests that run `loopwright ... --sandbox docker`."""
+    LOOPWRIGHT_CONTAINER_* variables), for tests that run `loopwright ... --sandbox docker` or
+    import with the engine. The CLI named is the engine the sandbox tests detected, never
+    "auto": the importer's own lookup takes the first CLI on PATH, and a docker CLI whose daemon
+    is down would be given podman's flags and fail where these tests' engine works."""
     chosen = settings(image_tag())
     monkeypatch.setenv("LOOPWRIGHT_CONTAINER_IMAGE", chosen.image)
     monkeypatch.setenv("LOOPWRIGHT_CONTAINER_GLOBAL_FLAGS", " ".join(chosen.global_flags))
     monkeypatch.setenv("LOOPWRIGHT_CONTAINER_RUN_FLAGS", " ".join(chosen.run_flags))
-    if chosen.cli != "auto":
-        monkeypatch.setenv("LOOPWRIGHT_CONTAINER_CLI", chosen.cli)
+    monkeypatch.setenv("LOOPWRIGHT_CONTAINER_CLI", Engine.detect(chosen).cli)
 
 
 if __name__ == "__main__":

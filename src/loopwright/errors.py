@@ -17,6 +17,11 @@ A failing task run is data (a record with an error and a score), never one of th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 __all__ = [
     "ConfigError",
     "LoopwrightError",
@@ -26,6 +31,7 @@ __all__ = [
     "SandboxError",
     "UsageError",
     "UserError",
+    "validation_problems",
 ]
 
 
@@ -54,6 +60,19 @@ class UserError(LoopwrightError):
 
 class ConfigError(UserError):
     """A config, workflow, task or benchmark is malformed, or names something unknown."""
+
+    @classmethod
+    def not_utf8(cls, what: str, exc: UnicodeDecodeError, *, fix: str) -> ConfigError:
+        """`what` (the file as the user named it, e.g. "script file PATH") is not UTF-8 text
+        (binary): the error, with the first byte that does not decode and its offset."""
+        byte = exc.object[exc.start : exc.start + 1]
+        return cls(f"{what} is not UTF-8 text", got=f"byte {byte!r} at offset {exc.start}", fix=fix)
+
+    @classmethod
+    def invalid(cls, what: str, exc: ValidationError, *, fix: str | None = None) -> ConfigError:
+        """`what` (a file as the user named it, e.g. "manifest PATH") does not validate: the
+        error, with every problem `validation_problems` lists."""
+        return cls(f"{what} is invalid", got=validation_problems(exc), fix=fix)
 
 
 class UsageError(UserError):
@@ -87,3 +106,8 @@ class ModelUnavailableError(LoopwrightError):
     """No call to the run's model succeeded in the first runs (a bad key, an unknown model, a
     server that is down): the run stops instead of recording a landscape of zeros. The message
     carries the first error (redacted); the CLI prints it and exits 1."""
+
+
+def validation_problems(exc: ValidationError) -> str:
+    """Every problem of a pydantic validation error as `field.path: message`, joined by "; "."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())

@@ -27,6 +27,7 @@ __all__ = ["loopback"]  # the fixture, re-exported for pytest
 DOC = Path(__file__).resolve().parents[2] / "docs" / "bad-inputs.md"
 EVOLVE = ("evolve", "--bench", "mini", "--seed-workflow", "builder-only")
 RUN = ("run", "builder-only", "--bench", "mini", "--tasks", "l1-slugify", "--no-report")
+RANDOM_AGENT = ("--strategy", "random", "--reflector", "agent", "--meta-model", "openai/gpt-4o")
 INIT = ("research", "init", "--workflow", "builder-only", "--bench", "mini")
 
 
@@ -133,6 +134,7 @@ CASES: tuple[Case, ...] = (
     Case((*EVOLVE, "--run-dir", "e", "--population", "2", "--elitism", "10"), 2, "elitism", "e"),
     Case((*EVOLVE, "--run-dir", "e", "--reflector", "agent"), 2, "calls tools", "e"),
     Case((*EVOLVE, "--run-dir", "e", "--reflector", "mind"), 2, "reflector", "e"),
+    Case((*EVOLVE, "--run-dir", "e", *RANDOM_AGENT), 2, "would never run", "e"),
     Case(
         (*EVOLVE, "--run-dir", "e", "--executor", "ray", "--ray-address", "not-an-address"),
         2,

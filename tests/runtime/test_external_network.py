@@ -6,20 +6,14 @@ another loopback port outside; it must reach the first and never the second."""
 from __future__ import annotations
 
 import json
-import os
-import socket
 import sys
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from loopwright.harness import MeteringRelay
 from loopwright.models import CallLabels, CostLedger, Price, PriceTable
-from loopwright.runtime import EXTERNAL_AGENTS, ExternalSettings, default_registries, external_loop
 from loopwright.runtime.external import _network
 from loopwright.runtime.external._network import (
     PROXY_PORT,
@@ -30,104 +24,17 @@ from loopwright.runtime.external._network import (
     network_plan,
 )
 from loopwright.sandbox import BubblewrapSandbox, LocalSandbox, bubblewrap_available
-from loopwright.workflow import EXTERNAL_LOOP_PREFIX
 from tests.models.test_gateway_server import Answer, Loopback, loopback
-from tests.runtime.conftest import FakeModel, Harness, agent, chain
+from tests.runtime.conftest import Harness
+from tests.runtime.hostile_network import decoy, hostile_agent, model_server, run_hostile
 
-__all__ = ["loopback"]  # the fixture, re-exported for pytest
-
-HOSTILE = """\
-import json, os, socket, urllib.request
-
-out = {}
-base = os.environ["ANTHROPIC_BASE_URL"]
-body = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
-key = os.environ.get("ANTHROPIC_API_KEY", "sk-x")  # the relay's placeholder, if it gave one
-request = urllib.request.Request(
-    base + "/v1/chat/completions", data=json.dumps(body).encode(),
-    headers={"Content-Type": "application/json", "Authorization": "Bearer " + key},
-)
-try:
-    with urllib.request.urlopen(request, timeout=10) as reply:
-        out["endpoint"] = reply.read().decode()
-except OSError as exc:
-    out["endpoint"] = "failed: " + repr(exc)
-for name, host in (("decoy", "127.0.0.1"), ("decoy_localhost", "localhost")):
-    try:
-        socket.create_connection((host, DECOY_PORT), timeout=5).close()
-        out[name] = "connected"
-    except OSError as exc:
-        out[name] = "failed: " + repr(exc)
-with open("net.json", "w") as f:
-    json.dump(out, f)
-"""
+__all__ = ["decoy", "loopback", "model_server"]  # the fixtures, re-exported for pytest
 
 
-class _Model(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        body = b'{"model": "ok"}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def model_server() -> Iterator[ThreadingHTTPServer]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Model)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture
-def decoy() -> Iterator[tuple[int, list[int]]]:
-    """A listener on another loopback port, outside any namespace; counts the connections."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    accepted: list[int] = []
-
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            accepted.append(1)
-            conn.close()
-
-    threading.Thread(target=serve, daemon=True).start()
-    yield listener.getsockname()[1], accepted
-    listener.close()
-
-
-def run_hostile(
-    h: Harness, tmp_path: Path, url: str, decoy_port: int, agent_key: str | None = None
-) -> tuple[dict[str, str], dict[str, Any]]:
-    script = tmp_path / "bin" / "claude"
-    script.parent.mkdir()
-    script.write_text(f"#!{sys.executable}\nDECOY_PORT = {decoy_port}\n{HOSTILE}")
-    script.chmod(0o755)
-    settings = ExternalSettings(
-        executable=str(script),
-        api_base=url,
-        environ={"PATH": os.environ["PATH"]},
-        agent_key=agent_key,
-    )
-    loop = external_loop(EXTERNAL_AGENTS.get("claude-code"), settings)
-    regs = default_registries().with_loop(EXTERNAL_LOOP_PREFIX + "claude-code", loop)
-    node = agent("builder", loop=EXTERNAL_LOOP_PREFIX + "claude-code", timeout_s=60)
-    h.run(chain(node), FakeModel([]), registries=regs)
-    (record,) = (h.events_path.parent / "external").glob("*.json")
-    return json.loads((h.workspace / "net.json").read_text()), json.loads(record.read_text())
+def hostile(decoy_port: int) -> str:
+    """The hostile agent on this host: the endpoint, then the decoy by address and by name."""
+    targets = [("decoy", "127.0.0.1", decoy_port), ("decoy_localhost", "localhost", decoy_port)]
+    return hostile_agent(sys.executable, targets)
 
 
 @pytest.mark.skipif(not bubblewrap_available(), reason="bubblewrap does not work here")
@@ -135,12 +42,12 @@ def test_an_external_agent_reaches_its_model_endpoint_and_nothing_else(
     h: Harness,
     tmp_path: Path,
     model_server: ThreadingHTTPServer,
-    decoy: tuple[int, list[int]],
+    decoy: tuple[int, list[str]],
 ) -> None:
     h.sandbox = BubblewrapSandbox()  # type: ignore[assignment]  # the harness field is typed Local
     port, accepted = decoy
     url = f"http://127.0.0.1:{model_server.server_address[1]}"
-    seen, record = run_hostile(h, tmp_path, url, port)
+    seen, record = run_hostile(h, tmp_path, hostile(port), url)
     assert seen["endpoint"] == '{"model": "ok"}'
     assert seen["decoy"].startswith("failed") and seen["decoy_localhost"].startswith("failed")
     assert accepted == []
@@ -149,7 +56,7 @@ def test_an_external_agent_reaches_its_model_endpoint_and_nothing_else(
 
 @pytest.mark.skipif(not bubblewrap_available(), reason="bubblewrap does not work here")
 def test_through_the_metering_relay_the_call_is_metered_and_nothing_else_leaves(
-    h: Harness, tmp_path: Path, loopback: Loopback, decoy: tuple[int, list[int]]
+    h: Harness, tmp_path: Path, loopback: Loopback, decoy: tuple[int, list[str]]
 ) -> None:
     h.sandbox = BubblewrapSandbox()  # type: ignore[assignment]  # the harness field is typed Local
     loopback.script.answers.append(Answer(text="hi", prompt_tokens=7, completion_tokens=2))
@@ -160,7 +67,9 @@ def test_through_the_metering_relay_the_call_is_metered_and_nothing_else_leaves(
     with MeteringRelay(loopback.url, prices=prices) as relay:
         labels = CallLabels(run="r", candidate="external:claude-code", role="small")
         with relay.metering(ledger, model, labels):
-            seen, record = run_hostile(h, tmp_path, relay.url, port, relay.agent_key)
+            seen, record = run_hostile(
+                h, tmp_path, hostile(port), relay.url, agent_key=relay.agent_key
+            )
     assert json.loads(seen["endpoint"])["choices"][0]["message"]["content"] == "hi"
     assert [r.input_tokens for r in ledger.records()] == [7]  # one call, metered
     assert len(loopback.script.requests) == 1
@@ -172,7 +81,7 @@ def test_the_local_sandbox_cannot_restrict_and_says_so(
     h: Harness,
     tmp_path: Path,
     model_server: ThreadingHTTPServer,
-    decoy: tuple[int, list[int]],
+    decoy: tuple[int, list[str]],
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -180,7 +89,7 @@ def test_the_local_sandbox_cannot_restrict_and_says_so(
     monkeypatch.setattr(_network, "_warned", set())  # once per process: this test's process
     port, accepted = decoy
     url = f"http://127.0.0.1:{model_server.server_address[1]}"
-    seen, record = run_hostile(h, tmp_path, url, port)
+    seen, record = run_hostile(h, tmp_path, hostile(port), url)
     assert seen["decoy"] == "connected" and accepted
     assert record["network"].startswith("open: the local sandbox cannot restrict")
     # ... and says so on the console, once per process and agent.
@@ -240,7 +149,7 @@ print(json.dumps(out))
 
 @pytest.mark.skipif(not bubblewrap_available(), reason="bubblewrap does not work here")
 def test_the_proxy_for_a_remote_endpoint_tunnels_only_to_it(
-    tmp_path: Path, model_server: ThreadingHTTPServer, decoy: tuple[int, list[int]]
+    tmp_path: Path, model_server: ThreadingHTTPServer, decoy: tuple[int, list[str]]
 ) -> None:
     # A remote HTTPS endpoint stands in as the loopback model server: the proxy plan is the same.
     port, accepted = decoy

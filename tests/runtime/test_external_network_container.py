@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import socket
-import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,44 +18,24 @@ import pytest
 
 from loopwright.harness import MeteringRelay
 from loopwright.models import CallLabels, CostLedger, Price, PriceTable
-from loopwright.runtime import EXTERNAL_AGENTS, ExternalSettings, default_registries, external_loop
 from loopwright.runtime.external._network import network_plan
 from loopwright.sandbox import DockerSandbox
-from loopwright.workflow import EXTERNAL_LOOP_PREFIX
 from tests.containers import docker_sandbox_or_skip
 from tests.models.test_gateway_server import Answer, Loopback, loopback
-from tests.runtime.conftest import FakeModel, Harness, agent, chain
-from tests.runtime.test_external_network import decoy, model_server
+from tests.runtime.conftest import Harness
+from tests.runtime.hostile_network import (
+    hostile_agent,
+    model_server,
+    run_hostile,
+    serve_decoy,
+)
 
-__all__ = ["decoy", "loopback", "model_server"]  # the fixtures, re-exported for pytest
+__all__ = ["loopback", "model_server"]  # the fixtures, re-exported for pytest
 
 pytestmark = pytest.mark.docker
 
-HOSTILE = """\
-import json, os, socket, urllib.request
-
-out = {}
-base = os.environ["ANTHROPIC_BASE_URL"]
-body = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
-key = os.environ.get("ANTHROPIC_API_KEY", "sk-x")  # the relay's placeholder, if it gave one
-request = urllib.request.Request(
-    base + "/v1/chat/completions", data=json.dumps(body).encode(),
-    headers={"Content-Type": "application/json", "Authorization": "Bearer " + key},
-)
-try:
-    with urllib.request.urlopen(request, timeout=10) as reply:
-        out["endpoint"] = reply.read().decode()
-except OSError as exc:
-    out["endpoint"] = "failed: " + repr(exc)
-targets = [("decoy_loopback", "127.0.0.1", DECOY_PORT), ("internet", "example.com", 80),
-           ("gateway_name", "host.containers.internal", DECOY_PORT)]
-targets += [("decoy_host_" + host, host, DECOY_PORT) for host in HOST_ADDRESSES]
-for name, host, port in targets:
-    try:
-        socket.create_connection((host, port), timeout=5).close()
-        out[name] = "connected"
-    except OSError as exc:
-        out[name] = "failed: " + repr(exc)
+# After the endpoint and the decoys, the agent tries to remove the relay's socket.
+UNLINK_THE_RELAY = """\
 relay = os.path.dirname(RELAY_GLOB) if RELAY_GLOB else ""
 out["relay_entries"] = sorted(os.listdir(relay)) if relay and os.path.isdir(relay) else []
 for entry in out["relay_entries"]:
@@ -65,8 +44,6 @@ for entry in out["relay_entries"]:
         out["relay_unlink"] = "removed " + entry
     except OSError as exc:
         out["relay_unlink"] = "failed: " + repr(exc)
-with open("net.json", "w") as f:
-    json.dump(out, f)
 """
 
 
@@ -88,26 +65,9 @@ def host_addresses() -> list[str]:
 
 
 @pytest.fixture
-def wide_decoy() -> Any:
-    """A listener on every address of the host (not only loopback); counts the connections."""
-    listener = socket.socket()
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("0.0.0.0", 0))
-    listener.listen(8)
-    accepted: list[str] = []
-
-    def serve() -> None:
-        while True:
-            try:
-                conn, peer = listener.accept()
-            except OSError:
-                return
-            accepted.append(peer[0])
-            conn.close()
-
-    threading.Thread(target=serve, daemon=True).start()
-    yield listener.getsockname()[1], accepted
-    listener.close()
+def wide_decoy() -> Iterator[tuple[int, list[str]]]:
+    """A listener on every address of the host (not only loopback); records the connections."""
+    yield from serve_decoy("0.0.0.0")
 
 
 @pytest.fixture
@@ -118,29 +78,17 @@ def container(h: Harness) -> Any:
     sandbox.release(h.workspace)
 
 
-def run_hostile(
-    h: Harness, tmp_path: Path, url: str, decoy_port: int, agent_key: str | None = None
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    script = tmp_path / "bin" / "claude"
-    script.parent.mkdir()
-    header = (
-        f"#!/usr/bin/python3\nDECOY_PORT = {decoy_port}\nHOST_ADDRESSES = {host_addresses()!r}\n"
-        "import glob\nRELAY_GLOB = next(iter(glob.glob('/.lw/relay/*.sock')), '')\n"
-    )
-    script.write_text(header + HOSTILE)
-    script.chmod(0o755)
-    settings = ExternalSettings(
-        executable=str(script),
-        api_base=url,
-        environ={"PATH": os.environ["PATH"]},
-        agent_key=agent_key,
-    )
-    loop = external_loop(EXTERNAL_AGENTS.get("claude-code"), settings)
-    regs = default_registries().with_loop(EXTERNAL_LOOP_PREFIX + "claude-code", loop)
-    node = agent("builder", loop=EXTERNAL_LOOP_PREFIX + "claude-code", timeout_s=90)
-    h.run(chain(node), FakeModel([]), registries=regs)
-    (record,) = (h.events_path.parent / "external").glob("*.json")
-    return json.loads((h.workspace / "net.json").read_text()), json.loads(record.read_text())
+def hostile(decoy_port: int) -> str:
+    """The hostile agent in the container: the endpoint; the decoy on loopback, on each of the
+    host's addresses and by the gateway's name; a name on the internet; the relay's socket."""
+    targets = [
+        ("decoy_loopback", "127.0.0.1", decoy_port),
+        ("internet", "example.com", 80),
+        ("gateway_name", "host.containers.internal", decoy_port),
+    ]
+    targets += [("decoy_host_" + host, host, decoy_port) for host in host_addresses()]
+    prelude = "import glob\nRELAY_GLOB = next(iter(glob.glob('/.lw/relay/*.sock')), '')\n"
+    return hostile_agent("/usr/bin/python3", targets, prelude=prelude, then=UNLINK_THE_RELAY)
 
 
 def assert_nothing_else(seen: dict[str, Any], accepted: list[str]) -> None:
@@ -160,7 +108,7 @@ def test_under_the_container_sandbox_the_agent_reaches_its_endpoint_and_nothing_
 ) -> None:
     port, accepted = wide_decoy
     url = f"http://127.0.0.1:{model_server.server_address[1]}"
-    seen, record = run_hostile(h, tmp_path, url, port)
+    seen, record = run_hostile(h, tmp_path, hostile(port), url, timeout_s=90)
     assert seen["endpoint"] == '{"model": "ok"}', seen
     assert_nothing_else(seen, accepted)
     assert record["network"] == "endpoint-only"
@@ -183,7 +131,9 @@ def test_under_the_container_sandbox_the_relay_meters_the_call_and_nothing_else_
     with MeteringRelay(loopback.url, prices=prices) as relay:
         labels = CallLabels(run="r", candidate="external:claude-code", role="small")
         with relay.metering(ledger, model, labels):
-            seen, record = run_hostile(h, tmp_path, relay.url, port, relay.agent_key)
+            seen, record = run_hostile(
+                h, tmp_path, hostile(port), relay.url, agent_key=relay.agent_key, timeout_s=90
+            )
     assert json.loads(seen["endpoint"])["choices"][0]["message"]["content"] == "hi"
     assert [r.input_tokens for r in ledger.records()] == [7]  # one call, metered
     assert_nothing_else(seen, accepted)

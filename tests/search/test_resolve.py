@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 import loopwright.search._api as api
+import loopwright.search._checkpoint as checkpoint_module
 import loopwright.tasks._registry as registry
 from loopwright import search
-from loopwright.errors import UsageError
+from loopwright.errors import ConfigError, UsageError
 from loopwright.search import EvolutionEngine, ResolvedRun
 from tests.search.test_engine import make_config
 
@@ -90,6 +91,42 @@ def test_a_checked_run_is_not_resolved_again(
     again = counted["resolved"][1]
     assert isinstance(again, ResolvedRun)
     _reads_from(reopened, again)
+
+
+def test_a_reopened_run_reads_its_checkpoint_and_side_files_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    search.start(_config(), tmp_path / "r")
+    (tmp_path / "r" / "result.json").write_text("{}")  # a side file load_checkpoint checks
+    read: list[str] = []
+    real = checkpoint_module.read_json_mapping
+
+    def counting(path: Path, **kwargs: str) -> object:
+        read.append(path.name)
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(checkpoint_module, "read_json_mapping", counting)
+    search.open_run(tmp_path / "r")
+    assert sorted(read) == ["checkpoint.json", "result.json"]
+
+
+def test_the_agent_reflector_on_a_run_that_never_reflects_is_refused(tmp_path: Path) -> None:
+    reflection = {"reflector": "agent", "meta_model": "openai/gpt-4o"}
+    never = make_config(strategy="random", reflection=reflection)
+    with pytest.raises(ConfigError, match="would never run") as info:
+        search.check_inputs(never, tmp_path / "r")
+    assert "strategy 'random'" in str(info.value.got)
+    assert "--strategy guided" in str(info.value.fix)
+    disabled = make_config(strategy="guided", reflection={**reflection, "enabled": False})
+    with pytest.raises(ConfigError, match=r"reflection\.enabled is false"):
+        search.check_inputs(disabled, tmp_path / "r")
+    assert not (tmp_path / "r").exists()
+    # Reflecting on a random run on purpose, or the guided strategy, takes the agent reflector.
+    for config in (
+        make_config(strategy="random", reflection={**reflection, "enabled": True}),
+        make_config(strategy="guided", reflection=reflection),
+    ):
+        assert search.check_inputs(config, tmp_path / "r").config.reflection.reflector == "agent"
 
 
 def test_the_resolved_run_is_frozen_and_bound_to_its_directory(tmp_path: Path) -> None:

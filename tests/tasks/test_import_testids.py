@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from loopwright.tasks.importers._common import SkipInstance
+from loopwright.tasks.importers._gitrepo import SkipInstance
 from loopwright.tasks.importers._testids import TreeView, map_test_ids
 
 FILES = {

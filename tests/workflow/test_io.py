@@ -151,6 +151,14 @@ def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
         load_workflow(tmp_path / "nope.yaml")
 
 
+def test_a_binary_file_is_a_config_error_naming_the_byte(tmp_path: Path) -> None:
+    path = tmp_path / "wf.yaml"
+    path.write_bytes(b"name: x\n\xff\xfe")
+    with pytest.raises(ConfigError, match=r"workflow file .*wf\.yaml is not UTF-8 text") as info:
+        load_workflow(path)
+    assert info.value.got == "byte b'\\xff' at offset 8" and "UTF-8" in str(info.value.fix)
+
+
 @pytest.mark.parametrize("name", ["wf.txt", "wf", "wf.toml"])
 def test_unknown_suffix_is_a_config_error(name: str) -> None:
     with pytest.raises(ConfigError, match="cannot tell the workflow format"):

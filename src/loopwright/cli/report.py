@@ -141,40 +141,41 @@ def watch_run(run_dir: Path, *, port: int, interval: float, open_browser: bool) 
 
 def describe_comparison(result: CompareResult) -> str:
     """One line saying where the comparison page is and which runs it holds."""
-    notes = [f"{len(result.runs)} evolve runs", f"{result.size / 1024:.0f} KB"]
-    if result.partial:
-        notes.append("PARTIAL")
-    if result.simulated:
-        notes.append("SIMULATED")
-    return f"comparison of {', '.join(result.runs)} written to {result.path} ({', '.join(notes)})"
-
-
-def _compare_dict(result: CompareResult) -> dict[str, object]:
-    return {
-        "path": str(result.path),
-        "kind": "compare",
-        "runs": list(result.runs),
-        "partial": result.partial,
-        "simulated": result.simulated,
-        "bytes": result.size,
-        "seconds": round(result.seconds, 3),
-    }
+    notes = _notes(f"{len(result.runs)} evolve runs", result)
+    return f"comparison of {', '.join(result.runs)} written to {result.path} ({notes})"
 
 
 def describe(result: ReportResult) -> str:
     """One line saying where the report is and what it holds."""
-    notes = [f"{result.kind} report", f"{result.size / 1024:.0f} KB"]
+    return f"report written to {result.path} ({_notes(f'{result.kind} report', result)})"
+
+
+def _notes(what: str, result: ReportResult | CompareResult) -> str:
+    """`what`, the page's size, and PARTIAL / SIMULATED where they apply."""
+    notes = [what, f"{result.size / 1024:.0f} KB"]
     if result.partial:
         notes.append("PARTIAL")
     if result.simulated:
         notes.append("SIMULATED")
-    return f"report written to {result.path} ({', '.join(notes)})"
+    return ", ".join(notes)
+
+
+def _compare_dict(result: CompareResult) -> dict[str, object]:
+    return _json_fields(result, kind="compare", runs=list(result.runs))
 
 
 def _as_dict(result: ReportResult) -> dict[str, object]:
+    return _json_fields(result, kind=result.kind)
+
+
+def _json_fields(
+    result: ReportResult | CompareResult, *, kind: str, **extra: object
+) -> dict[str, object]:
+    """The `--json` object of a page: its path and kind, `extra`, then what both kinds share."""
     return {
         "path": str(result.path),
-        "kind": result.kind,
+        "kind": kind,
+        **extra,
         "partial": result.partial,
         "simulated": result.simulated,
         "bytes": result.size,

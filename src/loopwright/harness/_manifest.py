@@ -141,18 +141,11 @@ def load_manifest(path: Path | None) -> tuple[Manifest, str]:
     except yaml.YAMLError as exc:
         raise ConfigError(f"manifest {source} cannot be parsed", got=str(exc)) from None
     except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"manifest {source} is not UTF-8 text",
-            got=f"byte {exc.object[exc.start : exc.start + 1]!r} at offset {exc.start}",
-            fix=f"pass a YAML manifest saved as UTF-8 (see {_DOC})",
+        raise ConfigError.not_utf8(
+            f"manifest {source}", exc, fix=f"pass a YAML manifest saved as UTF-8 (see {_DOC})"
         ) from None
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        raise ConfigError(
-            f"manifest {source} is invalid", got=problems, fix=f"see {_DOC}"
-        ) from None
+        raise ConfigError.invalid(f"manifest {source}", exc, fix=f"see {_DOC}") from None
 
 
 def make_plan(

@@ -124,10 +124,8 @@ def load_script_file(path: Path) -> ScriptFile:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"script file {path} is not UTF-8 text",
-            got=f"byte {exc.object[exc.start : exc.start + 1]!r} at offset {exc.start}",
-            fix=f"{fix}; save it as UTF-8 YAML or JSON",
+        raise ConfigError.not_utf8(
+            f"script file {path}", exc, fix=f"{fix}; save it as UTF-8 YAML or JSON"
         ) from None
     try:
         raw = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)

@@ -138,10 +138,7 @@ def load_models_config(path: Path | None, overrides: Sequence[str] = ()) -> Mode
                 f"models config {path} cannot be parsed", got=str(exc), fix=_FIX
             ) from None
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-            )
-            raise ConfigError(f"models config {path} is invalid", got=problems, fix=_FIX) from None
+            raise ConfigError.invalid(f"models config {path}", exc, fix=_FIX) from None
     return config.with_overrides(overrides)
 
 

@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from loopwright.errors import ConfigError
+from loopwright.errors import ConfigError, validation_problems
 
 __all__ = [
     "Escalation",
@@ -225,8 +225,7 @@ def _escalation(section: str, source: str) -> Escalation:
     try:
         return Escalation.model_validate(values)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise ConfigError(f"{source}: bad Escalation value", got=problems) from None
+        raise ConfigError(f"{source}: bad Escalation value", got=validation_problems(exc)) from None
 
 
 def _rule(bullet: str, source: str) -> TerminationRule:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from loopwright._fs import atomic_write
 from loopwright.errors import ConfigError
+from loopwright.research._schemas import DistillVerdict
 
 __all__ = [
     "REFUTING",
@@ -33,18 +34,8 @@ __all__ = [
 JOURNAL_SCHEMA_VERSION = 1
 
 OutcomeClass = Literal["measured", "implementer_skip", "critic_block"]
-Verdict = Literal[
-    "adopted",
-    "confirmed",
-    "promising",
-    "inconclusive",
-    "no_effect",
-    "refuted",
-    "not_confirmed",
-    "implementer_skip",
-    "critic_block",
-    "undistilled",
-]
+# DISTILL's verdicts, or `undistilled`: a measured spec DISTILL gave none (SKIP_DISTILL_EMPTY).
+Verdict = Literal[DistillVerdict, "undistilled"]
 
 REFUTING: frozenset[str] = frozenset(
     {"refuted", "no_effect", "not_confirmed", "implementer_skip", "critic_block"}

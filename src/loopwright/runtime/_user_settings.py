@@ -78,10 +78,7 @@ def load_user_settings(path: Path | None = None) -> UserSettings:
             f"settings file {where} cannot be parsed", got=str(exc), fix=_FIX
         ) from None
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        raise ConfigError(f"settings file {where} is invalid", got=problems, fix=_FIX) from None
+        raise ConfigError.invalid(f"settings file {where}", exc, fix=_FIX) from None
 
 
 def load_engine_settings(path: Path | None = None) -> EngineSettings:

@@ -207,10 +207,11 @@ def open_run(
 ) -> EvolutionEngine:
     """The engine of the evolve run in `run_dir`, from its checkpoint (the caller holds the
     run's lock while it changes the run). ConfigError when there is no checkpoint."""
-    run = resolve_run(load_checkpoint(run_dir).config, run_dir, new=False)
+    checkpoint = load_checkpoint(run_dir)  # read once: the engine opens from this one
+    run = resolve_run(checkpoint.config, run_dir, new=False)
     return EvolutionEngine.open(
         run_dir, run.evaluator(executor), components=run.components, listener=on_event,
-        benchmark=run.benchmark,
+        benchmark=run.benchmark, checkpoint=checkpoint,
     )  # fmt: skip
 
 

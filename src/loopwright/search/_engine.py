@@ -177,12 +177,16 @@ class EvolutionEngine:
         components: SearchComponents | None = None,
         listener: Listener | None = None,
         benchmark: Benchmark | None = None,
+        checkpoint: Checkpoint | None = None,
     ) -> EvolutionEngine:
         """The run in `run_dir` where its checkpoint left it (resume with `run()`): the tasks
         are reloaded from the stored config's `bench`, `components` default to
-        `default_components` of the stored config. ConfigError when there is no readable
-        checkpoint or the bench no longer resolves. Does not lock the run directory."""
-        checkpoint = load_checkpoint(run_dir)
+        `default_components` of the stored config. `checkpoint` is the one the caller has just
+        read with `load_checkpoint(run_dir)`, so that the run's files are read once; read here
+        when None. ConfigError when there is no readable checkpoint or the bench no longer
+        resolves. Does not lock the run directory."""
+        if checkpoint is None:
+            checkpoint = load_checkpoint(run_dir)
         config = checkpoint.config
         tasks = _tasks(config, benchmark)
         parts = components if components is not None else default_components(config)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loopwright._caller import spoken
-from loopwright.errors import UsageError
+from loopwright.errors import ConfigError, UsageError
 from loopwright.evaluation import EvalSettings, Evaluator, Executor
 from loopwright.models import (
     LEDGER_FILE,
@@ -76,6 +76,7 @@ def resolve_run(
     (`new=False`, its config from the run directory) is not checked again. `benchmark`:
     `config.bench` when the caller has already loaded it (it is not read again)."""
     if new:
+        _check_reflector_runs(config)
         resolve_task_workflow(config.seed_workflow)
     bench = benchmark if benchmark is not None else load_benchmark(config.bench)
     if new:
@@ -110,6 +111,26 @@ def check_ids(benchmark: Benchmark, config: EvolveConfig) -> None:
             f"unknown task id(s): {', '.join(unknown)}",
             fix=f"choose from: {', '.join(sorted(known))}",
         )
+
+
+def _check_reflector_runs(config: EvolveConfig) -> None:
+    """The agent reflector was asked for, so some generation must be reflected on: a run that
+    reflects on none (`random` strategy, or reflection disabled) would ignore it silently.
+    Checked on a new run only, so that a run recorded before this check still reopens."""
+    if config.reflection.reflector != "agent" or config.reflects:
+        return
+    why = (
+        "reflection.enabled is false"
+        if config.reflection.enabled is False
+        else "strategy 'random' (--strategy random), whose choices ignore reflection, so no "
+        "generation is reflected on"
+    )
+    raise ConfigError(
+        "the agent reflector (reflector='agent', --reflector agent) would never run",
+        got=why,
+        fix="use the guided strategy (--strategy guided), or set reflection.enabled: true in "
+        "--config to reflect on a random run's generations anyway, or drop --reflector agent",
+    )
 
 
 def _check_priced(config: EvolveConfig) -> None:

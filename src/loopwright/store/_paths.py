@@ -68,10 +68,8 @@ def read_text_input(path: Path, flag: str) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"{flag} {path} is not UTF-8 text",
-            got=f"byte {exc.object[exc.start : exc.start + 1]!r} at offset {exc.start}",
-            fix="pass a text (markdown) file saved as UTF-8",
+        raise ConfigError.not_utf8(
+            f"{flag} {path}", exc, fix="pass a text (markdown) file saved as UTF-8"
         ) from None
     except OSError as exc:
         raise ConfigError(

@@ -71,12 +71,19 @@ def patch_paths(patch: bytes, *, label: str = PATCH_FILE) -> list[str]:
 
 
 def apply_test_patch(
-    patch: bytes, base: Mapping[str, bytes], *, label: str = PATCH_FILE
+    patch: bytes,
+    base: Mapping[str, bytes],
+    *,
+    label: str = PATCH_FILE,
+    reverse: bool = False,
+    where: str = "to repo/",
 ) -> dict[str, bytes | None]:
-    """Apply `patch` with `git apply` to `base` (repo-relative path -> the repo's content, for
-    the paths the patch touches that exist in the repo) in a scratch directory; return every
-    touched path's content afterwards (None: the patch deletes it). Raises ValueError when the
-    patch does not apply, saying git's reason. `label` names the patch in messages."""
+    """Apply `patch` with `git apply` (`reverse`: undo it, `git apply -R`) to `base`
+    (repo-relative path -> the repo's content, for the paths the patch touches that exist in
+    the repo) in a scratch directory; return every touched path's content afterwards (None: the
+    patch deletes it). Raises ValueError when the patch does not apply, saying git's reason:
+    "`label` does not apply [reversed ]`where`: ...". The one patch application of the task
+    format and the importers."""
     paths = patch_paths(patch, label=label)
     with tempfile.TemporaryDirectory(prefix="lw-testpatch-") as scratch:
         root = Path(scratch) / "repo"
@@ -86,11 +93,11 @@ def apply_test_patch(
                 (root / rel).parent.mkdir(parents=True, exist_ok=True)
                 (root / rel).write_bytes(base[rel])
         (Path(scratch) / PATCH_FILE).write_bytes(patch)
-        _git_apply(root, Path(scratch) / PATCH_FILE, label)
+        _git_apply(root, Path(scratch) / PATCH_FILE, label, reverse=reverse, where=where)
         return {rel: (root / rel).read_bytes() if (root / rel).is_file() else None for rel in paths}
 
 
-def _git_apply(root: Path, patch: Path, label: str) -> None:
+def _git_apply(root: Path, patch: Path, label: str, *, reverse: bool, where: str) -> None:
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "GIT_CEILING_DIRECTORIES": str(root.parent),
@@ -101,14 +108,14 @@ def _git_apply(root: Path, patch: Path, label: str) -> None:
     }
     try:
         done = subprocess.run(
-            ["git", "apply", "--whitespace=nowarn", str(patch)],
+            ["git", "apply", "--whitespace=nowarn", *(["-R"] if reverse else []), str(patch)],
             cwd=root, env=env, capture_output=True, text=True, timeout=_GIT_TIMEOUT_S,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ValueError(f"could not run git apply on {label}: {exc}") from None
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip()[-500:]
-        raise ValueError(f"{label} does not apply to repo/: {tail}")
+        raise ValueError(f"{label} does not apply {'reversed ' if reverse else ''}{where}: {tail}")
 
 
 def place_hidden(

@@ -100,7 +100,9 @@ def load_workflow(
     try:
         text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{file} is not UTF-8 text", got=str(exc)) from None
+        raise ConfigError.not_utf8(
+            f"workflow file {file}", exc, fix="save it as UTF-8 YAML or JSON"
+        ) from None
     return workflow_from_text(text, fmt, source=str(file), check=check, catalog=catalog)
 
 

@@ -17,7 +17,7 @@ from loopwright.search._individual import Individual, Lineage
 from loopwright.search._progress import MutationRejected, PopulationShort
 from loopwright.search._protocols import MutationContext, MutationResult
 from loopwright.search._report import failures_of
-from loopwright.search.strategies._merge import maybe_merge
+from loopwright.search.strategies._merge_policy import maybe_merge
 from loopwright.search.strategies._parents import parent_selector
 from loopwright.search.strategies._state import RunState, individual_id
 

@@ -8,12 +8,12 @@ from loopwright.tasks.importers._common import (
     ConvertedTask,
     ImportProgress,
     ImportReport,
-    SkipInstance,
     SkippedInstance,
     TaskParts,
     run_import,
     write_task,
 )
+from loopwright.tasks.importers._gitrepo import SkipInstance
 from loopwright.tasks.importers.featurebench import import_featurebench
 from loopwright.tasks.importers.swebench import (
     EnvSpec,

@@ -8,7 +8,7 @@ gold patch apply, writes `task.toml`, `instruction.md`, `tests.patch`, `solution
 environment files, and loads the result back with the task loader so that every task written
 is a valid one. `run_import` drives a list of instances through a converter and collects the
 `ImportReport` (written as `import_report.json` next to the tasks). Reading clones and
-applying patches is `_gitrepo`'s (re-exported here), writing TOML `_toml`'s.
+applying patches is `_gitrepo`'s, writing TOML `_toml`'s.
 """
 
 from __future__ import annotations
@@ -31,14 +31,7 @@ from loopwright.tasks._model import TaskSpec
 from loopwright.tasks.importers._gitrepo import (
     SkipInstance,
     apply_patch,
-    apply_patch_to,
-    commit_time,
-    exists_at,
     export_repo,
-    file_diff,
-    find_clone,
-    read_at,
-    require_commit,
 )
 from loopwright.tasks.importers._toml import toml_text
 
@@ -50,21 +43,10 @@ __all__ = [
     "ConvertedTask",
     "ImportProgress",
     "ImportReport",
-    "SkipInstance",
     "SkippedInstance",
     "TaskParts",
-    "apply_patch",
-    "apply_patch_to",
-    "commit_time",
-    "exists_at",
-    "export_repo",
-    "file_diff",
-    "find_clone",
-    "read_at",
-    "require_commit",
     "run_import",
     "task_id_for",
-    "toml_text",
     "write_task",
 ]
 

@@ -25,7 +25,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from loopwright.tasks.importers._common import SkipInstance
+from loopwright.tasks.importers._gitrepo import SkipInstance
 from loopwright.tasks.importers._source import Instance
 
 __all__ = ["IMAGE_WORKDIR", "build_instance_image", "copy_testbed", "engine", "image_id"]

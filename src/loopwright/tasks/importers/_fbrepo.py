@@ -17,18 +17,18 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopwright.tasks.importers._common import (
-    SkipInstance,
-    exists_at,
-    find_clone,
-    read_at,
-    require_commit,
-)
 from loopwright.tasks.importers._fbimage import (
     build_instance_image,
     copy_testbed,
     engine,
     image_id,
+)
+from loopwright.tasks.importers._gitrepo import (
+    SkipInstance,
+    exists_at,
+    find_clone,
+    read_at,
+    require_commit,
 )
 from loopwright.tasks.importers._source import Instance
 

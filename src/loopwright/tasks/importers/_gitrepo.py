@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
-from loopwright.tasks._hidden import PATCH_FILE, patch_paths
+from loopwright.tasks._hidden import PATCH_FILE, apply_test_patch, patch_paths
 
 __all__ = [
     "SkipInstance",
@@ -149,27 +149,13 @@ def apply_patch_to(
     """`apply_patch` on `base` (repo-relative path -> content before) with `git apply` in a
     scratch directory; `reverse`: the patch undone (`git apply -R`), as FeatureBench's harness
     applies its masking patch and its level-1 test patch."""
-    paths = _patch_paths(patch, label)
-    with tempfile.TemporaryDirectory(prefix="lw-import-") as scratch:
-        root = Path(scratch) / "repo"
-        root.mkdir()
-        for rel in paths:
-            if rel in base:
-                (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                (root / rel).write_bytes(base[rel])
-        (Path(scratch) / "change.patch").write_bytes(patch.encode())
-        done = subprocess.run(
-            ["git", "apply", "--whitespace=nowarn", *(["-R"] if reverse else []),
-             str(Path(scratch) / "change.patch")],
-            cwd=root, capture_output=True, text=True, timeout=_GIT_TIMEOUT_S, check=False,
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GIT_CONFIG_NOSYSTEM": "1",
-                 "GIT_CEILING_DIRECTORIES": scratch, "HOME": scratch, "LANG": "C"},
-        )  # fmt: skip
-        if done.returncode != 0:
-            tail = (done.stderr or done.stdout).strip()[-400:]
-            how = "reversed " if reverse else ""
-            raise SkipInstance(f"{label} does not apply {how}at the base commit: {tail}")
-        return {rel: (root / rel).read_bytes() if (root / rel).is_file() else None for rel in paths}
+    _patch_paths(patch, label)  # a path it may not touch: SkipInstance naming `label`
+    try:
+        return apply_test_patch(
+            patch.encode(), base, label=label, reverse=reverse, where="at the base commit"
+        )
+    except ValueError as exc:
+        raise SkipInstance(str(exc)) from None
 
 
 def file_diff(rel: str, old: bytes | None, new: bytes | None) -> str:

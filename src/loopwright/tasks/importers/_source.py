@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from loopwright.errors import ConfigError, MissingDependencyError
 from loopwright.tasks._loader import pydantic_problems
-from loopwright.tasks.importers._common import SkipInstance
+from loopwright.tasks.importers._gitrepo import SkipInstance
 
 __all__ = ["Instance", "parse_instance", "read_records"]
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeGuard
 
-from loopwright.tasks.importers._common import SkipInstance
+from loopwright.tasks.importers._gitrepo import SkipInstance
 
 __all__ = ["MappedTests", "TreeView", "map_test_ids"]
 

@@ -31,15 +31,9 @@ from typing import Any
 
 from loopwright.tasks._hidden import patch_paths
 from loopwright.tasks._model import Environment, GradingTable, TaskSpec, Timeouts
-from loopwright.tasks.importers._common import (
-    ImportProgress,
-    ImportReport,
-    SkipInstance,
-    TaskParts,
-    apply_patch_to,
-    file_diff,
-)
+from loopwright.tasks.importers._common import ImportProgress, ImportReport, TaskParts
 from loopwright.tasks.importers._fbrepo import OriginalRepo, original_repo
+from loopwright.tasks.importers._gitrepo import SkipInstance, apply_patch_to, file_diff
 from loopwright.tasks.importers._source import Instance, parse_instance, read_records
 from loopwright.tasks.importers._testids import MappedTests, TreeView, map_test_ids
 from loopwright.tasks.importers.swebench import (

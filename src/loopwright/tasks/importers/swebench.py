@@ -27,16 +27,18 @@ from loopwright.tasks._model import ENV_DIR, Environment, GradingTable, TaskSpec
 from loopwright.tasks.importers._common import (
     ImportProgress,
     ImportReport,
-    SkipInstance,
     TaskParts,
+    run_import,
+    task_id_for,
+)
+from loopwright.tasks.importers._gitrepo import (
+    SkipInstance,
     apply_patch_to,
     commit_time,
     exists_at,
     find_clone,
     read_at,
     require_commit,
-    run_import,
-    task_id_for,
 )
 from loopwright.tasks.importers._source import Instance, parse_instance, read_records
 from loopwright.tasks.importers._testids import MappedTests, TreeView, map_test_ids

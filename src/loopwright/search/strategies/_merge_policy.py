@@ -1,5 +1,6 @@
-"""Merging two frontier members that lead on different tasks, over their nearest common
-ancestor (`parents: pareto` with a `merge_rate`)."""
+"""When to merge, and which pair: two frontier members that lead on different tasks, over their
+nearest common ancestor (`parents: pareto` with a `merge_rate`). The merge itself, of two
+workflows, is the operator's (`search/mutations/_merge.py`)."""
 
 from __future__ import annotations
 
