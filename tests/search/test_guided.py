@@ -153,7 +153,7 @@ def test_the_neighbourhood_toggles_each_component_at_the_main_writer() -> None:
     moves = neighbours(wf, ("node_insert", "gate_add", "node_remove", "gate_remove"))
     children = _neighbour_children(wf)
     roles = [sorted(n.role for n in c.nodes if isinstance(n, AgentNode)) for c in children]
-    for role in ("researcher", "reviewer", "test_writer", "planner", "debugger"):
+    for role in ("researcher", "fixer", "reviewer", "test_writer", "planner", "debugger"):
         assert sorted([role, "builder"]) in roles  # each missing role, once
     assert ["builder"] in roles  # the gate removed: the only child with no gate
     assert sum(not any(isinstance(n, GateNode) for n in c.nodes) for c in children) == 1
@@ -263,3 +263,23 @@ def test_more_loops_doubles_a_gate_up_to_the_cap_and_compound_needs_two() -> Non
     assert MoreLoops("builder").apply(wf, ctx()).child is None  # not a gate
     one = report(suggestion("gate_add", "add_gate", "s1", max_loops=3))
     assert compound(SEED, one.mutation_suggestions, ctx(), one) is None
+
+
+def test_a_fixer_suggestion_puts_an_editing_reviewer_after_the_writer() -> None:
+    """What the hidden-miss rule asks for: a reviewer that may edit, after the main writer
+    (the library's reviewer is read-only and cannot fix what it finds)."""
+    from loopwright.workflow import to_networkx
+
+    rep = report(suggestion("node_insert", "insert_fixer", "s1", role="fixer"))
+    parent = with_gate()
+    result = apply_suggestion(parent, rep.mutation_suggestions[0], ctx(), rep)
+    assert result.child is not None
+    (fixer,) = [n for n in result.child.nodes if isinstance(n, AgentNode) and n.role == "fixer"]
+    assert "edit_file" in fixer.tools
+    assert fixer.id in to_networkx(result.child).successors("builder")
+    strategy = GuidedStrategy()
+    assert strategy.usable(parent, ctx(report=rep))  # wanted where there is none
+    assert not strategy.usable(result.child, ctx(report=rep))  # satisfied once it is there
+    removal = report(suggestion("node_remove", "remove_idle", "s2") | {"target": fixer.id})
+    pruned = apply_suggestion(result.child, removal.mutation_suggestions[0], ctx(), removal)
+    assert pruned.child is not None and workflow_hash(pruned.child) == workflow_hash(parent)

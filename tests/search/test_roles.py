@@ -14,8 +14,8 @@ from loopwright.search.mutations._roles import (
 from loopwright.workflow import Workflow, check_workflow, prompt_placeholders
 
 
-def test_library_has_the_five_roles() -> None:
-    assert set(ROLES) == {"researcher", "planner", "reviewer", "test_writer", "debugger"}
+def test_library_has_the_six_roles() -> None:
+    assert set(ROLES) == {"researcher", "planner", "reviewer", "test_writer", "debugger", "fixer"}
 
 
 @pytest.mark.parametrize("role", sorted(ROLES))
@@ -45,7 +45,7 @@ def test_read_only_roles_cannot_write_files(role: str) -> None:
     assert not set(node.tools) & WRITE_TOOLS
 
 
-@pytest.mark.parametrize("role", ["test_writer", "debugger"])
+@pytest.mark.parametrize("role", ["test_writer", "debugger", "fixer"])
 def test_writing_roles_get_write_tools(role: str) -> None:
     node = make_role(role, "x")
     assert not is_read_only(node)
@@ -57,3 +57,11 @@ def test_writing_roles_get_write_tools(role: str) -> None:
 def test_unknown_role_is_a_config_error_listing_roles() -> None:
     with pytest.raises(ConfigError, match="researcher"):
         make_role("wizard", "x")
+
+
+def test_the_fixer_is_a_reviewer_that_may_edit() -> None:
+    """The reviewer that fixes what it finds (thorough's), which the read-only reviewer is not:
+    it edits source files, never writes new ones, and reviews against the instruction."""
+    node = make_role("fixer", "x")
+    assert "edit_file" in node.tools and "write_file" not in node.tools
+    assert "review" in node.prompt.lower() and "fix" in node.prompt.lower()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 from types import ModuleType
 
@@ -32,3 +33,24 @@ def test_subsets_are_disjoint_and_take_the_levels_in_turn() -> None:
     levels = sorted(set(level.values()))
     assert [level[t] for t in holdout[: len(levels)]] == levels  # one of each level first
     assert sv.split(bench, 0, 0) == (full_train, full_holdout)
+
+
+def test_the_pair_script_scores_both_checkouts_on_the_landscapes_both_finished(
+    tmp_path: Path,
+) -> None:
+    spec = importlib.util.spec_from_file_location(
+        "search_value_pair", SCRIPT.with_name("search_value_pair.py")
+    )
+    assert spec is not None and spec.loader is not None
+    pair = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pair)
+    base, new = tmp_path / "base", tmp_path / "new"
+    base.mkdir(), new.mkdir()
+    arm = {"scores": {"t1": 1.0}, "usd": 0.1, "best_seen": 1.0, "trajectory": []}
+    design = {"builder-only": {"scores": {"t1": 0.5}, "usd": 0.05, "spent": 1}}
+    for folder, n in ((base, 0), (new, 0), (new, 1)):
+        outcome = {"landscape": n, "bench": "forge", "designs": design, "arms": {"guided": arm}}
+        (folder / f"L{n}.json").write_text(json.dumps(outcome))
+    (got,) = pair.merged(base, new)  # L1 has no baseline: left out
+    assert got["landscape"] == 0 and set(got["arms"]) == {"guided", "guided-old"}
+    assert _script().ARMS["guided+cost"] == {"strategy": "guided", "objective": "cost-aware"}

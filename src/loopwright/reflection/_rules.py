@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from loopwright.reflection._digest import Candidate, Contrast, ExhaustDigest, FeedbackRow
 from loopwright.reflection._features import LESSON_PREFIX, writers
+from loopwright.reflection._parts import part_recommendations
 from loopwright.reflection._report import (
     Evidence,
     MutationSuggestion,
@@ -261,6 +262,11 @@ def _structural(rd: _Reader, target: str) -> list[tuple[StructuralRecommendation
         ev = _ev([c for c, _ in checkable], [r.task_id for _, r in checkable], len(checkable), why)
         out.append((_rec("add_gate", target, None, why, ev), PRIOR_CONFIDENCE, "add_gate"))
     out += _removals(rd)
+    removed = {rec.target for rec, _, _ in out if rec.action == "remove_node"}
+    for rec, conf, kind in part_recommendations(rd.digest, rd.cands, target):
+        if rec.action == "remove_node" and rec.target in removed:
+            continue  # a contrast already asks to remove it
+        out.append((rec, conf, kind))
     return out
 
 

@@ -45,7 +45,7 @@ MAX_GATE_LOOPS = 8
 """The most RELOOPs `MoreLoops` gives a gate."""
 STRUCTURAL = frozenset({"node_insert", "gate_add"})
 """The suggestion operators `compound` combines."""
-_ROLE_ORDER = ("researcher", "reviewer", "test_writer", "planner", "debugger")
+_ROLE_ORDER = ("researcher", "fixer", "reviewer", "test_writer", "planner", "debugger")
 """The order in which `neighbours` lists role insertions (library roles not named here come
 after, sorted), before the removals."""
 

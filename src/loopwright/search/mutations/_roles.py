@@ -4,8 +4,9 @@ Every role's prompt is a real, specific job description in the style of the buil
 workflows: it names `{instruction_file}` and `{workspace}`, states the working rules (work only
 inside the workspace, no internet, never modify the existing tests) followed by `{rules}`, reads
 `{notes}` from earlier steps and writes its own findings with write_notes for the nodes after it.
-Read-only roles (researcher, planner, reviewer) get read tools and write_notes; test_writer and
-debugger may write files. Every role runs the `react` loop on the medium tier.
+Read-only roles (researcher, planner, reviewer) get read tools and write_notes; test_writer,
+debugger and fixer (a reviewer that fixes what it finds, as `thorough`'s reviewer does) may
+write files. Every role runs the `react` loop on the medium tier.
 """
 
 from __future__ import annotations
@@ -137,6 +138,36 @@ How to review:
 """
 )
 
+_FIXER = (
+    """You are the reviewer for task {task_id}. The repository has just been changed to
+implement the task. You check that change against the instruction, and you fix what is wrong.
+
+The task instruction is in {instruction_file}. Read all of it first: it is the standard you
+review against, and hidden tests will grade the work on every detail in it.
+
+The repository is at {workspace}.
+
+"""
+    + _RULES
+    + """- Fix problems in the repository's source files with small, targeted edits; do not rewrite
+  code that works, and never change a test to make it pass.
+{rules}
+
+"""
+    + _NOTES
+    + """
+How to review:
+1. Read {instruction_file} and the notes above.
+2. Find the changed source files (the notes name them; search_code helps) and read them in full.
+3. Check, requirement by requirement: the exact names, signatures and defaults; exports
+   (`__all__`, `__init__.py`) where asked; every edge case and every error the instruction
+   specifies; existing behaviour left intact; no debugging leftovers.
+4. Fix each problem you found in the source with edit_file, then run the visible tests with
+   run_tests; tests that passed before must still pass.
+5. Write notes with write_notes, starting with REVIEW: what you found and what you changed.
+"""
+)
+
 _TEST_WRITER = (
     """You are the test writer for task {task_id}. Before the code is written, you turn the
 instruction into tests, so that the builder after you has a precise target.
@@ -221,6 +252,12 @@ ROLES: Mapping[str, Callable[[str], AgentNode]] = MappingProxyType(
         "reviewer": _factory("reviewer", _REVIEWER, _READ, 25),
         "test_writer": _factory(
             "test_writer", _TEST_WRITER, (*_READ[:4], "write_file", "run_tests", "write_notes"), 25
+        ),
+        "fixer": _factory(
+            "fixer",
+            _FIXER,
+            (*_READ[:4], "edit_file", "run_tests", "run_command", "write_notes"),
+            25,
         ),
         "debugger": _factory(
             "debugger",
