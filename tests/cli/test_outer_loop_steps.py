@@ -62,7 +62,7 @@ def test_evolve_walks_the_outer_loop_workflow_and_the_steps_give_the_same_run(
 
     result = json.loads((whole / "result.json").read_text())
     state = load_checkpoint(whole)
-    assert result["schema_version"] == 2
+    assert result["schema_version"] == 3
     assert result["model"] == "sim" and result["simulated"] is True
     assert result["stop_reason"] == state.stop_reason == "max_generations"
     assert result["winner"]["id"] == state.winner_id
