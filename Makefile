@@ -26,11 +26,12 @@ DEMO_TRAIN     := fg001-wordsmith-1f,fg002-numkit-2f,fg011-numkit-1f,fg004-words
 DEMO_HOLDOUT   := fg006-seqkit-1f,fg003-seqkit-3f,fg016-wordsmith-1f,fg005-numkit-5f,fg026-numkit-1f,fg008-numkit-3f,fg036-seqkit-1f,fg010-wordsmith-5f,fg046-wordsmith-1f,fg013-wordsmith-3f,fg056-numkit-1f,fg015-seqkit-5f
 DEMO_SEARCH    := --generations 5 --population 4 --elitism 1 --holdout-reps 1 --designs none --compare-designs
 DEMO_SEED      ?= 0
+DEMO_RUN_DIR   ?= runs/demo-$$(date +%Y%m%d-%H%M%S)
 
 demo: $(STAMP)
 	$(BIN)/loopwright evolve --bench forge --seed-workflow builder-only --model sim:$(DEMO_LANDSCAPE) \
 		--train $(DEMO_TRAIN) --holdout $(DEMO_HOLDOUT) $(DEMO_SEARCH) \
-		--seed $(DEMO_SEED) --run-dir runs/demo-$$(date +%Y%m%d-%H%M%S)
+		--seed $(DEMO_SEED) --run-dir $(DEMO_RUN_DIR)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench examples

@@ -228,6 +228,7 @@ def write_result(
             "mode": result.winner.mode,
             "hash": result.winner.hash,
             "operator": result.winner.lineage.operator,
+            "nodes": len(result.winner.workflow.nodes),
             "train": result.winner.fitness,
             "holdout": result.winner.mean_score("holdout"),
         },
