@@ -207,7 +207,8 @@ class EvolutionEngine:
         return self.state.stop_reason is not None
 
     def run(self) -> StopReason:
-        """Run generations until a budget or convergence rule stops the run; return why."""
+        """Run generations until a budget or convergence rule stops the run, then (with
+        `compare_designs`) the hand designs on holdout; return why the search stopped."""
         while not self.finished:
             if self.state.phase == "evaluate":
                 self.evaluate_generation()
@@ -215,6 +216,7 @@ class EvolutionEngine:
                     self.reflect()
             else:
                 self.advance()
+        self.compare_designs()
         return self.state.stop_reason  # type: ignore[return-value]  # set by _finish
 
     def evaluate_generation(self) -> GenerationSummary | None:
