@@ -89,7 +89,7 @@ def test_evolve_walks_the_outer_loop_workflow_and_the_steps_give_the_same_run(
     assert (steps / "report.html").is_file()
 
     status = run(capsys, "outer-loop", "status", "--run-dir", str(steps))
-    assert "stop reason: max_generations" in status and "holdout: winner" in status
+    assert "stop reason: max_generations" in status and "holdout [SIMULATED]: winner" in status
 
     library = tmp_path / "library"
     promoted = run(capsys, "outer-loop", "promote", "--run-dir", str(steps), "evolved",
