@@ -109,10 +109,41 @@ def report(out: Path, seeds: list[int]) -> None:
         print(f"{label}: median {statistics.median(means):+.3f}, min {min(means):+.3f}, "
               f"max {max(means):+.3f} over {len(means)} seeds; interval excludes zero: above "
               f"{sides.count(1)}, below {sides.count(-1)}, includes zero {sides.count(0)}")  # fmt: skip
+    _cost(rows)
     walls = [w for _, _, w in rows if w is not None]
     if walls:
         print(f"wall per demo run (make demo, this machine as it was): median "
               f"{statistics.median(walls):.0f} s, min {min(walls):.0f} s, max {max(walls):.0f} s")  # fmt: skip
+
+
+def _usd(d: dict[str, Any]) -> tuple[float | None, float | None]:
+    """The winner's and the best design's mean dollars per holdout task run."""
+    winner = next((p["usd_per_task"] for p in d["front"] if p["id"] == d["winner"]["id"]), None)
+    hd = d["hand_designs"]
+    best = next((x["usd_per_task"] for x in hd["designs"] if x["name"] == hd["best"]), None)
+    return winner, best
+
+
+def _cost(rows: list[tuple[int, dict[str, Any], float | None]]) -> None:
+    """The winner's cost against the best design's, and the issue's target (a) read on the
+    demo: the winner beats the best design (interval above zero), or ties it (interval includes
+    zero) at <= 0.6x its dollars per task; read strictly (as bench/search_value.py does), a tie
+    also needs the interval's high end above zero or a gain of exactly 0."""
+    ratios, met, strict = [], 0, 0
+    for _, d, _ in rows:
+        winner, best = _usd(d)
+        if winner is None or not best:
+            continue
+        ratios.append(winner / best)
+        side = _side(d["hand_designs"]["gain_over_best"])
+        gain = d["hand_designs"]["gain_over_best"]
+        tie = side == 0 and winner <= 0.6 * best
+        met += side > 0 or tie
+        strict += side > 0 or (tie and (gain["high"] > 0 or gain["mean"] == 0))
+    if ratios:
+        print(f"winner's $/task over the best design's: median {statistics.median(ratios):.2f}x, "
+              f"min {min(ratios):.2f}x, max {max(ratios):.2f}x; beats it, or ties it at <= 0.6x "
+              f"its cost: {met} of {len(ratios)} (strictly: {strict})")  # fmt: skip
 
 
 def main() -> None:
