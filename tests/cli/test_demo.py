@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from loopwright.cli import main
+from loopwright.search import load_checkpoint
 from loopwright.tasks import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,3 +86,5 @@ def test_the_demo_command_on_a_tiny_budget_shows_the_winner_against_seed_and_des
     # the seed is builder-only: its design runs come from the fitness cache
     assert result["hand_designs"]["designs"][0]["cached"] == 2
     assert result["simulated"] and not result["made_by_search"]
+    # --designs none: generation 0 is the seed alone (no designer's workflow)
+    assert len(load_checkpoint(tmp_path / "run").individuals) == 1
