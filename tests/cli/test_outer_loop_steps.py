@@ -62,7 +62,7 @@ def test_evolve_walks_the_outer_loop_workflow_and_the_steps_give_the_same_run(
 
     result = json.loads((whole / "result.json").read_text())
     state = load_checkpoint(whole)
-    assert result["schema_version"] == 2
+    assert result["schema_version"] == 3
     assert result["model"] == "sim" and result["simulated"] is True
     assert result["stop_reason"] == state.stop_reason == "max_generations"
     assert result["winner"]["id"] == state.winner_id
@@ -89,7 +89,7 @@ def test_evolve_walks_the_outer_loop_workflow_and_the_steps_give_the_same_run(
     assert (steps / "report.html").is_file()
 
     status = run(capsys, "outer-loop", "status", "--run-dir", str(steps))
-    assert "stop reason: max_generations" in status and "holdout: winner" in status
+    assert "stop reason: max_generations" in status and "holdout [SIMULATED]: winner" in status
 
     library = tmp_path / "library"
     promoted = run(capsys, "outer-loop", "promote", "--run-dir", str(steps), "evolved",

@@ -116,6 +116,25 @@ Objective = Annotated[
     ),
 ]
 
+Designs = Annotated[
+    str,
+    typer.Option(
+        "--designs",
+        help="The designer's workflows in generation 0 beside the seed: a comma list of "
+        "minimal, thorough, or none (search alone).",
+    ),
+]
+
+CompareDesigns = Annotated[
+    bool,
+    typer.Option(
+        "--compare-designs",
+        help="After the search, run every built-in hand design on the holdout tasks and show "
+        "the winner's paired gain over the best of them (costs their holdout runs; "
+        "docs/evolve.md).",
+    ),
+]
+
 Generations = Annotated[int, typer.Option("--generations", help="Max generations.")]
 
 Population = Annotated[int, typer.Option("--population", help="Population size.")]
@@ -194,7 +213,7 @@ _PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
     **{name: ((name,),) for name in (
         "seed_workflow", "bench", "sandbox", "seed", "population", "tournament_k", "elitism",
         "overfit_gap", "strategy", "exploration", "first_children", "stages", "stage_margin",
-        "parents", "objective")},
+        "parents", "objective", "designs", "compare_designs")},
     "reps": (("repetitions",),), "holdout_reps": (("holdout_repetitions",),),
     "train": (("train_tasks",),), "holdout": (("holdout_tasks",),), "merge": (("merge_rate",),),
     "band": (("calibration", "band_low"), ("calibration", "band_high")),
@@ -235,6 +254,7 @@ def _fields(params: Mapping[str, Any]) -> dict[str, Any]:
             "first_children": p["first_children"], "stages": _stages(p["stages"]),
             "stage_margin": p["stage_margin"], "parents": p["parents"], "merge_rate": p["merge"],
             "objective": p["objective"], "reflection": {"reflector": p["reflector"]},
+            "designs": _designs(p["designs"]), "compare_designs": p["compare_designs"],
             "calibration": {"band_low": low, "band_high": high,
                             "repetitions": p["calibration_reps"],
                             "min_train": p["min_train"], "min_holdout": p["min_holdout"]},
@@ -292,12 +312,22 @@ def _stages(text: str | None) -> list[int]:
         ) from None
 
 
+def _designs(text: str) -> list[str]:
+    """`--designs minimal,thorough` -> the names (checked by the config); `none` -> []."""
+    if text.strip().lower() == "none":
+        return []
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
 def _floats(text: str, flag: str) -> tuple[float, float]:
     try:
         low, high = (float(x) for x in text.split(","))
     except ValueError:
         raise UsageError(f"{flag} takes LOW,HIGH", got=text, fix=f"e.g. {flag} 0.3,0.7") from None
     return low, high
+
+
+_ALL_DESIGNS = ",".join(search.DESIGN_KINDS)
 
 
 def _run_settings(
@@ -342,6 +372,8 @@ def _run_settings(
     merge: Merge = 0.0,
     objective: Objective = "holdout",
     reflector: ReflectorKind = "digest",
+    designs: Designs = _ALL_DESIGNS,
+    compare_designs: CompareDesigns = False,
 ) -> None:
     """The options of a new run, declared once (`takes_run_settings` adds them to a command)."""
 

@@ -34,6 +34,7 @@ from loopwright.search import (
     CalibrationFinished,
     CalibrationRunFinished,
     CreditRow,
+    DesignEvaluated,
     EvaluationFinished,
     EvolutionEngine,
     EvolveResult,
@@ -46,6 +47,7 @@ from loopwright.search import (
     StageVerdict,
     load_checkpoint,
 )
+from loopwright.stats import BootstrapCI
 from loopwright.store import INDEX_FILE, RunIndex, is_simulated
 from loopwright.workflow import to_mermaid
 
@@ -131,6 +133,11 @@ class _Display:
                 self.best = max(self.best or 0.0, event.train_best)
             self._plain(final=True)
             self.progress.console.print(_summary_line(event))
+        elif isinstance(event, DesignEvaluated):
+            self.progress.console.print(
+                f"hand design {event.done}/{event.total} {escape(event.name)}: holdout "
+                f"{_fmt3(event.holdout)} ({event.runs} runs, {event.cached} from the cache)"
+            )
 
     def _begin(self, name: str, total: int | None, done: int) -> None:
         self.phase = _Phase(name, total, done)
@@ -241,7 +248,11 @@ def _finish(result: EvolveResult, model: str, run_dir: Path, *, report: bool) ->
 
 def _report(result: EvolveResult, *, simulated: bool) -> None:
     console.print(_generation_table(result, simulated=simulated))
-    console.print(_holdout_line(result))
+    console.print(_holdout_line(result, simulated=simulated))
+    if result.designs:
+        console.print(_designs_table(result))
+        for line in _design_lines(result, simulated=simulated):
+            console.print(line, markup=False)
     console.print(f"stop reason: {result.stop_reason or '(still running)'}")
     spent = result.spent
     meta = (
@@ -317,13 +328,13 @@ def _totals_cells(t: LedgerTotals) -> tuple[str, ...]:
     return (str(t.calls), str(t.failed_calls), str(t.input_tokens), str(t.output_tokens), cost)
 
 
-def _holdout_line(result: EvolveResult) -> str:
+def _holdout_line(result: EvolveResult, *, simulated: bool = False) -> str:
     """The winner's and the seed's holdout scores and the gain with its interval, saying
     whether the interval excludes zero (what `promote` asks for)."""
     if result.gain is None:
         return "best vs seed on holdout: no holdout scores"
     scores = (result.winner.mean_score("holdout"), result.seed.mean_score("holdout"))
-    line = "holdout: " + ", ".join(
+    line = f"holdout{' [SIMULATED]' if simulated else ''}: " + ", ".join(
         f"{who} {'-' if v is None else format(v, '.3f')}"
         for who, v in zip(("winner", "seed"), scores, strict=True)
     )
@@ -331,6 +342,63 @@ def _holdout_line(result: EvolveResult) -> str:
     if result.gain.includes_zero:
         return line + ": the interval includes zero (not significant; promote needs --force)"
     return line + ": significant"
+
+
+def _design_lines(result: EvolveResult, *, simulated: bool) -> list[str]:
+    """With `--compare-designs`: who made the winner, and its paired gain over the seed and
+    over the best hand design on the same holdout runs, each with its interval and verdict."""
+    best = result.best_design
+    if best is None:
+        return []
+    sim = " [SIMULATED]" if simulated else ""
+    w = result.winner
+    made = (
+        f"made by search ({w.lineage.operator}, generation {w.generation})"
+        if result.made_by_search
+        else "the seed itself: search made nothing better on training"
+        if w.lineage.operator == "seed"
+        else f"a generation-0 design ({w.lineage.operator}), not made by search"
+    )
+    lines = [f"winner vs seed and hand designs{sim}: the winner is {made}"]
+    for label, gain in (("over the seed", result.gain),
+                        (f"over the best hand design ({best.name}, holdout "
+                         f"{_fmt3(best.holdout)})", result.design_gain)):  # fmt: skip
+        lines.append(f"  gain {label}: {_verdict(gain)}")
+    return lines
+
+
+def _verdict(gain: BootstrapCI | None) -> str:
+    if gain is None:
+        return "no holdout task in common"
+    if gain.low > 0:
+        return f"{gain.describe()}: better, the interval excludes zero"
+    if gain.high < 0:
+        return f"{gain.describe()}: worse, the interval excludes zero"
+    return f"{gain.describe()}: the interval includes zero (no difference shown)"
+
+
+def _designs_table(result: EvolveResult) -> Table:
+    """Every hand design on the holdout runs: its score, $/task, runs (from the cache) and the
+    winner's paired gain over it."""
+    runs = sum(d.runs for d in result.designs)
+    cached = sum(d.cached for d in result.designs)
+    title = (f"hand designs on the same holdout runs ({runs} task runs, {cached} from the "
+             "cache; not counted in the search's spend)")  # fmt: skip
+    table = Table(title=title, title_justify="left", box=None)
+    for col in ("design", "holdout", "$/task", "runs", "cached", "winner's gain (95% CI)", ""):
+        table.add_column(col, justify="left" if col in ("design", "") else "right")
+    best = result.best_design
+    for d in result.designs:
+        usd = "unpriced" if d.usd_per_task is None else f"{d.usd_per_task:.4f}"
+        g = d.winner_gain
+        gain = "-" if g is None else f"{g.gain:+.3f} ({g.low:+.3f} .. {g.high:+.3f})"
+        table.add_row(d.name, _fmt3(d.holdout), usd, str(d.runs), str(d.cached), gain,
+                      "best" if best is not None and d.name == best.name else "")  # fmt: skip
+    return table
+
+
+def _fmt3(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def _generation_table(result: EvolveResult, *, simulated: bool = True) -> Table:

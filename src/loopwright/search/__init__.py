@@ -42,6 +42,7 @@ from loopwright.search._credit import CreditRow, CreditTable, credit_table
 from loopwright.search._designer import DESIGN_KINDS, design
 from loopwright.search._distance import workflow_distance
 from loopwright.search._engine import EvolutionEngine
+from loopwright.search._hand_designs import DesignHoldout, DesignScore, hand_designs
 from loopwright.search._individual import Guidance, Individual, Lineage, TaskResult, mode_name
 from loopwright.search._modes import EphemeralModeRegistry, promote_winner
 from loopwright.search._novelty import NoveltyFilter
@@ -57,6 +58,7 @@ from loopwright.search._progress import (
     CalibrationFinished,
     CalibrationRunFinished,
     ChildCreated,
+    DesignEvaluated,
     EvaluationFinished,
     GenerationFinished,
     GenerationStarted,
@@ -128,6 +130,9 @@ __all__ = [
     "CreditRow",
     "CreditTable",
     "Descriptor",
+    "DesignEvaluated",
+    "DesignHoldout",
+    "DesignScore",
     "EphemeralModeRegistry",
     "EvaluationFinished",
     "EvolutionEngine",
@@ -185,6 +190,7 @@ __all__ = [
     "failures_of",
     "finalize_run",
     "guided_mutate",
+    "hand_designs",
     "load_checkpoint",
     "make_role",
     "merged_config",

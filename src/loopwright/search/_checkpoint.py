@@ -15,6 +15,7 @@ from loopwright._version import __version__
 from loopwright.errors import ConfigError
 from loopwright.search._calibrate import CALIBRATION_FILE, Calibration
 from loopwright.search._config import EvolveConfig, recorded_config
+from loopwright.search._hand_designs import DesignHoldout
 from loopwright.search._individual import Individual
 from loopwright.search._progress import GenerationSummary, Spent
 from loopwright.search._staging import StageVerdict
@@ -76,6 +77,8 @@ class Checkpoint(BaseModel):
     checkpoints from before reflection load with none). `stage_verdicts` holds every verdict
     of staged evaluation so far, in the order they were made (a child stopped at a stage has
     `stopped` true; optional: checkpoints from before staging load with none).
+    `hand_designs` holds the built-in designs' holdout runs of `compare_designs` (search/
+    _compare.py; optional: empty when the comparison is off or predates the field).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -98,6 +101,7 @@ class Checkpoint(BaseModel):
     winner_id: str | None = None
     reflected: tuple[int, ...] = ()
     stage_verdicts: tuple[StageVerdict, ...] = ()
+    hand_designs: tuple[DesignHoldout, ...] = ()
 
     @field_validator("config", mode="before")
     @classmethod

@@ -191,6 +191,12 @@ class EvolveConfig(_Frozen):
     interval, from the Pareto front of holdout score against mean dollars per task
     (search/_objective.py, docs/evolve.md). It changes no evaluation and no selection.
 
+    `compare_designs`: after the search, every built-in hand design (the workflow registry's
+    task workflows) runs on the holdout tasks with `holdout_repetitions`, and the result sets
+    the winner against the seed and the best of them, paired (search/_compare.py,
+    docs/evolve.md "The winner against the hand designs"). Its runs are counted apart from
+    the search's budgets and spend; it changes no evaluation and no selection of the search.
+
     `seed_workflow` (a built-in name or a workflow file) and `bench` (a bundled name or a
     benchmark directory) are the one source of the seed and the tasks:
     `EvolutionEngine.start` resolves them, and a resumed run reloads the tasks from `bench`.
@@ -229,6 +235,7 @@ class EvolveConfig(_Frozen):
     parents: Literal["tournament", "pareto"] = "tournament"
     merge_rate: float = 0.0
     objective: Literal["holdout", "cost-aware"] = "holdout"
+    compare_designs: bool = False
 
     @field_validator("train_tasks", "holdout_tasks", mode="before")
     @classmethod

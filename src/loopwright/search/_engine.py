@@ -26,6 +26,7 @@ from loopwright.evaluation import Evaluator
 from loopwright.models import label_scope
 from loopwright.search._budget import StopReason
 from loopwright.search._checkpoint import Checkpoint, load_checkpoint, rng_from_state, rng_state
+from loopwright.search._compare import compare_designs
 from loopwright.search._components import SearchComponents, default_components
 from loopwright.search._config import EvolveConfig
 from loopwright.search._individual import Individual, Lineage
@@ -210,7 +211,8 @@ class EvolutionEngine:
         return self.state.stop_reason is not None
 
     def run(self) -> StopReason:
-        """Run generations until a budget or convergence rule stops the run; return why."""
+        """Run generations until a budget or convergence rule stops the run, then (with
+        `compare_designs`) the hand designs on holdout; return why the search stopped."""
         while not self.finished:
             if self.state.phase == "evaluate":
                 self.evaluate_generation()
@@ -218,6 +220,7 @@ class EvolutionEngine:
                     self.reflect()
             else:
                 self.advance()
+        self.compare_designs()
         return self.state.stop_reason  # type: ignore[return-value]  # set by _finish
 
     def evaluate_generation(self) -> GenerationSummary | None:
@@ -270,6 +273,13 @@ class EvolutionEngine:
         survivors = [self.individuals[e.id] for e in elites]
         self._set_population([*survivors, *children], generation=gen + 1)
         return None
+
+    def compare_designs(self) -> None:
+        """After the run has stopped, with `compare_designs` on: the built-in hand designs on
+        the holdout runs (search/_compare.py; what they already hold is not run again). Does
+        nothing when the option is off."""
+        if self.config.compare_designs:
+            compare_designs(self.now, self.evaluator)
 
     def tied_best(self) -> tuple[Individual, ...]:
         """The individuals of the current population tied at the best training fitness, best

@@ -28,6 +28,7 @@ from loopwright.search._checkpoint import load_checkpoint
 from loopwright.search._config import EvolveConfig
 from loopwright.search._engine import EvolutionEngine
 from loopwright.search._report import EvolveResult, evolve_result
+from loopwright.stats import BootstrapCI
 from loopwright.store import RunDir, is_simulated
 from loopwright.tasks import Task, TaskSpec, Timeouts
 from loopwright.workflow import ArgValue, builtin_workflow
@@ -44,7 +45,7 @@ __all__ = [
 OUTER_LOOP_WORKFLOW = "outer-loop"
 OUTER_LOOP_DIR = "outer_loop"
 RESULT_FILE = "result.json"
-RESULT_SCHEMA_VERSION = 2
+RESULT_SCHEMA_VERSION = 3
 
 # Fn nodes run in-process and cannot be cut off; the engine's own wall-clock budget governs.
 _NO_DEADLINE_S = 10 * 365 * 24 * 3600.0
@@ -182,6 +183,7 @@ class OuterLoop:
 
     def _finalize(self) -> StepResult:
         engine = self._live()
+        engine.compare_designs()
         state, config = engine.state, engine.config
         path = write_result(engine.run_dir, evolve_result(state), config.model, config=config)
         return StepResult(True, f"result written to {path.name}")
@@ -214,7 +216,6 @@ def write_result(
     `model` is the run's agent model: the file says which model made its figures and whether
     it was simulated. With `config`, `search` records how the search spent its runs (strategy,
     parent selection, stages, merge)."""
-    gain = result.gain
     data: dict[str, Any] = {
         "schema_version": RESULT_SCHEMA_VERSION,
         "loopwright_version": __version__,
@@ -227,6 +228,7 @@ def write_result(
             "mode": result.winner.mode,
             "hash": result.winner.hash,
             "operator": result.winner.lineage.operator,
+            "nodes": len(result.winner.workflow.nodes),
             "train": result.winner.fitness,
             "holdout": result.winner.mean_score("holdout"),
         },
@@ -236,17 +238,8 @@ def write_result(
             "train": result.seed.fitness,
             "holdout": result.seed.mean_score("holdout"),
         },
-        "holdout_gain": None
-        if gain is None
-        else {
-            "mean": gain.gain,
-            "low": gain.low,
-            "high": gain.high,
-            "level": gain.level,
-            "n_tasks": gain.n_tasks,
-            "resamples": gain.resamples,
-            "includes_zero": gain.includes_zero,
-        },
+        "made_by_search": result.made_by_search,
+        "holdout_gain": _interval(result.gain),
         "spent": result.spent.model_dump(mode="json"),
     }
     if config is not None:
@@ -266,7 +259,26 @@ def write_result(
         }
         for p in result.points
     ]  # fmt: skip
+    best = result.best_design
+    data["hand_designs"] = {
+        "best": None if best is None else best.name,
+        "gain_over_best": _interval(result.design_gain),
+        "designs": [
+            {"name": d.name, "holdout": d.holdout, "usd_per_task": d.usd_per_task,
+             "runs": d.runs, "cached": d.cached, "winner_gain": _interval(d.winner_gain)}
+            for d in result.designs
+        ],
+    }  # fmt: skip
     return RunDir(run_dir).write_json(RESULT_FILE, data)
+
+
+def _interval(gain: BootstrapCI | None) -> dict[str, Any] | None:
+    if gain is None:
+        return None
+    return {
+        "mean": gain.gain, "low": gain.low, "high": gain.high, "level": gain.level,
+        "n_tasks": gain.n_tasks, "resamples": gain.resamples, "includes_zero": gain.includes_zero,
+    }  # fmt: skip
 
 
 _INSTRUCTION = """\

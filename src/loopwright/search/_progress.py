@@ -18,6 +18,7 @@ __all__ = [
     "CalibrationFinished",
     "CalibrationRunFinished",
     "ChildCreated",
+    "DesignEvaluated",
     "EvaluationFinished",
     "GenerationFinished",
     "GenerationStarted",
@@ -281,6 +282,20 @@ class StageFinished(_Event):
     reason: str
 
 
+class DesignEvaluated(_Event):
+    """A hand design's holdout runs finished (`compare_designs`, search/_compare.py): its mean
+    valid holdout score, the runs it took (`cached` of them from the fitness cache) and the
+    designs done so far of `total`."""
+
+    event: Literal["design_evaluated"] = "design_evaluated"
+    name: str
+    holdout: float | None
+    runs: int
+    cached: int
+    done: int
+    total: int
+
+
 class RunFinished(_Event):
     event: Literal["run_finished"] = "run_finished"
     stop_reason: str
@@ -291,7 +306,7 @@ class RunFinished(_Event):
 ProgressEvent = Annotated[
     CalibrationRunFinished | CalibrationFinished | RunStarted | RunResumed | GenerationStarted | EvaluationFinished | GenerationFinished
     | ReflectionSkipped | ReflectionFinished | MutationRejected | PopulationShort | ChildCreated
-    | StageFinished
+    | StageFinished | DesignEvaluated
     | RunFinished,
     Field(discriminator="event"),
 ]  # fmt: skip

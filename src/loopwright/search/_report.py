@@ -11,6 +11,7 @@ from pathlib import Path
 from loopwright.errors import ConfigError
 from loopwright.records import CycleRecord, load_record
 from loopwright.search._checkpoint import Checkpoint
+from loopwright.search._hand_designs import DesignScore, best_design, design_scores
 from loopwright.search._individual import Individual
 from loopwright.search._objective import FrontPoint, choose_winner, front_points
 from loopwright.search._progress import GenerationSummary, Spent
@@ -141,7 +142,8 @@ class EvolveResult:
     marked on the front and within the best's interval (search/_objective.py); `objective` is
     the run's (`holdout` or `cost-aware`), which chose the winner. `stopped` is True when
     `should_stop` stopped the call before the run ended (`stop_reason` is then None and
-    `resume` continues the run)."""
+    `resume` continues the run). `designs` are the built-in hand designs on the same holdout
+    runs, each with the winner's paired gain over it (empty unless `compare_designs` was on)."""
 
     stop_reason: str | None
     winner: Individual
@@ -154,6 +156,25 @@ class EvolveResult:
     points: tuple[FrontPoint, ...] = ()
     objective: str = "holdout"
     stopped: bool = False
+    designs: tuple[DesignScore, ...] = ()
+
+    @property
+    def best_design(self) -> DesignScore | None:
+        """The hand design with the best mean holdout (`best_design`), None without designs."""
+        return best_design(self.designs)
+
+    @property
+    def design_gain(self) -> BootstrapCI | None:
+        """The winner's paired gain over the best hand design (None: no comparison)."""
+        best = self.best_design
+        return None if best is None else best.winner_gain
+
+    @property
+    def made_by_search(self) -> bool:
+        """True when the winner is neither the seed nor a design of generation 0: search made
+        it (a mutation, crossover or merge)."""
+        op = self.winner.lineage.operator
+        return op != "seed" and not op.startswith("design:")
 
     @property
     def best_score(self) -> float | None:
@@ -196,4 +217,5 @@ def evolve_result(checkpoint: Checkpoint) -> EvolveResult:
         tied=tied,
         points=tuple(front_points(inds.values(), seed=checkpoint.config.seed)),
         objective=checkpoint.config.objective,
+        designs=design_scores(checkpoint.hand_designs, winner, seed=checkpoint.config.seed),
     )

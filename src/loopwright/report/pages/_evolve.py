@@ -24,6 +24,7 @@ from loopwright.report.charts._svg import Flag, Point, Series, line_chart
 from loopwright.report.charts._timeline import timeline_svg
 from loopwright.report.pages._evolve_charts import archive_section, matrix_section, spend_section
 from loopwright.report.pages._evolve_data import EvolveData, winner_of
+from loopwright.report.pages._evolve_designs import designs_section
 from loopwright.report.pages._evolve_lineage import (
     graphs_section,
     lineage_section,
@@ -103,6 +104,8 @@ def evolve_page(data: EvolveData) -> str:
         banners.append(banner("network", open_network))
     sections = [overview_section(data)]
     if cp is not None:
+        compared = designs_section(cp, simulated=data.simulated)
+        sections += [compared] if compared is not None else []
         sections += [
             scores_section(cp),
             stop_section(data, cp),
