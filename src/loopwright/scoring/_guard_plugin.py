@@ -212,6 +212,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             and isinstance(module, types.ModuleType)
         ]
         framework.extend((m.__name__, m) for m in modules)
+        watched: dict[int, Any] = {}
         for space in _spaces(modules):
             namespace = vars(space)
             names = [
@@ -232,8 +233,10 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             groups.append((namespace, getter, then, f"{owner}.", names))
             for value in values:
                 for function in (value,) if type(value) is function_type else _functions(value):
-                    functions.append(function)
-                    function_codes.append(function.__code__)
+                    if id(function) not in watched:  # re-exported elsewhere: watched once
+                        watched[id(function)] = function
+                        functions.append(function)
+                        function_codes.append(function.__code__)
         known_codes.update(zip(map(id, function_codes), function_codes))
         names = [name for name, _ in framework] * 2  # twice: more than one key, a tuple back
         flat.extend(
