@@ -26,8 +26,12 @@ task environment it grades in the environment's derived image (built once, not t
 docs/sandbox.md), its ratio again to plain pytest on the host in the host's build of the same
 environment.
 
+After the arms on the benchmark, the local grade's test command alone is timed the same way, in
+CPU time against plain pytest: as the grader runs it and without the guard plugin, so that what
+the guard costs and what the rest of the command costs are ratios from the same run.
+
     python bench/grading_overhead.py [--benchmark mini] [--repeat 5] [--environment-only]
-                                     [--docker-image TAG]
+                                     [--docker-image TAG] [--no-docker] [--no-environment]
 """
 
 from __future__ import annotations
@@ -57,7 +61,8 @@ from loopwright.sandbox import (
     default_sandbox,
     remove_workspace,
 )
-from loopwright.scoring import PytestGrader
+from loopwright.scoring import PytestGrader, TaskTests, restore_tests
+from loopwright.scoring._kit import BOOT  # the bootstrap, to run the grader's command without it
 from loopwright.tasks import Task, apply_overlay, load_benchmark, node_files
 
 
@@ -83,6 +88,12 @@ def cpu_s() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
+def plain_argv(task: Task, python: str = sys.executable) -> list[str]:
+    """Plain pytest on the task's test files, as a person would run it (the baseline)."""
+    return [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "pytest_timeout",
+            *node_files(task.test_ids)]  # fmt: skip
+
+
 def time_plain_pytest(
     prepared: Path, task: Task, environment: TaskEnvironment | None = None
 ) -> tuple[float, float]:
@@ -97,17 +108,7 @@ def time_plain_pytest(
             "PYTHONPATH": ":".join(environment.import_paths(str(prepared))[1:]),
             **dict(environment.variables),
         }
-    argv = [
-        environment.python if environment is not None else sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "pytest_timeout",
-        *node_files(task.test_ids),
-    ]
+    argv = plain_argv(task, environment.python if environment is not None else sys.executable)
     start, cpu = time.perf_counter(), cpu_s()
     proc = subprocess.run(argv, cwd=prepared, capture_output=True, check=False, env=env)
     elapsed, cpu = time.perf_counter() - start, cpu_s() - cpu
@@ -145,6 +146,10 @@ def main() -> None:
         "--environment-only", action="store_true", help="Only the task with an environment."
     )
     parser.add_argument("--docker-image", default="")
+    parser.add_argument("--no-docker", action="store_true", help="Leave out the container arm.")
+    parser.add_argument(
+        "--no-environment", action="store_true", help="Leave out the task with an environment."
+    )
     args = parser.parse_args()
     sandboxes: dict[str, Sandbox] = {"local": default_sandbox("local")}
     if bubblewrap_available():
@@ -157,12 +162,15 @@ def main() -> None:
                 f"grading overhead on {bench.name}: {len(bench.tasks)} tasks x "
                 f"{args.repeat} repetitions"
             )
-        docker = docker_sandbox(args.docker_image)
+        docker = None if args.no_docker else docker_sandbox(args.docker_image)
         arms = {**sandboxes, **({"docker": docker} if docker is not None else {})}
         if not args.environment_only:
             rows = measure(list(bench.tasks), arms, args.repeat, root, {})
             for kind in arms:
                 report(kind, rows[kind])
+            command_profile(list(bench.tasks), args.repeat, root)
+        if args.no_environment:
+            return
         task = env_task(root / "envtask")
         built = EnvironmentCache(root / "envs").ensure(task).environment
         placed = {kind: {task.id: built} for kind in ["plain", *sandboxes]}
@@ -173,6 +181,56 @@ def main() -> None:
         rows = measure([task], arms, args.repeat, root, placed)
         for kind in arms:
             report(f"{kind}, in the task's environment", rows[kind])
+
+
+def child_cpu(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
+    """CPU seconds (user + system) of one child process and what it waited for (`wait4`)."""
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    assert proc.stdout is not None
+    output = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv[:3]} failed ({proc.returncode}):\n{output.decode()[-2000:]}")
+    return usage.ru_utime + usage.ru_stime
+
+
+def command_profile(tasks: list[Task], repeat: int, root: Path) -> None:
+    """The local grade's test command alone, started directly (no reaper, no workspace, no
+    host-side work), in CPU time against plain pytest (the baseline above): as the grader runs it,
+    and the same command without the guard plugin (`BOOT` given no guard: the rest is the
+    bootstrap, `-I -B`, the grader's flags and junit). Interleaved like the arms above."""
+    grader = PytestGrader(default_sandbox("local"))
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root), "LANG": "C.UTF-8"}
+    runs: dict[str, dict[str, list[float]]] = {"plain": {}, "guard": {}, "no guard": {}}
+    for task in tasks:
+        workspace = create_workspace(task.repo_dir, root / "cmd")
+        assert task.solution_dir is not None
+        apply_overlay(task.solution_dir, workspace.path)
+        path = workspace.path.resolve()
+        restored = restore_tests(path, task, TaskTests.capture(task))
+        private = Path(tempfile.mkdtemp(prefix="kit-", dir=root))
+        step = grader._step(path, task, private, restored.conftests)  # the grader's command
+        at = step.argv.index(BOOT) + 3  # BOOT KIT WORKSPACE GUARD pytest-args
+        variants = {
+            "plain": (plain_argv(task), root / "prepared" / task.id, PLAIN_ENV),
+            "guard": (step.argv, path, {**env, **step.env}),
+            "no guard": ([*step.argv[:at], "", *step.argv[at + 1 :]], path, {**env, **step.env}),
+        }
+        for rep in range(repeat + 1):  # the first round warms the caches, untimed
+            names = list(variants)
+            for name in names[rep % 3 :] + names[: rep % 3]:
+                cpu = child_cpu(*variants[name])
+                if rep:
+                    runs[name].setdefault(task.id, []).append(cpu)
+        remove_workspace(workspace)
+    plain = sum(statistics.median(v) for v in runs["plain"].values())
+    print("\nthe graded command alone (local, started directly), CPU time, sum of medians:")
+    for name, by_task in runs.items():
+        total = sum(statistics.median(v) for v in by_task.values())
+        print(f"  {name:9} {total:7.3f} s  ratio {total / plain:.2f}")
 
 
 def env_task(parent: Path) -> Task:

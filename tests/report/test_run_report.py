@@ -162,3 +162,24 @@ def test_external_agents_that_ran_with_an_open_network_get_a_banner(
     assert 'id="network-banner"' in html
     assert "OPEN NETWORK: 1 visit(s) of external agents (claude-code)" in html
     assert "the local sandbox cannot restrict" in html
+
+
+def test_a_suspect_grade_shows_the_audit_evidence_on_the_run_page(
+    sim_run: CliRun, tmp_path: Path
+) -> None:
+    """A run the audit flagged: its task section names the file, line, family and construct."""
+    run_dir = tmp_path / "run"
+    shutil.copytree(sim_run.run_dir, run_dir)
+    rep = run_dir / "builder-only" / "l1-slugify" / "rep_0"
+    record = load_record(rep)
+    assert record.grade is not None
+    evidence = "textkit/transform.py:7 frame-inspection (sys._getframe)"
+    reason = f"suspect: the change interferes with the test machinery: {evidence}"
+    grade = record.grade.model_copy(
+        update={"invalid": True, "invalid_reason": reason, "score": 0.0, "resolved": False}
+    )
+    (rep / "record.json").write_text(
+        record.model_copy(update={"grade": grade}).model_dump_json(), encoding="utf-8"
+    )
+    text = text_of(section(run_page(load_run(run_dir)), "task-l1-slugify"))
+    assert f"invalid: {reason}" in text

@@ -107,7 +107,9 @@ def audit_change(
         if new is None or (old is not None and new == old[:MAX_FILE_BYTES]):
             continue  # unreadable, or as the repo has it
         findings = [f for f in audit_source(new, rel) if f.family not in allowed]
-        found += _new_only(findings, audit_source(old, rel) if old is not None else [])
+        if findings and old is not None:  # the repo's version is read only to excuse some
+            findings = _new_only(findings, audit_source(old, rel))
+        found += findings
     return sorted(found, key=lambda f: (f.path, f.line, f.family))
 
 

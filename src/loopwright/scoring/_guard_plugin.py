@@ -107,7 +107,10 @@ def _nested(code: types.CodeType, into: list[types.CodeType]) -> list[types.Code
 
 def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     """Install the guard; returns the names the plugin module must define (hooks, canaries)."""
-    from operator import attrgetter, is_not, itemgetter  # local names: out of the module's reach
+    from itertools import chain  # local names: out of the module's reach
+    from operator import attrgetter, is_not, itemgetter
+
+    apply = itemgetter.__call__  # apply(getter, namespace): a C call, where a lambda is not
 
     write, getpid, dumps, getcode = os.write, os.getpid, json.dumps, attrgetter("__code__")
     code_digest, nested, root_of, abspath = _code_digest, _nested, _rootpath, os.path.abspath
@@ -186,6 +189,10 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     # "owner.", the names)
     functions: list[Any] = []  # every watched function, and its code object then:
     function_codes: list[types.CodeType] = []
+    # The same as flat sequences, so that one check is a few C-level passes over them: the
+    # namespaces, their getters, every watched value then; a getter of the framework's module
+    # names in sys.modules, and those modules then.
+    flat: list[Any] = []
 
     def snapshot() -> None:
         """The framework's functions and their code, as pytest left them once its own start-up
@@ -205,6 +212,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             and isinstance(module, types.ModuleType)
         ]
         framework.extend((m.__name__, m) for m in modules)
+        watched: dict[int, Any] = {}
         for space in _spaces(modules):
             namespace = vars(space)
             names = [
@@ -225,9 +233,21 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             groups.append((namespace, getter, then, f"{owner}.", names))
             for value in values:
                 for function in (value,) if type(value) is function_type else _functions(value):
-                    functions.append(function)
-                    function_codes.append(function.__code__)
+                    if id(function) not in watched:  # re-exported elsewhere: watched once
+                        watched[id(function)] = function
+                        functions.append(function)
+                        function_codes.append(function.__code__)
         known_codes.update(zip(map(id, function_codes), function_codes))
+        names = [name for name, _ in framework] * 2  # twice: more than one key, a tuple back
+        flat.extend(
+            (
+                tuple(group[0] for group in groups),
+                tuple(group[1] for group in groups),
+                tuple(chain.from_iterable(group[2] for group in groups)),
+                itemgetter(*names),
+                tuple(module for _, module in framework) * 2,
+            )
+        )
         for plugin in list(sys.modules.values()):  # plugins named by `-p`, loaded by now
             if isinstance(plugin, types.ModuleType) and plugin.__name__.startswith("pytest_"):
                 for space in _spaces([plugin]):
@@ -311,6 +331,10 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
                 return False
         else:
             return False
+        if rel is not None and rel in sources:  # a task file: pytest rewrote its asserts
+            return matches(code, rewritten_codes(filename, source, config)) or matches(
+                code, plain_codes(filename, source)
+            )
         return matches(code, plain_codes(filename, source)) or matches(
             code, rewritten_codes(filename, source, config)
         )
@@ -373,17 +397,19 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             found(f"{problem} (noticed {where})")
 
     def changed_code() -> str | None:
-        """Fast (C-level comparisons) while nothing changed; then names what did."""
+        """Fast (C-level passes over flat sequences) while nothing changed; then names what
+        did."""
+        if not flat:
+            return None  # before the snapshot
+        namespaces, getters, values, module_getter, modules = flat
         try:
-            same = not any(
-                any(map(is_not, getter(namespace), values))
-                for namespace, getter, values, *_ in groups
+            now = chain.from_iterable(map(apply, getters, namespaces))
+            same = (
+                not any(map(is_not, now, values))
+                and not any(map(is_not, map(getcode, functions), function_codes))
+                and not any(map(is_not, module_getter(sys.modules), modules))
             )
-        except KeyError:  # a watched name was deleted
-            same = False
-        if same and not any(map(is_not, map(getcode, functions), function_codes)):
-            same = all(sys.modules.get(name) is module_then for name, module_then in framework)
-        else:
+        except KeyError:  # a watched name or module was deleted
             same = False
         return None if same else what_changed()
 
@@ -517,8 +543,13 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
                 found(f"test {item.nodeid} is not the code of its file (noticed at collection)")
                 break
             test_codes[id(item)] = (inner, code)
+        # Built directly, not collected: collecting the kit's module would look at every name in
+        # it (and cost more than the canaries' run).
         module_item = pytest.Module.from_parent(session, path=Path(here))
-        items.extend(item for item in module_item.collect() if isinstance(item, pytest.Item))
+        items.extend(
+            pytest.Function.from_parent(module_item, name=name, callobj=tests[name])
+            for name in canaries
+        )
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
@@ -574,9 +605,11 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     }
     hookexec = _manager_class().__dict__["_hookexec"]
     caller_types = _caller_types()
-    names = dict(hooks)
-    for name, expected in canaries.items():
-        names[name] = canary_pass if expected == "passed" else canary_fail
+    tests = {
+        name: canary_pass if expected == "passed" else canary_fail
+        for name, expected in canaries.items()
+    }
+    names = {**hooks, **tests}
     own.extend(
         (vars(module), name, value, value.__code__, _cells(value)) for name, value in names.items()
     )

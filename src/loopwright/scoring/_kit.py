@@ -103,7 +103,19 @@ sys.path.append(workspace)
 sys.path.extend(p for p in extra if in_workspace(p))
 sys.argv[:] = ["pytest", *sys.argv[4:]]
 import pytest
-sys.exit(int(pytest.main(plugins=[__import__(guard)] if guard else [])))
+status = int(pytest.main(plugins=[__import__(guard)] if guard else []))
+import atexit
+import os
+run_exit_functions = getattr(atexit, "_run_exitfuncs", None)
+if run_exit_functions is None:
+    sys.exit(status)
+run_exit_functions()
+for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+    try:
+        stream.flush()
+    except BaseException:
+        pass
+os._exit(status)
 """
 """The grading process's entry point (`python -I -B -c BOOT KIT WORKSPACE GUARD PYTEST_ARGS...`).
 WORKSPACE may be followed, after newlines, by directories inside it to append to `sys.path` too
@@ -125,6 +137,13 @@ BOOT and the guard plugin run on every Python a task may use (3.7 and later; tes
 the syntax and run them on an old interpreter): before 3.10, which has no
 `sys.stdlib_module_names`, the standard-library names are those of the interpreter's own
 standard-library directories and built-in modules.
+Once pytest has returned, BOOT runs the `atexit` handlers as a normal exit would (the guard's
+among them: it says `early` when pytest stopped before finishing), flushes the output streams
+and leaves with `os._exit(status)`: the interpreter's teardown (waiting for threads, freeing
+every module and object: about as much CPU time as the guard costs, bench/grading_overhead.py)
+is skipped. A flush that raises is ignored: the status is pytest's either way. An exception from
+the handlers (an old Python re-raises the last one, a `SystemExit` of the code under test's
+handler among them) ends the process as before, with another status than pytest's: `tamper:`.
 Modules in the workspace are compiled from their source, never from bytecode (`SourceOnly`; the
 guard makes pytest's assertion rewriter do the same for test files): a `.pyc` the code under test
 forges for a module imported later is never read. Bytecode of the standard library and
