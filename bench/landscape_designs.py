@@ -21,23 +21,11 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from loopwright.errors import ConfigError, UsageError
 from loopwright.evaluation import EvalSettings, Evaluator
 from loopwright.models import DEFAULT_PRICES, model_factory
 from loopwright.sandbox import default_sandbox
+from loopwright.search import hand_designs
 from loopwright.tasks import load_benchmark
-from loopwright.workflow import Workflow, builtin_workflow_names, resolve_task_workflow
-
-
-def hand_designs() -> dict[str, Workflow]:
-    """Every built-in workflow that runs on a task (the outer loop's own graph left out)."""
-    designs = {}
-    for name in builtin_workflow_names():
-        try:
-            designs[name] = resolve_task_workflow(name)
-        except (ConfigError, UsageError):
-            continue
-    return designs
 
 
 def spec(landscape: str) -> str:

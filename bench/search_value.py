@@ -56,7 +56,6 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from loopwright.errors import ConfigError, UsageError
 from loopwright.evaluation import (
     CachedExecutor,
     EvalSettings,
@@ -66,10 +65,9 @@ from loopwright.evaluation import (
 )
 from loopwright.models import DEFAULT_PRICES, model_factory
 from loopwright.sandbox import default_sandbox
-from loopwright.search import EvolutionEngine, EvolveConfig, load_checkpoint
+from loopwright.search import EvolutionEngine, EvolveConfig, hand_designs, load_checkpoint
 from loopwright.stats import paired_bootstrap, sign_test, wilcoxon
 from loopwright.tasks import Benchmark, load_benchmark
-from loopwright.workflow import Workflow, builtin_workflow_names, resolve_task_workflow
 
 ARMS: dict[str, dict[str, Any]] = {
     "random": {"strategy": "random"},
@@ -79,17 +77,6 @@ ARMS: dict[str, dict[str, Any]] = {
     "guided+staging": {"strategy": "guided", "stages": (3,)},
     "guided+merge": {"strategy": "guided", "parents": "pareto", "merge_rate": 0.5},
 }
-
-
-def hand_designs() -> dict[str, Workflow]:
-    """Every built-in workflow that runs on a task (the outer loop's own graph left out)."""
-    out = {}
-    for name in builtin_workflow_names():
-        try:
-            out[name] = resolve_task_workflow(name)
-        except (ConfigError, UsageError):
-            continue
-    return out
 
 
 def split(
