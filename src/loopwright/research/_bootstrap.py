@@ -27,6 +27,7 @@ from loopwright.research._workspace import Workspace, WorkspaceState
 from loopwright.research.phases._reflect import render_search_space
 from loopwright.runtime import load_engine_settings, runtime_catalog
 from loopwright.sandbox import sandbox_kinds
+from loopwright.scoring import check_evaluators
 from loopwright.store import read_text_input, source_commit
 from loopwright.tasks import load_benchmark
 from loopwright.workflow import resolve_workflow, workflow_hash
@@ -121,6 +122,7 @@ def init_workdir(opts: InitOptions) -> WorkDir:
     bench = load_benchmark(opts.bench)
     tasks = select_tasks(bench, opts.tasks, opts.level, opts.max_tasks)
     holdout = select_holdout(bench, tasks, opts.holdout, opts.holdout_tasks, opts.seed)
+    check_evaluators(t for t in bench.tasks if t.id in {*tasks, *holdout})
     meta_model(opts.model, opts.seed)
     model_factory(opts.eval_model, benchmark=bench)
     check_budget(opts.max_usd)

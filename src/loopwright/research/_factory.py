@@ -40,6 +40,7 @@ from loopwright.research.offline._researcher import SimResearcher
 from loopwright.research.phases._experiment import EvalBench
 from loopwright.runtime import EngineSettings
 from loopwright.sandbox import default_sandbox
+from loopwright.scoring import check_evaluators
 from loopwright.tasks import Benchmark, load_benchmark
 
 __all__ = [
@@ -180,6 +181,8 @@ def build_bench(
             f"benchmark {e.bench} no longer has task(s) {', '.join(missing)}",
             fix="restore the benchmark, or start a new working directory",
         )
+    # Every evaluator a task names resolves, before the loop starts (as run and evolve check).
+    check_evaluators(tasks[i] for i in dict.fromkeys((*e.tasks, e.smoke_task, *e.holdout)))
     chosen = models or RunModels()
     spec = chosen.agents or e.model
     routed = chosen.models if (chosen.models.tiers or chosen.models.roles) else None
