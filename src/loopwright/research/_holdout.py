@@ -24,6 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from loopwright._caller import carried
 from loopwright.research._config import ResearchConfig, WorkDir
 from loopwright.research.phases._experiment import EvalBench
 from loopwright.runtime import runtime_catalog
@@ -172,8 +173,10 @@ class Holdout:
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="holdout") as pool:
             records = list(
                 pool.map(
-                    lambda j: self.bench.evaluator.run_one(
-                        workflow, j[0], j[1], root, run_id=self.bench.run_id
+                    carried(
+                        lambda j: self.bench.evaluator.run_one(
+                            workflow, j[0], j[1], root, run_id=self.bench.run_id
+                        )
                     ),
                     jobs,
                 )

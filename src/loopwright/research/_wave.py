@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from loopwright._caller import carried
 from loopwright.evaluation import EvalJob, Evaluator, Executor, LocalExecutor
 from loopwright.records import CycleRecord
 from loopwright.research._allocate import Allocation
@@ -188,7 +189,7 @@ def _run_threads(
     """One thread per entry of `jobs` running `target(job)`; joined; the first failure a
     thread recorded in `failures` is raised here, in the caller's thread."""
     threads = [
-        threading.Thread(target=target, args=(job,), name=f"wave-{job.key}", daemon=True)
+        threading.Thread(target=carried(target), args=(job,), name=f"wave-{job.key}", daemon=True)
         for job in jobs
     ]
     for thread in threads:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Self, TypedDict
 
+from loopwright._caller import carried
 from loopwright.sandbox import CommandResult, Sandbox, TaskEnvironment, default_sandbox
 from loopwright.scoring._audit import audit_change, mark_suspect
 from loopwright.scoring._guard import failed_grade, mark_tampered
@@ -124,7 +125,7 @@ class RunGrader(ABC):
         deadline = task.spec.timeouts.grade + HOST_MARGIN_S
         box: list[GradeResult] = []
         worker = threading.Thread(
-            target=lambda: box.append(self._grade(workspace, task, tests)),
+            target=carried(lambda: box.append(self._grade(workspace, task, tests))),
             name=f"grade-{task.id}",
             daemon=True,
         )

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from loopwright._caller import carried
 from loopwright._fs import read_regular
 from loopwright.errors import ConfigError
 from loopwright.registry import Registry
@@ -310,7 +311,7 @@ class FunctionGrading:
         deadline = self.task.spec.timeouts.grade + HOST_MARGIN_S
         box: list[Assessment | BaseException] = []
         worker = threading.Thread(
-            target=lambda: box.append(self._call(workspace)),
+            target=carried(lambda: box.append(self._call(workspace))),
             name=f"evaluate-{self.task.id}",
             daemon=True,
         )

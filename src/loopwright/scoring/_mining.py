@@ -24,6 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loopwright._caller import carried
 from loopwright.errors import LoopwrightError, UsageError, UserError
 from loopwright.sandbox import (
     DockerSandbox,
@@ -207,7 +208,7 @@ def _mine_window(
                 on_commit(rows[-1])
         return rows
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="mine") as pool:
-        futures = {pool.submit(_mine_commit, ctx, sha): sha for sha in shas}
+        futures = {pool.submit(carried(_mine_commit), ctx, sha): sha for sha in shas}
         done: dict[str, MinedCommit] = {}
         for future in as_completed(futures):
             done[futures[future]] = row = future.result()

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from loopwright._caller import carried
 from loopwright.evaluation import Evaluator, aggregate
 from loopwright.records import CycleRecord, FailureCategory
 from loopwright.research._allocate import WaveSubmission, allocate_workers
@@ -251,7 +252,11 @@ def _smoke_runs(
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="smoke") as pool:
         return list(
             pool.map(
-                lambda r: bench.smoke.run_one(r[1], bench.smoke_task, 0, r[2], run_id=bench.run_id),
+                carried(
+                    lambda r: bench.smoke.run_one(
+                        r[1], bench.smoke_task, 0, r[2], run_id=bench.run_id
+                    )
+                ),
                 runs,
             )
         )
