@@ -4,12 +4,17 @@ empty context, so a CLI command's wave, holdout or grading threads spoke to a Py
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import loopwright
 from loopwright._caller import Caller, called_from_cli, caller, carried, spoken
-from loopwright.research import ThreadWave, WaveSubmission, allocate_workers
+from loopwright.cli import main
+from loopwright.research import InitOptions, ThreadWave, WaveSubmission, allocate_workers
 from tests.research.test_wave import jobs
 
 
@@ -55,3 +60,54 @@ def test_one_carried_function_runs_in_many_threads_at_once_as_its_caller() -> No
         assert list(pool.map(said, range(4))) == ["--population"] * 4
         assert list(pool.map(words, range(4))) == ["population"] * 4  # not carried: a thread's own
     assert caller() == "python"
+
+
+def _python_and_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> tuple[str, str]:
+    """The same bad input given from Python and at the command line: the two messages."""
+    from loopwright.errors import UserError
+
+    target = tmp_path / case
+    calls: dict[str, tuple[Callable[[], object], list[str]]] = {
+        "unknown task": (
+            lambda: loopwright.run("builder-only", "mini", tasks=["nope"], run_dir=target),
+            ["run", "builder-only", "--bench", "mini", "--tasks", "nope", "--run-dir", str(target)],
+        ),
+        "no goal": (
+            lambda: loopwright.research(target, init=InitOptions(workflow="builder-only", bench="mini")),
+            ["research", "init", "--dir", str(target), "--workflow", "builder-only", "--bench", "mini"],
+        ),
+        "negative budget": (
+            lambda: loopwright.research(target, init=InitOptions(
+                workflow="builder-only", bench="mini", goal="g", max_usd=-1.0)),
+            ["research", "init", "--dir", str(target), "--workflow", "builder-only", "--bench",
+             "mini", "--goal", "g", "--max-usd", "-1"],
+        ),
+    }  # fmt: skip
+    call, argv = calls[case]
+    with pytest.raises(UserError) as refused:
+        call()
+    assert main(argv) == 2
+    assert not target.exists()
+    return refused.value.render(), capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("case", "python", "cli"),
+    [
+        (
+            "unknown task",
+            "unknown task id(s) in tasks: nope",
+            "unknown task id(s) in --tasks: nope",
+        ),
+        ("no goal", 'set InitOptions(goal="<one line>")', 'pass --goal "<one line>"'),
+        ("negative budget", "max_usd -1", "--max-usd -1"),
+    ],
+)
+def test_the_same_bad_input_is_told_in_each_callers_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, python: str, cli: str
+) -> None:
+    from_python, from_cli = _python_and_cli(tmp_path, capsys, case)
+    assert python in from_python and "--" not in from_python, from_python
+    assert cli in from_cli and python not in from_cli, from_cli

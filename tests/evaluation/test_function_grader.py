@@ -5,7 +5,9 @@ agent's, read only as regular files inside it."""
 
 from __future__ import annotations
 
+import json
 import os
+import sqlite3
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,7 +41,7 @@ from loopwright.scoring import (
 )
 from loopwright.tasks import Task, load_task
 from loopwright.workflow import workflow_from_text
-from tests.taskfactory import GOLD, REPO, write_files
+from tests.taskfactory import GOLD, REPO, make_calc_task, write_files
 
 NAME = "calc-fn"
 WORKFLOW = """
@@ -347,3 +349,59 @@ def test_a_resolved_runs_feedback_is_not_a_failure_to_reflect_on(tmp_path: Path)
     assert record.resolved and record.grade is not None and record.grade.feedback == "ok"
     cand = Candidate(id="seed", workflow=workflow_from_text(WORKFLOW, "yaml"), records=(record,))
     assert build_digest(0, [cand]).tasks[0].feedback == []
+
+
+def test_a_cached_run_from_before_feedback_is_run_again_to_get_it(tmp_path: Path) -> None:
+    """Issue 31: a function-graded evaluation cached under CycleRecord schema 2 (no feedback)
+    was served as a hit, so reflection had no feedback on that task until the cache was
+    dropped. It is now a miss, run again once and stored afresh; then it hits."""
+    task = _task(tmp_path / "bench")
+    made: list[int] = []
+
+    def make_model(seed: int) -> ChatModel:
+        made.append(seed)
+        return _model()
+
+    ev = Evaluator(
+        make_model, LocalSandbox(), DEFAULT_PRICES, EvalSettings(model="scripted:byoe", seed=0)
+    )
+    wf = workflow_from_text(WORKFLOW, "yaml")
+    cache_file = tmp_path / "runs.db"
+
+    def run(name: str) -> tuple[CycleRecord, bool]:
+        executor = CachedExecutor(SerialExecutor(), FitnessCache(cache_file))
+        try:
+            (result,) = executor.run(ev, [EvalJob(wf, task, 0, tmp_path / name, name)])
+        finally:
+            executor.close()
+        assert result.record is not None
+        return result.record, result.cached
+
+    first, _ = run("a")
+    assert first.grade is not None and first.grade.feedback == "2/2 checks passed"
+    with sqlite3.connect(cache_file) as db:  # as a loopwright before schema 3 stored it
+        (stored,) = db.execute("SELECT record_json FROM fitness_cache").fetchone()
+        old = json.loads(stored)
+        old["schema_version"] = 2
+        del old["grade"]["feedback"]
+        db.execute("UPDATE fitness_cache SET record_json = ?", (json.dumps(old),))
+    again, cached = run("b")
+    assert not cached and len(made) == 2  # run again, not served without feedback
+    assert again.grade is not None and again.grade.feedback == "2/2 checks passed"
+    third, cached = run("c")
+    assert cached and len(made) == 2 and third.grade is not None
+    assert third.grade.feedback == "2/2 checks passed"  # the fresh record was stored
+    with sqlite3.connect(cache_file) as db:
+        assert db.execute("SELECT COUNT(*) FROM fitness_cache").fetchone() == (1,)
+
+
+def test_an_old_record_of_a_task_graded_by_its_tests_still_serves(tmp_path: Path) -> None:
+    from loopwright.evaluation._cache import _outdated
+
+    tested = make_calc_task(tmp_path / "bench")
+    function = _task(tmp_path / "bench2")
+    wf = workflow_from_text(WORKFLOW, "yaml")
+    old = json.dumps({"schema_version": 2})
+    assert not _outdated(EvalJob(wf, tested, 0, tmp_path / "t", "t"), old)
+    assert _outdated(EvalJob(wf, function, 0, tmp_path / "f", "f"), old)
+    assert not _outdated(EvalJob(wf, function, 0, tmp_path / "f", "f"), '{"schema_version": 3}')

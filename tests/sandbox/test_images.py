@@ -180,7 +180,7 @@ def test_a_dockerfile_task_outside_the_container_sandbox_says_what_to_use(tmp_pa
     record = run_task(_spec(task, LocalSandbox(), tmp_path / "run"))
     assert record.run_status == "error"
     events = (tmp_path / "run" / "events.jsonl").read_text()
-    assert "use --sandbox docker" in events and "environment/Dockerfile" in events
+    assert "use sandbox='docker'" in events and "environment/Dockerfile" in events
 
 
 @pytest.mark.docker

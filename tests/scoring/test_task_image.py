@@ -78,4 +78,4 @@ def test_an_image_task_outside_the_container_sandbox_says_what_to_use(tmp_path: 
     record = run_task(spec)
     assert record.run_status == "error"
     events = (tmp_path / "run" / "events.jsonl").read_text()
-    assert "use --sandbox docker" in events and "example.org/some/image:1" in events
+    assert "use sandbox='docker'" in events and "example.org/some/image:1" in events

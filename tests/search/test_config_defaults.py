@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 
+from loopwright._caller import called_from_cli
+from loopwright.cli import main
 from loopwright.cli._evolve_options import _run_settings
 from loopwright.errors import ConfigError, UsageError
 from loopwright.evaluation import select_tasks
@@ -48,23 +51,65 @@ def test_a_recorded_strategy_is_kept_whatever_the_default(tmp_path: Path) -> Non
         assert load_checkpoint(tmp_path).config.strategy == strategy
 
 
-def test_a_refused_config_names_the_field_a_python_caller_set_not_only_the_flag() -> None:
-    """Issue 31: errors of the library spoke CLI ("pass --population 2 or more") to a caller
-    who set `population=`; they name the field, and the flag beside it."""
-    cases: list[tuple[dict[str, object], str]] = [
-        ({"population": 1}, "population (--population) to 2 or more"),
-        ({"population": 4, "elitism": 9}, "elitism (--elitism) between 1 and 3"),
-        ({"overfit_gap": -1.0}, "overfit_gap (--overfit-gap)"),
-        ({"repetitions": 10**6}, "repetitions (--reps) to"),
-        ({"train_tasks": ("a",)}, "train_tasks and holdout_tasks (--train and --holdout)"),
-    ]
-    for fields, says in cases:
-        with pytest.raises(ConfigError) as refused:
-            EvolveConfig(seed_workflow="builder-only", bench="mini", **fields)  # type: ignore[arg-type]
-        assert says in str(refused.value), (fields, str(refused.value))
+# (fields, the setting a Python caller gave, what it is told, what the command line is told)
+REFUSED: list[tuple[dict[str, object], str, str, str]] = [
+    ({"population": 1}, "population", "set population to 2 or more",
+     "set --population to 2 or more"),
+    ({"population": 4, "elitism": 9}, "elitism",
+     "set elitism between 1 and 3, or a larger population",
+     "set --elitism between 1 and 3, or a larger --population"),
+    ({"overfit_gap": -1.0}, "overfit_gap", "set overfit_gap to", "set --overfit-gap to"),
+    ({"repetitions": 10**6}, "repetitions", "set repetitions to 100", "set --reps to 100"),
+    ({"holdout_repetitions": 0}, "holdout_repetitions", "set holdout_repetitions to a positive",
+     "set --holdout-reps to a positive"),
+    ({"train_tasks": ("a",)}, "train_tasks", "give both train_tasks and holdout_tasks",
+     "give both --train and --holdout"),
+    ({"budgets": {"max_usd": float("nan")}}, "budgets.max_usd",
+     "set budgets.max_usd to a positive number", "set --max-usd to a positive number"),
+    ({"budgets": {"max_generations": 5000}}, "budgets.max_generations",
+     "set budgets.max_generations to 1000", "set --generations to 1000"),
+    ({"calibration": {"band_low": 0.9, "band_high": 0.1}}, "calibration.band_low",
+     "set calibration.band_low, calibration.band_high", "set --band LOW,HIGH"),
+    ({"exploration": 2.0}, "exploration", "set exploration to", "set --exploration to"),
+    ({"stage_margin": 2.0}, "stage_margin", "set stage_margin to", "set --stage-margin to"),
+    ({"merge_rate": 0.2}, "merge_rate", "set parents='pareto' with merge_rate",
+     "pass --parents pareto with --merge"),
+]  # fmt: skip
 
 
-def test_an_unknown_task_id_names_the_tasks_argument() -> None:
+@pytest.mark.parametrize(("fields", "name", "python", "cli"), REFUSED)
+def test_a_refused_config_names_the_setting_in_the_callers_words_only(
+    fields: dict[str, object], name: str, python: str, cli: str
+) -> None:
+    """Issue 31: errors of the library spoke CLI to a caller who set `population=`, then named
+    both ("population (--population)"); now the Python caller is told the field and the command
+    line the flag, never the other's word."""
+    with pytest.raises(ConfigError) as from_python:
+        EvolveConfig(seed_workflow="builder-only", bench="mini", **fields)  # type: ignore[arg-type]
+    with called_from_cli(), pytest.raises(ConfigError) as from_cli:
+        EvolveConfig(seed_workflow="builder-only", bench="mini", **fields)  # type: ignore[arg-type]
+    told_python, told_cli = from_python.value.fix or "", from_cli.value.fix or ""
+    assert python in told_python and "--" not in told_python, told_python
+    assert cli in told_cli and not re.search(rf"(?<![-\w]){re.escape(name)}", told_cli), told_cli
+
+
+def test_the_command_line_is_told_only_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = tmp_path / "r"
+    code = main(["evolve", "--seed-workflow", "builder-only", "--bench", "mini", "--population",
+                 "2", "--elitism", "10", "--run-dir", str(run_dir)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and not run_dir.exists()
+    assert "set --elitism to 1, or a larger --population" in err
+    assert "elitism (" not in err and "population (" not in err
+
+
+def test_an_unknown_task_id_names_the_tasks_argument_or_the_flag() -> None:
     with pytest.raises(UsageError) as refused:
         select_tasks(load_benchmark("mini"), ["nope"], None)
-    assert "unknown task id(s) in tasks (--tasks): nope" in str(refused.value)
+    assert "unknown task id(s) in tasks: nope" in str(refused.value)
+    assert "--tasks" not in str(refused.value)
+    with called_from_cli(), pytest.raises(UsageError) as at_cli:
+        select_tasks(load_benchmark("mini"), ["nope"], None)
+    assert "unknown task id(s) in --tasks: nope" in str(at_cli.value)

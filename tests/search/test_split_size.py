@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from loopwright._caller import called_from_cli
 from loopwright.cli import main
 from loopwright.errors import UsageError
 from loopwright.search._split_size import expected_half_width, require_sizes, split_warnings
@@ -27,8 +28,14 @@ def test_a_small_split_says_the_width_to_expect_and_how_to_get_more() -> None:
     assert "only 6 training and 3 holdout" in text and "fewer than 10 training" in text
     assert "+/-0.46" in text  # 1.96 * sqrt(2 * 0.25 / 3) / sqrt(3)
     assert "cannot exclude zero unless every holdout task improves" in text
+    ways = ("calibration.band_low", "add tasks", "calibration.repetitions", "holdout_repetitions",
+            "calibration.min_train")  # fmt: skip
+    for way in ways:  # a Python caller's words: the EvolveConfig fields, no flag
+        assert way in text and "--" not in text
+    with called_from_cli():
+        (text,) = split_warnings(6, [0.5, 0.5, 0.5], 3)
     for way in ("--band", "add tasks", "--calibration-reps", "--holdout-reps", "--min-train"):
-        assert way in text
+        assert way in text and "calibration.repetitions" not in text
 
 
 def test_the_expected_width_narrows_with_tasks_and_repetitions() -> None:
@@ -49,7 +56,7 @@ def test_minimums_refuse_a_split_below_them() -> None:
     with pytest.raises(UsageError) as err:
         require_sizes(6, 3, 10, None, "widen the band")
     text = err.value.render()
-    assert "fewer than --min-train 10" in text and "widen the band" in text
+    assert "fewer than calibration.min_train 10" in text and "widen the band" in text
     with pytest.raises(UsageError, match="too few tasks"):
         require_sizes(6, 1, None, 2, "")
 

@@ -37,7 +37,7 @@ from loopwright._version import __version__
 from loopwright.evaluation._executor import EvalJob, Executor, JobResult, JobStream
 from loopwright.evaluation._health import model_never_answered
 from loopwright.records import CycleRecord, record_from_json, write_record
-from loopwright.scoring import evaluator_key
+from loopwright.scoring import FUNCTION_GRADER, evaluator_key
 from loopwright.store import CacheEntry, CacheTable, ClaimState, claim_owner, utc_now
 from loopwright.workflow import workflow_hash
 
@@ -55,6 +55,8 @@ __all__ = [
 ]
 
 CACHE_KEY_VERSION = 2
+FEEDBACK_SCHEMA_VERSION = 3
+"""The CycleRecord schema from which a record keeps the evaluator's feedback (`_outdated`)."""
 CACHE_HIT_FILE = "cache_hit.json"
 CLAIM_LEASE_S = 60.0
 """How long a claim holds without renewal; the owner renews it every third of that."""
@@ -127,9 +129,15 @@ class FitnessCache:
         self.table.release([cache_key(evaluator, job) for job in jobs], self.owner)
 
     def get(self, evaluator: Evaluator, job: EvalJob) -> tuple[CycleRecord, CacheEntry] | None:
-        """The stored record for `job` and its entry, or None."""
-        entry = self.table.get(cache_key(evaluator, job))
+        """The stored record for `job` and its entry, or None. An entry that lacks what a run
+        of `job` gives today (`_outdated`) is dropped and counts as a miss, so it is run again
+        and stored afresh."""
+        key = cache_key(evaluator, job)
+        entry = self.table.get(key)
         if entry is None:
+            return None
+        if _outdated(job, entry.record_json):
+            self.table.drop(key)
             return None
         return record_from_json(entry.record_json), entry
 
@@ -155,6 +163,17 @@ class FitnessCache:
 
     def close(self) -> None:
         self.table.close()
+
+
+def _outdated(job: EvalJob, record_json: str) -> bool:
+    """True for a function-graded task's record of CycleRecord schema 1 or 2: it was stored
+    before records kept the evaluator's feedback (schema 3), so a hit would give reflection no
+    feedback on the task until it was run again. A pytest-graded record of those schemas loses
+    nothing (its grade has no feedback) and still serves."""
+    if job.task.spec.grading.runner != FUNCTION_GRADER:
+        return False
+    version = json.loads(record_json).get("schema_version")
+    return isinstance(version, int) and version < FEEDBACK_SCHEMA_VERSION
 
 
 def cacheable(result: JobResult) -> bool:

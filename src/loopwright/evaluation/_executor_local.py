@@ -30,6 +30,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loopwright._caller import spoken
 from loopwright.errors import ConfigError
 from loopwright.evaluation._executor import (
     EvalJob,
@@ -78,8 +79,8 @@ class LocalExecutor:
         if workers is not None and workers < 1:
             raise ConfigError(
                 "the local executor needs at least one worker",
-                got=f"--workers {workers}",
-                fix="pass --workers 1 or more (default: the number of cores)",
+                got=f"{spoken('workers', '--workers')} {workers}",
+                fix=f"set {spoken('workers', '--workers')} to 1 or more (default: the number of cores)",
             )
         if job_timeout_s is not None and job_timeout_s <= 0:
             raise ConfigError(

@@ -32,6 +32,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TextIO
 
+from loopwright._caller import spoken
 from loopwright.errors import ConfigError, MissingDependencyError, RunAbortedError, UsageError
 from loopwright.evaluation._executor import (
     EvalJob,
@@ -63,6 +64,15 @@ _PROBE_S = 1.0
 _Payload = tuple[str, list[tuple[str, bytes]]]
 
 
+def _address() -> str:
+    return spoken("ray_address", "--ray-address")
+
+
+def _unreachable_fix() -> str:
+    return (f"start one (ray start --head) and pass its address, or omit {_address()} to "
+            "start a local Ray instance")  # fmt: skip
+
+
 def import_ray() -> ModuleType:
     """The `ray` module, or MissingDependencyError saying how to install it."""
     try:
@@ -71,7 +81,8 @@ def import_ray() -> ModuleType:
         raise MissingDependencyError(
             "the Ray executor needs the ray package",
             got=f"import ray failed: {exc}",
-            fix=f"install it: {RAY_PIP_HINT}; or use --executor local",
+            fix=f"install it: {RAY_PIP_HINT}; or use "
+            + spoken("ExecutorSettings(kind='local')", "--executor local"),
         ) from None
     return ray
 
@@ -102,7 +113,8 @@ class RayExecutor:
     ) -> None:
         if workers is not None and workers < 1:
             raise ConfigError("the Ray executor needs at least one worker", got=str(workers),
-                              fix="pass --workers 1 or more, or omit it (the cluster's CPUs)")  # fmt: skip
+                              fix=f"set {spoken('workers', '--workers')} to 1 or more, or omit it "
+                                  "(the cluster's CPUs)")  # fmt: skip
         if num_cpus <= 0:
             raise ConfigError("a Ray job must ask for some CPU", got=str(num_cpus), fix="use 1")
         self.address = address
@@ -136,9 +148,8 @@ class RayExecutor:
         if plain and not _HeadWatch(self.address or "").reachable():
             raise UsageError(
                 "cannot connect to the Ray cluster",
-                got=f"--ray-address {self.address}: nothing accepts connections there",
-                fix="start one (ray start --head) and pass its address, or omit "
-                "--ray-address to start a local Ray instance",
+                got=f"{_address()} {self.address}: nothing accepts connections there",
+                fix=_unreachable_fix(),
             )  # ray.init would retry for ever, printing Ray's warnings
         if not ray.is_initialized():
             try:
@@ -152,9 +163,8 @@ class RayExecutor:
             except (ConnectionError, RuntimeError, ValueError) as exc:
                 raise UsageError(
                     "cannot connect to the Ray cluster",
-                    got=f"--ray-address {self.address}: {exc}",
-                    fix="start one (ray start --head) and pass its address, or omit "
-                    "--ray-address to start a local Ray instance",
+                    got=f"{_address()} {self.address}: {exc}",
+                    fix=_unreachable_fix(),
                 ) from None
             self._owns_runtime = True
         self._ray = ray
@@ -218,7 +228,8 @@ class RayExecutor:
         raise RunAbortedError(
             f"the Ray cluster's head node at {self._head.address} stopped answering "
             f"(no connection for {HEAD_LOST_S:.0f} s): the run stopped; finished evaluations "
-            "are kept. Start the cluster again (or use --executor local) and resume"
+            f"are kept. Start the cluster again (or use {spoken('the local executor', '--executor local')}) "
+            "and resume"
         )
 
     def _collect(

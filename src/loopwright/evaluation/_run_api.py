@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict
 
+from loopwright._caller import spoken
 from loopwright.errors import UsageError
 from loopwright.evaluation._aggregate import Aggregate, aggregate
 from loopwright.evaluation._evaluator import Evaluation, Evaluator
@@ -225,7 +226,7 @@ def select_tasks(benchmark: Benchmark, ids: Sequence[str] | None, level: int | N
         unknown = [i for i in ids if i not in known]
         if unknown:
             raise UsageError(
-                f"unknown task id(s) in tasks (--tasks): {', '.join(unknown)}",
+                f"unknown task id(s) in {spoken('tasks', '--tasks')}: {', '.join(unknown)}",
                 fix=f"choose from: {', '.join(sorted(known))}",
             )
         chosen = [t for t in chosen if t.id in ids]
@@ -233,7 +234,8 @@ def select_tasks(benchmark: Benchmark, ids: Sequence[str] | None, level: int | N
         chosen = [t for t in chosen if t.level == level]
     if not chosen:
         raise UsageError(
-            "no task left to run after the tasks and level selection (--tasks, --level)",
+            "no task left to run after the selection by "
+            + spoken("tasks and level", "--tasks and --level"),
             fix="widen the selection",
         )
     return chosen

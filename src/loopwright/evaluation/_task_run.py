@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
+from loopwright._caller import spoken
 from loopwright._fs import atomic_write
 from loopwright._version import __version__
 from loopwright.models import ChatModel, PriceTable
@@ -197,7 +198,8 @@ def _in_image(spec: TaskRunSpec, workspace: Workspace, writer: EventWriter) -> T
                            lambda: attach_task_container(sandbox, spec.task, workspace.path))  # fmt: skip
         return spec if started is not None else None
     source = table.image or f"the image of {table.dockerfile}"
-    problem = f"the task runs in the container image {source}: use --sandbox docker"
+    use = spoken("sandbox='docker'", "--sandbox docker")
+    problem = f"the task runs in the container image {source}: use {use}"
     writer.write(ErrorEvent(t=writer.now(), where="environment", message=problem))
     return None
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from loopwright._caller import spoken
 from loopwright.errors import MissingDependencyError
 from loopwright.models._errors import ModelError
 from loopwright.models._ledger import CallLabels, CostLedger, LedgerRecord, current_labels
@@ -327,7 +328,10 @@ class LiteLLMGateway:
     def _give_up(self, kind: ErrorKind, attempts: int, message: str) -> GatewayError:
         tried = f" after {attempts} attempts" if attempts > 1 else ""
         what = f"{self.name} ({kind.replace('_', ' ')}){tried}: {message}"
-        return GatewayError(f"{what}. Fix: {_FIXES[kind]}", kind=kind, attempts=attempts)
+        fix = _FIXES[kind]
+        if kind == "budget":  # in the caller's words
+            fix = f"raise {spoken('max_usd', '--max-usd')}, or resume the run with a larger budget"
+        return GatewayError(f"{what}. Fix: {fix}", kind=kind, attempts=attempts)
 
     def _endpoint(self) -> str:
         """Where the call was sent, for an error saying it could not get there."""

@@ -9,6 +9,7 @@ import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 
+from loopwright._caller import spoken
 from loopwright.errors import ConfigError
 from loopwright.models._ledger import CostLedger
 from loopwright.models._pricing import DEFAULT_PRICES, PriceTable
@@ -59,9 +60,12 @@ def model_factory(
     name = gateway_name(spec)
     if api_base is not None and name is None:
         raise ConfigError(
-            "--api-base only applies to a LiteLLM model",
+            f"{spoken('api_base', '--api-base')} only applies to a LiteLLM model",
             got=f"model {spec!r} with api_base {api_base!r}",
-            fix="use --model openai/NAME with --api-base, or drop --api-base",
+            fix=spoken(
+                "use model='openai/NAME' with api_base, or drop api_base",
+                "use --model openai/NAME with --api-base, or drop --api-base",
+            ),
         )
     sim_options = parse_sim_spec(spec)
     if sim_options is not None:
@@ -163,7 +167,7 @@ def _sim_factory(benchmark: Benchmark | None, options: SimOptions) -> ModelFacto
         raise ConfigError(
             "the sim model needs the benchmark it runs on",
             got="model 'sim' with no benchmark",
-            fix="pass benchmark= (the CLI passes the --bench benchmark)",
+            fix="pass benchmark= (the benchmark the model runs on)",
         )
     from loopwright.models._sim import SimModel
 

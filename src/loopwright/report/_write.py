@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from loopwright._caller import spoken
 from loopwright._fs import atomic_write
 from loopwright.report._kind import RunKind, detect_kind
 from loopwright.report.pages._ab import ab_page, load_ab
@@ -91,7 +92,7 @@ def write_report(run_dir: Path, output: Path | None = None) -> ReportResult:
     start = time.perf_counter()
     path = output if output is not None else run_dir / REPORT_FILE
     if output is not None:  # before rendering: a path that cannot be written is named first
-        check_output_file(output, "--output")
+        check_output_file(output, spoken("output", "--output"))
     report = render_report(run_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = report.html.encode("utf-8")
@@ -144,7 +145,7 @@ def write_comparison(
     current directory), atomically. UsageError before anything is read when `output` cannot be
     written, and as `render_comparison` says."""
     path = Path(output)
-    check_output_file(path, "--output")
+    check_output_file(path, spoken("output", "--output"))
     html, result = render_comparison(run_dirs)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, html.encode("utf-8"))

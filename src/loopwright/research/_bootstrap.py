@@ -67,15 +67,18 @@ class InitOptions(BaseModel):
 
 def _goal_text(opts: InitOptions) -> str:
     if opts.goal is not None and opts.goal_file is not None:
-        raise UsageError("give the goal once", got="--goal and --goal-file", fix="keep one of them")
+        raise UsageError("give the goal once", got=spoken("goal and goal_file", "--goal and --goal-file"),
+                         fix="keep one of them")  # fmt: skip
     if opts.goal is None and opts.goal_file is None:
         raise UsageError(
             "a research run needs a goal",
-            fix='pass --goal "<one line>" (Escalation and Termination get defaults) or '
-            "--goal-file goal.md (with Ultimate, Escalation and Termination sections)",
+            fix=spoken('set InitOptions(goal="<one line>")', 'pass --goal "<one line>"')
+            + " (Escalation and Termination get defaults) or "
+            + spoken("goal_file=goal.md", "--goal-file goal.md")
+            + " (with Ultimate, Escalation and Termination sections)",
         )
     if opts.goal_file is not None:
-        text = read_text_input(opts.goal_file, "--goal-file")
+        text = read_text_input(opts.goal_file, spoken("goal_file", "--goal-file"))
     else:
         text = bootstrap_goal(opts.goal or "")
     parse_goal(text, source=str(opts.goal_file or "--goal"))

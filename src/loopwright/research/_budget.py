@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from loopwright._caller import spoken
 from loopwright.errors import ConfigError
 from loopwright.models import LEDGER_FILE, CostLedger
 from loopwright.research._config import WorkDir
@@ -53,8 +54,11 @@ def check_budget(max_usd: float | None) -> None:
     if max_usd is not None and not max_usd > 0:
         raise ConfigError(
             "a dollar budget must be positive",
-            got=f"--max-usd {max_usd:g}",
-            fix="pass --max-usd with a positive number of dollars, e.g. --max-usd 5",
+            got=f"{spoken('max_usd', '--max-usd')} {max_usd:g}",
+            fix=spoken(
+                "pass max_usd with a positive number of dollars, e.g. max_usd=5",
+                "pass --max-usd with a positive number of dollars, e.g. --max-usd 5",
+            ),
         )
 
 
@@ -72,4 +76,7 @@ def budget_fix(root: Path, max_usd: float, spent_usd: float) -> str:
     """How to continue a run the budget `max_usd` stopped after `spent_usd`: the command, with
     twice the larger of the two (rounded up to the cent) as the new budget."""
     more = math.ceil(max(max_usd, spent_usd) * 200) / 100
-    return f"raise the budget: loopwright research run --dir {root} --max-usd {more:g}"
+    return "raise the budget: " + spoken(
+        f"loopwright.research({str(root)!r}, max_usd={more:g})",
+        f"loopwright research run --dir {root} --max-usd {more:g}",
+    )

@@ -14,6 +14,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from loopwright._caller import spoken
 from loopwright._fs import atomic_write
 from loopwright._version import __version__
 from loopwright.errors import ConfigError
@@ -223,7 +224,11 @@ class WorkDir:
         if not self.config.is_file():
             raise ConfigError(
                 f"{self.root} is not a research working directory (no config.yaml)",
-                fix="create one with `loopwright research init --dir DIR --goal TEXT ...`",
+                fix="create one with "
+                + spoken(
+                    "loopwright.research(DIR, init=InitOptions(goal=TEXT, ...))",
+                    "`loopwright research init --dir DIR --goal TEXT ...`",
+                ),
             )
         data = yaml.safe_load(self.config.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("kind") != "research":

@@ -244,9 +244,12 @@ def open_loop(
         require_prices(agents, [spec], option=spoken("max_usd", "--max-usd"))
     if chosen.api_base is not None and not any(is_gateway_spec(s) for s in (spec, *agents.specs())):
         raise ConfigError(
-            "--api-base only applies to a LiteLLM model",
+            f"{spoken('api_base', '--api-base')} only applies to a LiteLLM model",
             got=f"meta model {spec!r}, agents on {agents.model!r}",
-            fix="use --model or --meta-model openai/NAME with --api-base, or drop --api-base",
+            fix=spoken(
+                "use model='openai/NAME' with api_base, or drop api_base",
+                "use --model or --meta-model openai/NAME with --api-base, or drop --api-base",
+            ),
         )
     prices = chosen.models.price_table()
     meta = meta_model(spec, config.seed, api_base=chosen.api_base, ledger=ledger, prices=prices)

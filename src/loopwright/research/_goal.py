@@ -23,6 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from loopwright._caller import spoken
 from loopwright.errors import ConfigError, validation_problems
 
 __all__ = [
@@ -100,9 +101,12 @@ def bootstrap_goal(one_line: str) -> str:
     text = one_line.strip()
     if not text or "\n" in text:
         raise ConfigError(
-            "--goal takes one non-empty line",
+            f"{spoken('InitOptions.goal', '--goal')} takes one non-empty line",
             got=repr(one_line[:80]),
-            fix='e.g. --goal "raise mean partial credit on mini level 2", or --goal-file goal.md',
+            fix=spoken(
+                'e.g. goal="raise mean partial credit on mini level 2", or goal_file=goal.md',
+                'e.g. --goal "raise mean partial credit on mini level 2", or --goal-file goal.md',
+            ),
         )
     e = Escalation()
     return f"""# Goal
@@ -135,9 +139,12 @@ def load_goal(path: Path) -> Goal:
     if not path.is_file():
         raise ConfigError(
             f"no goal: {path} does not exist",
-            fix="a research run needs a goal: pass --goal TEXT or --goal-file goal.md to "
-            "`loopwright research init`, or write goal.md with Ultimate, Escalation and "
-            "Termination sections",
+            fix="a research run needs a goal: "
+            + spoken(
+                "create the directory with research(dir, init=InitOptions(goal=...))",
+                "pass --goal TEXT or --goal-file goal.md to `loopwright research init`",
+            )
+            + ", or write goal.md with Ultimate, Escalation and Termination sections",
         )
     return parse_goal(path.read_text(encoding="utf-8"), source=str(path))
 

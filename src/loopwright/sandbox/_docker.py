@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from loopwright._caller import spoken
 from loopwright.errors import ConfigError, SandboxError
 from loopwright.sandbox._base import CommandResult, RunRequest, Sandbox, resolve_dir, with_defaults
 from loopwright.sandbox._engine import ENV_PREFIX, ContainerSettings, Engine, labels
@@ -168,7 +169,7 @@ class DockerSandbox(Sandbox):
                 "a task environment built on this machine cannot run in the container sandbox",
                 got=f"the environment at {environment.prefix}",
                 fix="let loopwright build it into an image (docs/sandbox.md, 'Task environments "
-                "in the container sandbox'), or use --sandbox bubblewrap",
+                f"in the container sandbox'), or use {spoken('sandbox=' + repr('bubblewrap'), '--sandbox bubblewrap')}",
             )
         self.attach(workspace, image=environment.image, workdir=environment.workdir)
         return EnvironmentSandbox(self, environment, workspace.resolve())

@@ -29,6 +29,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loopwright._caller import spoken
 from loopwright.errors import ConfigError, MissingDependencyError
 from loopwright.sandbox._envfinish import editable_roots, relocate
 from loopwright.sandbox._environment import TaskEnvironment
@@ -203,7 +204,8 @@ class EnvironmentCache:
             raise ConfigError(
                 f"task {task.id} has no Python environment to build",
                 got="no [environment] table" if table is None else "a container image",
-                fix="container images are built by the container sandbox (--sandbox docker)",
+                fix="container images are built by the container sandbox "
+                f"({spoken('sandbox=' + repr('docker'), '--sandbox docker')})",
             )
         found = self.lookup(task)
         if found is not None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from rich.console import Console
 
+from loopwright._caller import spoken
 from loopwright.errors import ConfigError, MissingDependencyError
 from loopwright.sandbox import _bwrap
 from loopwright.sandbox._base import Sandbox
@@ -36,7 +37,9 @@ def _bubblewrap() -> Sandbox:
         raise MissingDependencyError(
             "the bubblewrap sandbox was asked for but does not work here",
             got=_bwrap.bubblewrap_problem() or "the probe failed",
-            fix=_fix_hint() + "; or pass --sandbox local to run unsandboxed",
+            fix=_fix_hint()
+            + f"; or pass {spoken(repr('local') + ' as sandbox', '--sandbox local')} to run "
+            "unsandboxed",
         )
     return _bwrap.BubblewrapSandbox()
 

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from loopwright._caller import spoken
 from loopwright._version import __version__
 from loopwright.errors import ConfigError, UsageError
 from loopwright.evaluation import Executor, ExecutorSettings, make_executor
@@ -64,15 +65,18 @@ class Execution:
     def __post_init__(self) -> None:
         if not self.use_cache and self.cache is not None:
             raise UsageError(
-                "a cache file and no cache contradict each other (--cache with --no-cache)",
-                fix="pass one: cache=PATH, or use_cache=False",
+                "a cache file and no cache contradict each other "
+                f"({spoken('cache=PATH with use_cache=False', '--cache with --no-cache')})",
+                fix=spoken(
+                    "pass one: cache=PATH, or use_cache=False", "pass --cache or --no-cache"
+                ),
             )
 
     def check(self) -> None:
         """The cache file can be opened (not a directory, in a writable directory, a SQLite
         file when it exists): a UsageError naming it otherwise. Creates nothing."""
         if self.cache is not None:
-            check_cache_file(self.cache)
+            check_cache_file(self.cache, spoken("Execution.cache", "--cache"))
 
 
 def evolve(

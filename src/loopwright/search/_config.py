@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from loopwright._caller import spoken
 from loopwright.errors import ConfigError
 from loopwright.models import ModelChoice, ModelsConfig, is_offline_spec
 from loopwright.runtime import EngineSettings
@@ -53,14 +54,16 @@ class Budgets(_Frozen):
     def _positive(self) -> Budgets:
         limits = ("max_generations", "max_evaluations", "max_train_evaluations", "max_usd",
                   "max_wall_s")  # fmt: skip
-        for name in limits:
-            _require_positive(name, getattr(self, name))
-        _require_positive("plateau_generations", self.plateau_generations)
+        for name in (*limits, "plateau_generations"):
+            _require_positive(
+                name, getattr(self, name), _say(f"budgets.{name}", _BUDGET_FLAGS[name])
+            )
         if self.target_score is not None and not 0.0 < self.target_score <= 1.0:
             raise ConfigError(
                 "target_score must lie in (0, 1]",
                 got=str(self.target_score),
-                fix="set target_score (--target-score) to a mean partial credit such as 0.9, or omit it",
+                fix=f"set {_say('budgets.target_score', '--target-score')} to a mean partial credit "
+                "such as 0.9, or omit it",
             )
         return self
 
@@ -91,20 +94,23 @@ class CalibrationSettings(_Frozen):
             raise ConfigError(
                 "the calibration band must satisfy 0 <= low <= high <= 1",
                 got=f"{self.band_low}-{self.band_high}",
-                fix="set band_low, band_high (--band LOW,HIGH) to e.g. 0.3, 0.7",
+                fix=spoken(
+                    "set calibration.band_low, calibration.band_high to e.g. 0.3, 0.7",
+                    "set --band LOW,HIGH to e.g. 0.3,0.7",
+                ),
             )
-        _require_positive("calibration repetitions", self.repetitions)
-        _require_at_most("calibration repetitions", self.repetitions, MAX_REPETITIONS,
-                         "calibration.repetitions (--calibration-reps)")  # fmt: skip
+        reps = _say("calibration.repetitions", "--calibration-reps")
+        _require_positive("calibration repetitions", self.repetitions, reps)
+        _require_at_most("calibration repetitions", self.repetitions, MAX_REPETITIONS, reps)
         if self.holdout_every < 2:
             raise ConfigError(
                 "holdout_every must be at least 2 (every N-th in-band task goes to holdout)",
                 got=str(self.holdout_every),
                 fix="use 3 (one third holdout) or more",
             )
-        _require_positive("max_train", self.max_train)
-        _require_positive("min_train", self.min_train)
-        _require_positive("min_holdout", self.min_holdout)
+        for name, flag in (("max_train", "max_train"), ("min_train", "--min-train"),
+                           ("min_holdout", "--min-holdout")):  # fmt: skip
+            _require_positive(name, getattr(self, name), _say(f"calibration.{name}", flag))
         return self
 
 
@@ -251,38 +257,45 @@ class EvolveConfig(_Frozen):
             raise ConfigError(
                 "exploration must lie in [0, 1]",
                 got=str(self.exploration),
-                fix="set exploration (--exploration) to e.g. 0.25 (0: always follow reflection, 1: random)",
+                fix=f"set {_say('exploration', '--exploration')} to e.g. 0.25 "
+                "(0: always follow reflection, 1: random)",
             )
-        for name in ("population", "tournament_k", "repetitions", "mutation_max_tries"):
-            _require_positive(name, getattr(self, name))
-        _require_positive("holdout_repetitions", self.holdout_repetitions)
-        _require_at_most("the population", self.population, MAX_POPULATION, _POPULATION)
-        _require_at_most("repetitions", self.repetitions, MAX_REPETITIONS, "repetitions (--reps)")
+        population = _say("population", "--population")
+        reps, holdout_reps = (
+            _say("repetitions", "--reps"),
+            _say("holdout_repetitions", "--holdout-reps"),
+        )
+        for name, said in (("population", population), ("tournament_k", "tournament_k"),
+                           ("repetitions", reps), ("mutation_max_tries", "mutation_max_tries")):  # fmt: skip
+            _require_positive(name, getattr(self, name), said)
+        _require_positive("holdout_repetitions", self.holdout_repetitions, holdout_reps)
+        _require_at_most("the population", self.population, MAX_POPULATION, population)
+        _require_at_most("repetitions", self.repetitions, MAX_REPETITIONS, reps)
         _require_at_most("holdout_repetitions", self.holdout_repetitions, MAX_REPETITIONS,
-                         "holdout_repetitions (--holdout-reps)")  # fmt: skip
+                         holdout_reps)  # fmt: skip
         _require_at_most("max_generations", self.budgets.max_generations, MAX_GENERATIONS,
-                         "budgets.max_generations (--generations)")  # fmt: skip
+                         _say("budgets.max_generations", "--generations"))  # fmt: skip
         if self.population < 2:
             raise ConfigError(
                 "the population needs at least 2 individuals",
                 got=str(self.population),
-                fix=f"set {_POPULATION} to 2 or more",
+                fix=f"set {population} to 2 or more",
             )
         if not 0 < self.elitism < self.population:
             raise ConfigError(
                 "elitism must be at least 1 and smaller than the population",
                 got=f"elitism {self.elitism}, population {self.population}",
-                fix=f"set elitism (--elitism) between 1 and {self.population - 1}, or a larger "
-                f"{_POPULATION}"
+                fix=f"set {_say('elitism', '--elitism')} between 1 and {self.population - 1}, "
+                f"or a larger {population}"
                 if self.population > 2
-                else f"set elitism (--elitism) to 1, or a larger {_POPULATION}",
+                else f"set {_say('elitism', '--elitism')} to 1, or a larger {population}",
             )
         if (self.train_tasks is None) != (self.holdout_tasks is None):
             raise ConfigError(
                 "explicit task splits need both training and holdout ids",
                 got=f"train={self.train_tasks}, holdout={self.holdout_tasks}",
-                fix="give both train_tasks and holdout_tasks (--train and --holdout), or neither "
-                "(calibration chooses)",
+                fix=f"give both {_say('train_tasks and holdout_tasks', '--train and --holdout')}, "
+                "or neither (calibration chooses)",
             )
         unknown = [d for d in self.designs if d not in DESIGN_KINDS]
         if unknown:
@@ -295,7 +308,8 @@ class EvolveConfig(_Frozen):
             raise ConfigError(
                 "overfit_gap must lie in [0, 1]",
                 got=str(self.overfit_gap),
-                fix="set overfit_gap (--overfit-gap) to a gap between training and holdout means, e.g. 0.2",
+                fix=f"set {_say('overfit_gap', '--overfit-gap')} to a gap between training and "
+                "holdout means, e.g. 0.2",
             )
         _check_economy(self)
         _check_reflector(self)
@@ -307,7 +321,7 @@ class EvolveConfig(_Frozen):
                 raise ConfigError(
                     "a task cannot be both training and holdout",
                     got=", ".join(sorted(overlap)),
-                    fix="remove it from one of train_tasks / holdout_tasks (--train / --holdout)",
+                    fix=f"remove it from one of {_say('train_tasks / holdout_tasks', '--train / --holdout')}",
                 )
         return self
 
@@ -329,17 +343,20 @@ class EvolveConfig(_Frozen):
         return self.strategy == "guided" if enabled is None else enabled
 
 
+_AGENT = "reflection.reflector='agent'"
+
+
 def _check_reflector(config: EvolveConfig) -> None:
     """The reflector agent needs a meta model that calls tools: the offline rules do not."""
     settings = config.reflection
     spec = settings.meta_model or config.choice.meta_spec
     if settings.reflector == "agent" and is_offline_spec(spec):
         raise ConfigError(
-            "the agent reflector (reflector='agent', --reflector agent) needs a meta model that "
+            f"the agent reflector ({_say(_AGENT, '--reflector agent')}) needs a meta model that "
             "calls tools",
             got=f"the meta model is {spec!r}, which reflects by the offline rules",
-            fix="set meta_model (--meta-model) to PROVIDER/MODEL (or scripted:FILE), or use another "
-            "reflector",
+            fix=f"set {_say('reflection.meta_model', '--meta-model')} to PROVIDER/MODEL (or "
+            "scripted:FILE), or use another reflector",
         )
 
 
@@ -349,23 +366,32 @@ def _check_economy(config: EvolveConfig) -> None:
         raise ConfigError(
             "stages must be positive minibatch sizes in increasing order",
             got=",".join(str(n) for n in stages),
-            fix="set stages (--stages) to e.g. 3,all (3 tasks first, then all of them), or omit it",
+            fix=spoken(
+                "set stages to e.g. (3,) (3 tasks first, then all of them), or omit it",
+                "set --stages to e.g. 3,all (3 tasks first, then all of them), or omit it",
+            ),
         )
     if not 0.0 <= config.stage_margin <= 1.0:
         raise ConfigError(
             "stage_margin must lie in [0, 1]",
             got=str(config.stage_margin),
-            fix="set stage_margin (--stage-margin) to e.g. 0.1 (0: stop any child below its parent)",
+            fix=f"set {_say('stage_margin', '--stage-margin')} to e.g. 0.1 "
+            "(0: stop any child below its parent)",
         )
     if not 0.0 <= config.merge_rate <= 1.0:
         raise ConfigError(
-            "merge_rate must lie in [0, 1]", got=str(config.merge_rate), fix="pass e.g. 0.2"
+            "merge_rate must lie in [0, 1]",
+            got=str(config.merge_rate),
+            fix=f"set {_say('merge_rate', '--merge')} to e.g. 0.2",
         )
     if config.merge_rate > 0 and config.parents != "pareto":
         raise ConfigError(
             "merge needs Pareto-frontier parents",
             got=f"merge_rate {config.merge_rate} with parents {config.parents}",
-            fix="set parents to pareto (--parents pareto) with merge_rate (--merge), or drop it",
+            fix=spoken(
+                "set parents='pareto' with merge_rate, or drop merge_rate",
+                "pass --parents pareto with --merge, or drop --merge",
+            ),
         )
 
 
@@ -376,28 +402,37 @@ MAX_REPETITIONS = 100
 MAX_GENERATIONS = 1_000
 
 
-# What an error names for a setting: the EvolveConfig field a Python caller sets, and the
-# command-line flag (issue 31: library errors named only the flag).
-_POPULATION = "population (--population)"
+def _say(field: str, flag: str) -> str:
+    """A setting in its caller's words (issue 31): the EvolveConfig field a Python caller sets
+    (`population`, `budgets.max_usd`), the flag at the command line (`--population`)."""
+    return spoken(field, flag)
 
 
-def _require_at_most(name: str, value: int | None, limit: int, flag: str) -> None:
+# The flag of each budget (the CLI's evolve options; `--max-train-evaluations` included).
+_BUDGET_FLAGS = {"max_generations": "--generations", "max_evaluations": "--max-evaluations",
+                 "max_train_evaluations": "--max-train-evaluations", "max_usd": "--max-usd",
+                 "max_wall_s": "--max-wall-s", "plateau_generations": "--plateau"}  # fmt: skip
+
+
+def _require_at_most(name: str, value: int | None, limit: int, said: str) -> None:
     if value is not None and value > limit:
         raise ConfigError(
             f"{name} is at most {limit}",
             got=str(value),
-            fix=f"set {flag} to {limit} or less (docs/evolve.md, Limits)",
+            fix=f"set {said} to {limit} or less (docs/evolve.md, Limits)",
         )
 
 
-def _require_positive(name: str, value: float | None) -> None:
+def _require_positive(name: str, value: float | None, said: str | None = None) -> None:
+    """`said`: the setting in the caller's words (default `name`)."""
     if value is not None and not (value > 0 and math.isfinite(value)):
+        said = said or name
         raise ConfigError(
             f"{name} must be positive",
             got=str(value),
-            fix=f"pass a positive {name}, or leave it unset for no limit"
+            fix=f"set {said} to a positive number, or leave it unset for no limit"
             if name.startswith("max_") or name == "plateau_generations"
-            else f"pass a positive {name}",
+            else f"set {said} to a positive number",
         )
 
 

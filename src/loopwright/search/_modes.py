@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from loopwright._caller import spoken
 from loopwright._fs import atomic_write
 from loopwright._version import __version__
 from loopwright.errors import UsageError
@@ -55,7 +56,7 @@ def promote_winner(
         raise UsageError(
             "the winner's holdout gain over the seed is not significant",
             got="no holdout gain" if result.gain is None else result.gain.describe(),
-            fix="evolve longer or on more holdout tasks, or pass --force",
+            fix=f"evolve longer or on more holdout tasks, or pass {spoken('force=True', '--force')}",
         )
     _check_new_name(name)
     registry = EphemeralModeRegistry(run_dir)
@@ -161,7 +162,7 @@ class EphemeralModeRegistry:
             raise UsageError(
                 f"workflow {name!r} already exists in the library",
                 got=str(target),
-                fix="choose another name, or pass --force to overwrite it",
+                fix=f"choose another name, or pass {spoken('force=True', '--force')} to overwrite it",
             )
         library.mkdir(parents=True, exist_ok=True)
         atomic_write(target, workflow_to_yaml(workflow))

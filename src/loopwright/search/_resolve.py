@@ -122,15 +122,22 @@ def _check_reflector_runs(config: EvolveConfig) -> None:
     why = (
         "reflection.enabled is false"
         if config.reflection.enabled is False
-        else "strategy 'random' (--strategy random), whose choices ignore reflection, so no "
-        "generation is reflected on"
+        else f"{spoken('strategy', '--strategy')} random, whose choices ignore reflection, so "
+        "no generation is reflected on"
     )
     raise ConfigError(
-        "the agent reflector (reflector='agent', --reflector agent) would never run",
+        f"the agent reflector ({spoken(_AGENT, '--reflector agent')}) would never run",
         got=why,
-        fix="use the guided strategy (--strategy guided), or set reflection.enabled: true in "
-        "--config to reflect on a random run's generations anyway, or drop --reflector agent",
+        fix=spoken(
+            "use strategy='guided', or set reflection.enabled=True to reflect on a random run's "
+            "generations anyway, or drop reflector='agent'",
+            "use --strategy guided, or set reflection.enabled: true in --config to reflect on "
+            "a random run's generations anyway, or drop --reflector agent",
+        ),
     )
+
+
+_AGENT = "reflection.reflector='agent'"
 
 
 def _check_priced(config: EvolveConfig) -> None:

@@ -16,6 +16,7 @@ import math
 from collections.abc import Sequence
 from statistics import fmean
 
+from loopwright._caller import caller, spoken
 from loopwright.errors import UsageError
 
 __all__ = ["WARN_HOLDOUT", "WARN_TRAIN", "expected_half_width", "require_sizes", "split_warnings"]
@@ -27,11 +28,20 @@ WARN_HOLDOUT = 3
 
 _Z95 = 1.96
 _HOW = (
-    "to keep more: widen the band (e.g. --band 0.2,0.8), add tasks to the benchmark, or run "
-    "more calibration repetitions (--calibration-reps) so that more pass rates settle in the "
-    "band; more holdout repetitions (--holdout-reps) narrow the interval; --min-train/"
-    "--min-holdout refuse a split this small"
+    "to keep more: widen the band (e.g. {band}), add tasks to the benchmark, or run more "
+    "calibration repetitions ({reps}) so that more pass rates settle in the band; more holdout "
+    "repetitions ({holdout_reps}) narrow the interval; {minimums} refuse a split this small"
 )
+
+
+def _how() -> str:
+    """`_HOW` in the caller's words (EvolveConfig fields, or the CLI's flags)."""
+    if caller() == "cli":
+        return _HOW.format(band="--band 0.2,0.8", reps="--calibration-reps",
+                           holdout_reps="--holdout-reps", minimums="--min-train/--min-holdout")  # fmt: skip
+    return _HOW.format(band="calibration.band_low=0.2, band_high=0.8",
+                       reps="calibration.repetitions", holdout_reps="holdout_repetitions",
+                       minimums="calibration.min_train/min_holdout")  # fmt: skip
 
 
 def expected_half_width(holdout_rates: Sequence[float], repetitions: int) -> float | None:
@@ -71,7 +81,8 @@ def split_warnings(
             f" With {n_hold} holdout task(s) the interval cannot exclude zero unless every "
             "holdout task improves."
         )
-    return (f"{text} {_HOW[0].upper()}{_HOW[1:]}.",)
+    how = _how()
+    return (f"{text} {how[0].upper()}{how[1:]}.",)
 
 
 def require_sizes(
@@ -80,10 +91,12 @@ def require_sizes(
     """UsageError (before any generation is spent) when the split is smaller than the
     minimums asked for; `warning` (the split warning) says how to get more."""
     low = [
-        f"{train} training task(s), fewer than --min-train {min_train}"
+        f"{train} training task(s), fewer than {spoken('calibration.min_train', '--min-train')} "
+        f"{min_train}"
         if min_train is not None and train < min_train
         else "",
-        f"{holdout} holdout task(s), fewer than --min-holdout {min_holdout}"
+        f"{holdout} holdout task(s), fewer than "
+        f"{spoken('calibration.min_holdout', '--min-holdout')} {min_holdout}"
         if min_holdout is not None and holdout < min_holdout
         else "",
     ]
@@ -91,5 +104,5 @@ def require_sizes(
         raise UsageError(
             "calibration kept too few tasks; nothing is evolved (the table is in calibration.json)",
             got="; ".join(s for s in low if s),
-            fix=warning or _HOW,
+            fix=warning or _how(),
         )

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Literal
 
+from loopwright._caller import spoken
 from loopwright.errors import ConfigError
 from loopwright.store._schema import connect
 
@@ -157,6 +158,10 @@ class CacheTable:
         self._conn.execute("UPDATE fitness_cache SET hits = hits + 1 WHERE key = ?", (key,))
         return CacheEntry(*row)
 
+    def drop(self, key: str) -> None:
+        """Forget the entry stored under `key` (one that no longer serves: it is computed again)."""
+        self._conn.execute("DELETE FROM fitness_cache WHERE key = ?", (key,))
+
     def put(self, entry: CacheEntry) -> bool:
         """Store `entry` unless its key is present; True when it was stored."""
         marks = ", ".join("?" for _ in fields(CacheEntry))
@@ -204,5 +209,5 @@ def _ensure_claims(conn: sqlite3.Connection, path: Path) -> None:
             f"{path} holds fitness-cache claims of another version",
             got=f"cache_claims_version {row[0]}",
             fix=f"this loopwright reads version {CLAIMS_SCHEMA_VERSION}: use the loopwright "
-            "that wrote it, or point --cache at a new file",
+            f"that wrote it, or point {spoken('Execution.cache', '--cache')} at a new file",
         )

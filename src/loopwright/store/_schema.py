@@ -12,6 +12,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from loopwright._caller import spoken
 from loopwright._version import __version__
 from loopwright.errors import ConfigError
 from loopwright.store._paths import check_output_file
@@ -176,7 +177,8 @@ def connect(path: Path) -> sqlite3.Connection:
         raise ConfigError(
             f"{path} stayed locked by another process for {BUSY_TIMEOUT_S:.0f} s",
             got=str(exc),
-            fix="wait for the other loopwright run to finish, or give this run its own --cache",
+            fix="wait for the other loopwright run to finish, or give this run its own "
+            + spoken("cache (Execution.cache)", "--cache"),
         ) from None
     except sqlite3.DatabaseError as exc:
         conn.close()
@@ -191,7 +193,8 @@ def _not_an_index(path: Path, exc: sqlite3.DatabaseError) -> ConfigError:
     return ConfigError(
         f"{path} is not a loopwright run index",
         got=str(exc),
-        fix="point --cache (or the run directory) at a runs.db written by loopwright",
+        fix=f"point {spoken('Execution.cache', '--cache')} (or the run directory) at a runs.db "
+        "written by loopwright",
     )
 
 

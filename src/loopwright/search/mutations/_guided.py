@@ -35,6 +35,7 @@ from dataclasses import replace
 
 import networkx as nx
 
+from loopwright._caller import spoken
 from loopwright.errors import ConfigError
 from loopwright.reflection import MutationSuggestion, ReflectionReport
 from loopwright.search._individual import Guidance, Individual
@@ -74,7 +75,8 @@ class GuidedStrategy:
             raise ConfigError(
                 "the exploration share must lie in [0, 1]",
                 got=str(exploration),
-                fix="set exploration (--exploration) to e.g. 0.25 (0: always follow reflection, 1: random)",
+                fix=f"set {spoken('exploration', '--exploration')} to e.g. 0.25 "
+                "(0: always follow reflection, 1: random)",
             )
         self.random = RandomStrategy(operators)
         self.operators = self.random.operators
