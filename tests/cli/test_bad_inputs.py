@@ -21,6 +21,7 @@ import yaml
 from loopwright.cli import main
 from loopwright.workflow import resolve_task_workflow
 from tests.models.test_gateway_server import DUMMY_KEY, Failure, Loopback, loopback
+from tests.taskfactory import make_calc_task
 
 __all__ = ["loopback"]  # the fixture, re-exported for pytest
 
@@ -42,6 +43,9 @@ class Case:
     absent: str | None = None
     needs_ro: bool = False
     env: tuple[tuple[str, str], ...] = ()
+    report: str | None = None
+    """A command whose failure is a report, not an `error:` line: the table's message is the
+    line holding this phrase and the next one."""
 
 
 CASES: tuple[Case, ...] = (
@@ -238,6 +242,13 @@ CASES: tuple[Case, ...] = (
     Case(("workflow", "validate", "no-such-flow"), 2, "builder-only"),
     Case(("workflow", "render", "thorough", "--format", "png"), 2, "png"),
     Case(("bench", "validate", "no-such-bench"), 2, "no-such-bench"),
+    Case(
+        ("bench", "validate", "typof2p", "--sandbox", "local"),
+        1,
+        "tests/test_ops_hidden.py::test_nosuch",
+        report="typo / gold",
+    ),
+    Case(("tasks", "mine", "notes", "--out", "mined", "--model", "sim"), 1, "no task kept"),
     Case(("ab", "plan", "--manifest", "no-manifest.yaml"), 2, "no-manifest.yaml"),
     Case(("ab", "plan", "--manifest", "binary.md"), 2, "not UTF-8"),
     Case(("ab", "plan", "--manifest", "badprovider.yaml"), 2, "unknown model provider"),
@@ -286,6 +297,9 @@ def _fixtures(root: Path) -> None:
     (root / "research").mkdir()  # what `research init` heads its working directory with
     (root / "research" / "config.yaml").write_text("schema_version: 2\nkind: research\n")
     (root / "noreplies.yaml").write_text("replies: []\n")
+    # a task whose fail_to_pass names a test it does not have (a typo in task.toml)
+    make_calc_task(root / "typof2p", "typo", extra_f2p=["tests/test_ops_hidden.py::test_nosuch"])
+    _notes_repo(root / "notes")
     fn = root / "fnbench" / "greet"  # graded by an evaluator no module provides
     (fn / "repo").mkdir(parents=True)
     (fn / "repo" / "greet.py").write_text("def greet(name):\n    return 'hi'\n")
@@ -301,6 +315,17 @@ def _fixtures(root: Path) -> None:
     prompt = "{instruction_file}\n" + "x" * 10_000_000
     big = {**base, "nodes": [_set(n, "prompt", prompt) for n in base["nodes"]]}
     (root / "wf-prompt.yaml").write_text(yaml.safe_dump(big, width=10**9))
+
+
+def _notes_repo(root: Path) -> None:
+    """A git repository whose commits change no code: `tasks mine` keeps nothing of it."""
+    root.mkdir()
+    who = ("-c", "user.name=t", "-c", "user.email=t@example.invalid")
+    for n, text in enumerate(("notes\n", "more notes\n")):
+        (root / "README.md").write_text(text)
+        subprocess.run(["git", "init", "-q"] if n == 0 else ["true"], cwd=root, check=True)
+        subprocess.run(["git", *who, "add", "README.md"], cwd=root, check=True)
+        subprocess.run(["git", *who, "commit", "-qm", f"notes {n}"], cwd=root, check=True)
 
 
 def _set(node: dict[str, object], key: str, value: object) -> dict[str, object]:
@@ -333,6 +358,10 @@ def _row(case: Case, text: str, code: int, root: Path) -> Row:
     text = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", text)
     lines = [line.translate(_BOX).strip() for line in text.splitlines()]
     lines = [line for line in lines if line and line != "Error"]  # typer's box title
+    if case.report is not None:
+        start = next(i for i, ln in enumerate(lines) if case.report in ln)
+        return Row(" ".join(("loopwright", *case.argv)), code, " ".join(lines[start : start + 2]),
+                   "")  # fmt: skip
     start = next((i for i, ln in enumerate(lines) if ln.startswith(("error:", "failed:"))), None)
     if start is None:  # typer's own usage errors: the box after the usage, its lines joined
         usage = ("Usage:", "Try")
@@ -374,8 +403,10 @@ directory, `badresult/`, `badcalib/`, `wrongcalib/` and `emptycfg/` finished evo
 whose `config.yaml` is empty, `noreplies.yaml` a script file with no reply,
 `badprovider.yaml` an A/B manifest naming an unknown provider, `done/` a finished run,
 `wf-loops.yaml` a workflow whose gate has `max_loops: 1000000000` and `wf-prompt.yaml` one with
-a 10 MB prompt (limits: docs/workflow.md and docs/evolve.md). `LOOPBACK` is an
-OpenAI-compatible server that answers every call with 401.
+a 10 MB prompt (limits: docs/workflow.md and docs/evolve.md), `typof2p/` a benchmark whose
+task lists a fail_to_pass test it does not have (`bench validate` reports it, exit 1), `notes/`
+a git repository whose commits change no code (`tasks mine` keeps nothing: exit 1 and what to
+try). `LOOPBACK` is an OpenAI-compatible server that answers every call with 401.
 
 | input | exit | message | fix |
 | --- | --- | --- | --- |
