@@ -42,3 +42,21 @@ def test_research_describes_its_call_and_takes_the_directory_once(tmp_path: Path
     outcome = loopwright.research(str(tmp_path / "v1"), init=opts, iterations=0)
     assert (tmp_path / "v1" / "goal.md").is_file()
     assert outcome is not None
+
+
+def test_the_run_directory_helpers_take_string_paths(tmp_path: Path) -> None:
+    """`write_report`, `finalize_run`, `promote_winner` and `read_progress` said `TypeError:
+    unsupported operand type(s) for /: 'str' and 'str'` to a `str` path (issue 31)."""
+    from loopwright.report import write_report
+    from loopwright.search import finalize_run, promote_winner, read_progress
+
+    nothing = str(tmp_path / "nothing")
+    for call in (
+        lambda: write_report(nothing),
+        lambda: write_report(nothing, output=str(tmp_path / "r.html")),
+        lambda: finalize_run(nothing),
+        lambda: promote_winner(nothing, "mine", library_dir=str(tmp_path / "lib")),
+    ):
+        with pytest.raises(loopwright.UserError):  # a user error naming the path, no TypeError
+            call()
+    assert read_progress(nothing) == []

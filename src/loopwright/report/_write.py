@@ -60,7 +60,7 @@ class ReportResult:
     seconds: float
 
 
-def render_report(run_dir: Path) -> Report:
+def render_report(run_dir: str | os.PathLike[str]) -> Report:
     """Build the report of `run_dir` (an evolve, run, A/B record or research directory) in
     memory.
 
@@ -69,6 +69,7 @@ def render_report(run_dir: Path) -> Report:
     off anywhere still renders, marked partial. Deterministic for the same files (and the same
     Graphviz, when `dot` draws the graphs).
     """
+    run_dir = Path(run_dir)
     kind = detect_kind(run_dir)
     if kind == "ab":
         ab = load_ab(run_dir)
@@ -85,11 +86,14 @@ def render_report(run_dir: Path) -> Report:
     return Report(run_page(run), kind, bool(run.partial_reasons), run.simulated)
 
 
-def write_report(run_dir: Path, output: Path | None = None) -> ReportResult:
+def write_report(
+    run_dir: str | os.PathLike[str], output: str | os.PathLike[str] | None = None
+) -> ReportResult:
     """Render the report of `run_dir` and write it to `output` (default
     `<run_dir>/report.html`), replacing any earlier one atomically. See `render_report`.
     UsageError (before anything is rendered) when `output` cannot be written."""
     start = time.perf_counter()
+    run_dir, output = Path(run_dir), None if output is None else Path(output)
     path = output if output is not None else run_dir / REPORT_FILE
     if output is not None:  # before rendering: a path that cannot be written is named first
         check_output_file(output, spoken("output", "--output"))

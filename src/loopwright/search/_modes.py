@@ -8,6 +8,7 @@ workflow into the user's library.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,7 +43,11 @@ def default_library_dir() -> Path:
 
 
 def promote_winner(
-    run_dir: Path, name: str, library_dir: Path | None = None, *, force: bool = False
+    run_dir: str | os.PathLike[str],
+    name: str,
+    library_dir: str | os.PathLike[str] | None = None,
+    *,
+    force: bool = False,
 ) -> Path:
     """Promote the run's winner into the library as `NAME.yaml` with its provenance beside it
     (`NAME.provenance.json`: run, individual, holdout gain and interval, date; docs/workflow.md).
@@ -50,6 +55,8 @@ def promote_winner(
     Refused (UsageError) when the winner's holdout gain is missing or its interval includes
     zero, unless `force` (which also overwrites an existing NAME); ConfigError for a name that
     cannot name a library workflow or is a built-in's (built-in names win)."""
+    run_dir = Path(run_dir)
+    library_dir = None if library_dir is None else Path(library_dir)
     checkpoint = load_checkpoint(run_dir)
     result = evolve_result(checkpoint)
     if not force and (result.gain is None or result.gain.includes_zero):

@@ -14,6 +14,7 @@ reflector is configured, reads its exhaust (the reflection issue). The gate's `m
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -189,12 +190,13 @@ class OuterLoop:
         return StepResult(True, f"result written to {path.name}")
 
 
-def finalize_run(run_dir: Path) -> Path:
+def finalize_run(run_dir: str | os.PathLike[str]) -> Path:
     """The `finalize` step of a run driven a step at a time (`loopwright outer-loop finalize`):
     write `<run>/result.json` exactly as `evolve` does at its end; return its path.
 
     UsageError when the run has not stopped yet (naming the next step). Idempotent: the file
     is rewritten from the checkpoint, so a second call writes the same figures."""
+    run_dir = Path(run_dir)
     checkpoint = load_checkpoint(run_dir)
     if checkpoint.stop_reason is None:
         step = "evaluate" if checkpoint.phase == "evaluate" else "evolve"

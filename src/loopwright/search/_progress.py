@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -330,6 +331,6 @@ class ProgressLog(EventLog[ProgressEvent]):
         self.append(event)
 
 
-def read_progress(run_dir: Path) -> list[ProgressEvent]:
+def read_progress(run_dir: str | os.PathLike[str]) -> list[ProgressEvent]:
     """Every well-formed event of `<run>/progress.jsonl`, in order ([] when there is none)."""
-    return ProgressLog(run_dir).read()
+    return ProgressLog(Path(run_dir)).read()
