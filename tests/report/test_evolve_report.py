@@ -3,6 +3,7 @@ stamp, reflections and suggestions when present, the Graphviz fallback, partial 
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -15,7 +16,7 @@ import yaml
 from loopwright.report import render_report, write_report
 from loopwright.report.pages._evolve import holdout_interval
 from loopwright.report.pages._evolve_lineage import graphs_section, lineage_of, lineage_section
-from loopwright.search import Lineage, evolve_run, load_checkpoint
+from loopwright.search import Lineage, evolve_result, evolve_run, load_checkpoint
 from loopwright.tasks import load_benchmark
 from tests.report.conftest import CliRun
 from tests.report.probe import charts, marks, meta, section, table_rows, text_of
@@ -249,3 +250,14 @@ def test_the_stop_reason_names_the_setting_as_the_runs_caller_set_it(
         assert said in text, caller
         if caller == "python":
             assert "--generations" not in text
+
+
+def test_the_mermaid_source_names_the_winner_not_its_seeds_name(sim_evolution: CliRun) -> None:
+    """An evolved workflow keeps its seed's name, so the winner's Mermaid comment said the
+    seed's name (`%% builder-only`) under both graphs; and the console printed it so too."""
+    cp = load_checkpoint(sim_evolution.run_dir)
+    result = evolve_result(cp)
+    page = html.unescape((sim_evolution.run_dir / "report.html").read_text(encoding="utf-8"))
+    assert f"%% seed {result.seed.mode} (hash " in page
+    assert f"%% winner {result.winner.mode} (hash " in page
+    assert f"%% winner {result.winner.mode} (hash " in sim_evolution.out

@@ -274,7 +274,7 @@ def _report(result: EvolveResult, *, simulated: bool) -> None:
         console.print(_front_table(result))
     w = result.winner
     console.print(f"winner {w.mode} ({w.lineage.operator}), {len(w.workflow.nodes)} nodes:")
-    console.print(to_mermaid(w.workflow), markup=False)
+    console.print(to_mermaid(w.workflow, title=f"winner {w.mode}"), markup=False)
 
 
 def _front_table(result: EvolveResult) -> Table:
@@ -351,15 +351,7 @@ def _design_lines(result: EvolveResult, *, simulated: bool) -> list[str]:
     if best is None:
         return []
     sim = " [SIMULATED]" if simulated else ""
-    w = result.winner
-    made = (
-        f"made by search ({w.lineage.operator}, generation {w.generation})"
-        if result.made_by_search
-        else "the seed itself: search made nothing better on training"
-        if w.lineage.operator == "seed"
-        else f"a generation-0 design ({w.lineage.operator}), not made by search"
-    )
-    lines = [f"winner vs seed and hand designs{sim}: the winner is {made}"]
+    lines = [f"winner vs seed and hand designs{sim}: the winner is {result.winner_origin}"]
     for label, gain in (("over the seed", result.gain),
                         (f"over the best hand design ({best.name}, holdout "
                          f"{_fmt3(best.holdout)})", result.design_gain)):  # fmt: skip

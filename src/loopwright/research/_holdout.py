@@ -25,6 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from loopwright._caller import carried
+from loopwright.records import CycleRecord
 from loopwright.research._config import ResearchConfig, WorkDir
 from loopwright.research.phases._experiment import EvalBench
 from loopwright.runtime import runtime_catalog
@@ -170,17 +171,14 @@ class Holdout:
         root = self.wd.holdout / "runs" / digest[:12]
         jobs = [(task, rep) for task in self.tasks for rep in range(self.passes)]
         workers = max(1, min(len(jobs), self.config.caps.workers))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="holdout") as pool:
-            records = list(
-                pool.map(
-                    carried(
-                        lambda j: self.bench.evaluator.run_one(
-                            workflow, j[0], j[1], root, run_id=self.bench.run_id
-                        )
-                    ),
-                    jobs,
-                )
+
+        def one(job: tuple[Task, int]) -> CycleRecord:
+            return self.bench.evaluator.run_one(
+                workflow, job[0], job[1], root, run_id=self.bench.run_id
             )
+
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="holdout") as pool:
+            records = list(pool.map(carried(one), jobs))
         per_task: dict[str, list[float]] = {}
         for record in records:
             if record.scored:

@@ -124,8 +124,12 @@ class RunGrader(ABC):
         """
         deadline = task.spec.timeouts.grade + HOST_MARGIN_S
         box: list[GradeResult] = []
+
+        def grade() -> None:
+            box.append(self._grade(workspace, task, tests))
+
         worker = threading.Thread(
-            target=carried(lambda: box.append(self._grade(workspace, task, tests))),
+            target=carried(grade),
             name=f"grade-{task.id}",
             daemon=True,
         )

@@ -310,8 +310,12 @@ class FunctionGrading:
         started = time.perf_counter()
         deadline = self.task.spec.timeouts.grade + HOST_MARGIN_S
         box: list[Assessment | BaseException] = []
+
+        def call() -> None:
+            box.append(self._call(workspace))
+
         worker = threading.Thread(
-            target=carried(lambda: box.append(self._call(workspace))),
+            target=carried(call),
             name=f"evaluate-{self.task.id}",
             daemon=True,
         )

@@ -177,6 +177,17 @@ class EvolveResult:
         return op != "seed" and not op.startswith("design:")
 
     @property
+    def winner_origin(self) -> str:
+        """Who made the winner, as a phrase ("the winner is ..."): search (the operator and the
+        generation), the seed itself, or a design of generation 0."""
+        w = self.winner
+        if self.made_by_search:
+            return f"made by search ({w.lineage.operator}, generation {w.generation})"
+        if w.lineage.operator == "seed":
+            return "the seed itself: search made nothing better on training"
+        return f"a generation-0 design ({w.lineage.operator}), not made by search"
+
+    @property
     def best_score(self) -> float | None:
         """The winner's training fitness (mean partial credit over the training tasks; None
         when it has no valid training result)."""

@@ -40,15 +40,17 @@ def node_label_lines(node: Node, *, frozen: bool = False) -> list[str]:
     return [node.id, detail, *(["(frozen)"] if frozen else [])]
 
 
-def to_mermaid(wf: Workflow) -> str:
-    """A Mermaid `flowchart TD` of `wf`. Node ids are `n0`, `n1`... in declaration order.
+def to_mermaid(wf: Workflow, *, title: str | None = None) -> str:
+    """A Mermaid `flowchart TD` of `wf`. Node ids are `n0`, `n1`... in declaration order. Its
+    first line, a comment, names the graph by `title` (default: the workflow's name; an
+    evolved workflow keeps its seed's name, so the caller names it, e.g. `winner ind-7`).
 
     Edges and RELOOPs naming an unknown node (an invalid workflow) are left out.
     """
     ids: dict[str, str] = {}
     for index, node in enumerate(wf.nodes):
         ids.setdefault(node.id, f"n{index}")
-    lines = [f"%% {wf.name} (hash {workflow_hash(wf)[:12]})", "flowchart TD"]
+    lines = [f"%% {title or wf.name} (hash {workflow_hash(wf)[:12]})", "flowchart TD"]
     for node in _first_of_each(wf):
         opening, closing = _MERMAID_SHAPES[node.kind]
         label = node_label_lines(node, frozen=node.id in wf.frozen)

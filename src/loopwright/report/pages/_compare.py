@@ -139,32 +139,7 @@ def _mismatch_notes(cols: list[RunColumn]) -> str:
 
 
 def curves_section(cols: list[RunColumn]) -> Section:
-    series = []
-    for col in cols:
-        sums = col.checkpoint.summaries
-        series.append(
-            Series(
-                f"{col.label[:14]} train",
-                col.colour,
-                tuple(
-                    Point(float(s.generation), s.train_best,
-                          title=f"{col.label} gen {s.generation} train best {fmt(s.train_best, '.3f')}")
-                    for s in sums
-                ),
-            )
-        )  # fmt: skip
-        series.append(
-            Series(
-                f"{col.label[:14]} holdout",
-                col.colour,
-                tuple(
-                    Point(float(s.generation), s.holdout_best,
-                          title=f"{col.label} gen {s.generation} holdout {fmt(s.holdout_best, '.3f')}")
-                    for s in sums
-                ),
-                dashed=True,
-            )
-        )  # fmt: skip
+    series = [_score_series(col, split) for col in cols for split in ("train", "holdout")]
     last = max(s.generation for c in cols for s in c.checkpoint.summaries)
     ticks = [(float(g), str(g)) for g in range(last + 1)]
     chart = line_chart(series, label="train and holdout per generation, every run",
@@ -175,6 +150,18 @@ def curves_section(cols: list[RunColumn]) -> Section:
     )
     body = figure("compare-scores", chart, caption) + _cost_figure(cols)
     return Section("curves", "Scores and spend", body)
+
+
+def _score_series(col: RunColumn, split: str) -> Series:
+    """One run's train best (solid) or the best's holdout (dashed) per generation."""
+    holdout = split == "holdout"
+    what = "holdout" if holdout else "train best"
+    points = []
+    for s in col.checkpoint.summaries:
+        y = s.holdout_best if holdout else s.train_best
+        title = f"{col.label} gen {s.generation} {what} {fmt(y, '.3f')}"
+        points.append(Point(float(s.generation), y, title=title))
+    return Series(f"{col.label[:14]} {split}", col.colour, tuple(points), dashed=holdout)
 
 
 def _cost_figure(cols: list[RunColumn]) -> str:

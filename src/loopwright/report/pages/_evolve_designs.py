@@ -15,14 +15,6 @@ def designs_section(cp: Checkpoint, *, simulated: bool) -> Section | None:
         return None
     result = evolve_result(cp)
     best = result.best_design
-    w = result.winner
-    who = (
-        f"made by search ({w.lineage.operator}, generation {w.generation})"
-        if result.made_by_search
-        else "the seed itself"
-        if w.lineage.operator == "seed"
-        else f"a generation-0 design ({w.lineage.operator}), not made by search"
-    )
     sim = " SIMULATED: figures against the simulator, not a real model." if simulated else ""
     lines = [
         ("the seed", _gain(result.gain)),
@@ -43,7 +35,7 @@ def designs_section(cp: Checkpoint, *, simulated: bool) -> Section | None:
         numeric=(1, 2, 3, 4),
     )
     body = (
-        f"<p>The winner is {esc(who)}. Every built-in hand design ran on the same holdout "
+        f"<p>The winner is {esc(result.winner_origin)}. Every built-in hand design ran on the same holdout "
         f"tasks and repetitions as the winner and the seed ({runs} task runs, {cached} of them "
         "from the fitness cache; counted apart from the search's spend, never used for "
         "selection). Each gain is paired over the holdout tasks. The best design is chosen on "

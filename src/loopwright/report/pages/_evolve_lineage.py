@@ -76,7 +76,8 @@ def graphs_section(cp: Checkpoint, *, use_dot: bool = True) -> Section:
     )
     mermaid = details(
         "Mermaid source of both graphs",
-        f"<pre>{esc(to_mermaid(seed.workflow))}</pre><pre>{esc(to_mermaid(winner.workflow))}</pre>",
+        f"<pre>{esc(to_mermaid(seed.workflow, title=f'seed {seed.mode}'))}</pre>"
+        f"<pre>{esc(to_mermaid(winner.workflow, title=f'winner {winner.mode}'))}</pre>",
     )
     body = graphs + f"<p class='muted'>Drawn with {esc(engine)}.</p>" + _changes_html(changes)
     return Section("graphs", "Seed and winner workflows", body + mermaid)

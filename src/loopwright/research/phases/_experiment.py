@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -250,16 +250,14 @@ def _smoke_runs(
         return []
     workers = min(len(runs), scope.config.caps.workers)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="smoke") as pool:
-        return list(
-            pool.map(
-                carried(
-                    lambda r: bench.smoke.run_one(
-                        r[1], bench.smoke_task, 0, r[2], run_id=bench.run_id
-                    )
-                ),
-                runs,
-            )
-        )
+        return list(pool.map(carried(_smoke_run(bench)), runs))
+
+
+def _smoke_run(bench: EvalBench) -> Callable[[tuple[_Trial, Workflow, Path]], CycleRecord]:
+    def one(run: tuple[_Trial, Workflow, Path]) -> CycleRecord:
+        return bench.smoke.run_one(run[1], bench.smoke_task, 0, run[2], run_id=bench.run_id)
+
+    return one
 
 
 def _smoke_ok(record: CycleRecord) -> bool:
