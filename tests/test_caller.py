@@ -14,6 +14,7 @@ import pytest
 import loopwright
 from loopwright._caller import Caller, called_from_cli, caller, carried, spoken
 from loopwright.cli import main
+from loopwright.report import write_report
 from loopwright.research import InitOptions, ThreadWave, WaveSubmission, allocate_workers
 from tests.research.test_wave import jobs
 
@@ -84,6 +85,7 @@ def _python_and_cli(
             ["research", "init", "--dir", str(target), "--workflow", "builder-only", "--bench",
              "mini", "--goal", "g", "--max-usd", "-1"],
         ),
+        "no run to report": (lambda: write_report(target), ["report", str(target)]),
     }  # fmt: skip
     call, argv = calls[case]
     with pytest.raises(UserError) as refused:
@@ -103,6 +105,7 @@ def _python_and_cli(
         ),
         ("no goal", 'set InitOptions(goal="<one line>")', 'pass --goal "<one line>"'),
         ("negative budget", "max_usd -1", "--max-usd -1"),
+        ("no run to report", "(its run_dir)", "(its --run-dir)"),
     ],
 )
 def test_the_same_bad_input_is_told_in_each_callers_words(

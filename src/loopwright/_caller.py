@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Literal, ParamSpec, TypeVar
 
-__all__ = ["Caller", "called_from_cli", "caller", "carried", "spoken"]
+__all__ = ["Caller", "called_from_cli", "caller", "carried", "speaking_as", "spoken"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -35,7 +35,15 @@ def caller() -> Caller:
 @contextmanager
 def called_from_cli() -> Iterator[None]:
     """What runs in the block was asked for at the command line (the CLI's `main`)."""
-    token = _CALLER.set("cli")
+    with speaking_as("cli"):
+        yield
+
+
+@contextmanager
+def speaking_as(who: Caller) -> Iterator[None]:
+    """What runs in the block speaks to `who`: in a process that was not forked from the
+    caller's (a Ray worker), with the caller shipped along with the job."""
+    token = _CALLER.set(who)
     try:
         yield
     finally:

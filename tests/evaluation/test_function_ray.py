@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from loopwright._caller import called_from_cli, caller
 from loopwright.evaluation import EvalJob, EvalSettings, Evaluator
 from loopwright.evaluation._executor_ray import RayExecutor
 from loopwright.models import DEFAULT_PRICES, ChatModel
@@ -34,7 +35,8 @@ def test_a_registered_evaluator_grades_on_a_ray_worker(
 
     def local_metric(sub: Submission) -> Assessment:  # nested: pickled by value
         ok = "def div" in sub.read_text("calc/core.py")
-        return Assessment(score=float(ok), checks=(Check(name="div", passed=ok),), feedback=marker)
+        said = f"{marker}, to {caller()}"  # who the worker's messages speak to
+        return Assessment(score=float(ok), checks=(Check(name="div", passed=ok),), feedback=said)
 
     register_evaluator(NAME, local_metric)
     task = _task(tmp_path / "bench")
@@ -48,11 +50,12 @@ def test_a_registered_evaluator_grades_on_a_ray_worker(
     executor = RayExecutor(None, workers=1, log_dir=tmp_path)
     try:
         job = EvalJob(workflow_from_text(WORKFLOW, "yaml"), task, 0, tmp_path / "r", "r")
-        (result,) = list(executor.run(ev, [job]))
+        with called_from_cli():  # a `loopwright evolve --executor ray` command
+            (result,) = list(executor.run(ev, [job]))
     finally:
         executor.close()
         unregister_evaluator(NAME)
     assert result.status == "ok" and result.record is not None
     grade = result.record.grade
     assert grade is not None and not grade.invalid, grade
-    assert grade.score == 1.0 and grade.feedback == marker
+    assert grade.score == 1.0 and grade.feedback == f"{marker}, to cli"

@@ -32,7 +32,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TextIO
 
-from loopwright._caller import spoken
+from loopwright._caller import Caller, caller, speaking_as, spoken
 from loopwright.errors import ConfigError, MissingDependencyError, RunAbortedError, UsageError
 from loopwright.evaluation._executor import (
     EvalJob,
@@ -195,7 +195,8 @@ class RayExecutor:
                     flight.started = time.monotonic()
                     timeout = job_timeout_s(evaluator, jobs[flight.index], self.job_timeout_s)
                     flight.deadline = flight.started + timeout
-                    flying[remote.remote(shared, jobs[flight.index], evaluators)] = flight
+                    job = jobs[flight.index]
+                    flying[remote.remote(shared, job, evaluators, caller())] = flight
                 nearest = min(flight.deadline for flight in flying.values())
                 wait_s = min(max(nearest - time.monotonic(), 0.0), _PROBE_S)
                 ready, _ = ray.wait(list(flying), num_returns=1, timeout=wait_s)
@@ -398,9 +399,18 @@ def _silence(ray: ModuleType, log_dir: Path | None) -> TextIO | None:
     return out
 
 
-def _run_remote(evaluator: Evaluator, job: EvalJob, evaluators: EvaluatorSnapshot = ()) -> _Payload:
+def _run_remote(
+    evaluator: Evaluator, job: EvalJob, evaluators: EvaluatorSnapshot = (), who: Caller = "python"
+) -> _Payload:
     """On a Ray worker: register the driver's evaluator functions (`evaluators`), run the job
-    and return its record and its run directory's files.
+    as the driver's caller `who` speaks (a worker is not forked from the driver: its messages
+    would speak to a Python caller) and return its record and its run directory's files."""
+    with speaking_as(who):
+        return _run_here(evaluator, job, evaluators)
+
+
+def _run_here(evaluator: Evaluator, job: EvalJob, evaluators: EvaluatorSnapshot) -> _Payload:
+    """`_run_remote`'s work, in the worker.
 
     It runs at the driver's run-directory path when it can create it there (always on the
     driver's machine; on other nodes when the path is writable), else in a scratch directory

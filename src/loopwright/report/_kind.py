@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from loopwright._caller import spoken
 from loopwright.errors import UsageError
 from loopwright.store import META_FILE, read_yaml_mapping
 
@@ -61,7 +62,8 @@ def detect_kind(run_dir: Path) -> RunKind:
     if not run_dir.is_dir():
         raise UsageError(
             f"no run directory at {run_dir}",
-            fix="pass the directory a loopwright run or evolve wrote (its --run-dir)",
+            fix="pass the directory a loopwright run or evolve wrote "
+            f"(its {spoken('run_dir', '--run-dir')})",
         )
     kind = read_kind(run_dir)
     if kind is None and is_ab_dir(run_dir):
@@ -83,6 +85,10 @@ def detect_kind(run_dir: Path) -> RunKind:
     raise UsageError(
         what,
         got=f"config.yaml kind {kind!r}; files: {', '.join(found) or '(empty)'}",
-        fix="pass a directory written by `loopwright run`, `loopwright evolve`, "
-        "`loopwright ab record` or `loopwright research init` (its --dir)",
+        fix=spoken(
+            "pass a directory written by loopwright.run, loopwright.evolve, loopwright.research "
+            "or `loopwright ab record`",
+            "pass a directory written by `loopwright run`, `loopwright evolve`, "
+            "`loopwright ab record` or `loopwright research init` (its --dir)",
+        ),
     )

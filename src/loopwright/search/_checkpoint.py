@@ -171,8 +171,10 @@ def _check_beside(run_dir: Path) -> None:
     RunDir(run_dir).meta()
     result = run_dir / "result.json"
     if result.is_file():
-        read_json_mapping(result, what="the run's result", fix="remove it and write it again "
-                          f"with `loopwright outer-loop finalize --run-dir {run_dir}`")  # fmt: skip
+        again = spoken(f"loopwright.search.finalize_run({str(run_dir)!r})",
+                       f"`loopwright outer-loop finalize --run-dir {run_dir}`")  # fmt: skip
+        read_json_mapping(result, what="the run's result",
+                          fix=f"remove it and write it again with {again}")  # fmt: skip
     path = run_dir / CALIBRATION_FILE
     if path.is_file():
         data = read_json_mapping(path, what="the run's calibration table")
