@@ -60,3 +60,16 @@ def test_the_run_directory_helpers_take_string_paths(tmp_path: Path) -> None:
         with pytest.raises(loopwright.UserError):  # a user error naming the path, no TypeError
             call()
     assert read_progress(nothing) == []
+
+
+def test_a_comparison_refuses_one_path_where_a_list_is_meant(tmp_path: Path) -> None:
+    """`write_comparison("runs/a")` passes mypy (a str is a Sequence[str]) and read each letter
+    as a run directory ("the same run directory is given twice: r, u, n...")."""
+    from loopwright.report import render_comparison, write_comparison
+
+    for one in ("runs/a", tmp_path / "a"):
+        with pytest.raises(UsageError, match="a list of run directories, not one path"):
+            write_comparison(one)  # type: ignore[arg-type]  (a Path is no Sequence; a str is)
+        with pytest.raises(UsageError, match="a list of run directories, not one path"):
+            render_comparison(one)  # type: ignore[arg-type]
+    assert not (tmp_path / "compare.html").exists()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from loopwright._caller import spoken
 from loopwright._fs import atomic_write
+from loopwright.errors import UsageError
 from loopwright.report._kind import RunKind, detect_kind
 from loopwright.report.pages._ab import ab_page, load_ab
 from loopwright.report.pages._compare import compare_page, load_comparison
@@ -129,7 +130,7 @@ def render_comparison(run_dirs: Sequence[str | os.PathLike[str]]) -> tuple[str, 
     runs, the winners' graphs side by side, holdout per task) and what it holds (its `path` is
     empty: nothing was written). Reads only; UsageError as `load_comparison` says."""
     start = time.perf_counter()
-    cols = load_comparison([Path(p) for p in run_dirs])
+    cols = load_comparison(_run_dirs(run_dirs))
     html = compare_page(cols)
     result = CompareResult(
         path=Path(),
@@ -142,15 +143,28 @@ def render_comparison(run_dirs: Sequence[str | os.PathLike[str]]) -> tuple[str, 
     return html, result
 
 
+def _run_dirs(run_dirs: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """The run directories of a comparison: a list of paths, never one path read as its
+    letters (a `str` is a `Sequence[str]`, so mypy lets `write_comparison("runs/a")` through)."""
+    if isinstance(run_dirs, str | os.PathLike):
+        raise UsageError(
+            "a comparison takes a list of run directories, not one path",
+            got=repr(os.fspath(run_dirs)),
+            fix=f"pass a list: [{os.fspath(run_dirs)!r}, 'runs/other']",
+        )
+    return [Path(p) for p in run_dirs]
+
+
 def write_comparison(
     run_dirs: Sequence[str | os.PathLike[str]], output: str | os.PathLike[str] = COMPARE_FILE
 ) -> CompareResult:
     """Write the comparison page of `run_dirs` to `output` (default `compare.html` in the
     current directory), atomically. UsageError before anything is read when `output` cannot be
     written, and as `render_comparison` says."""
+    dirs = _run_dirs(run_dirs)
     path = Path(output)
     check_output_file(path, spoken("output", "--output"))
-    html, result = render_comparison(run_dirs)
+    html, result = render_comparison(dirs)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, html.encode("utf-8"))
     return CompareResult(
