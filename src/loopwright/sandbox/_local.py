@@ -32,6 +32,7 @@ class LocalSandbox(Sandbox):
     name = "local"
     isolated = False
     reap: bool = True
+    adopt: bool = True
 
     def _execute(self, request: RunRequest) -> CommandResult:
         """The command runs in the resolved `cwd`, with a fresh HOME unless `env` names one."""
@@ -48,6 +49,7 @@ class LocalSandbox(Sandbox):
                 output_cap=request.output_cap,
                 stdin=request.stdin_bytes,
                 reap=self.reap,
+                adopt=self.adopt,
                 channel=request.channel,
                 marker=f"HOME={home}" if home else None,
             )
