@@ -341,3 +341,26 @@ def test_adoption_takes_nothing_from_the_hosts_other_children(work: Path, marker
         thread.join()
     assert results == {"reaped": 5, "marked": 0}
     assert plain.wait(timeout=10) == 3
+
+
+@pytest.mark.skipif(not host_can_adopt(), reason="this process cannot adopt (no_new_privs set)")
+def test_a_process_forked_while_a_command_runs_still_adopts(work: Path, marker: str) -> None:
+    """A worker forked (a process pool's) while another thread runs a command inherits none of
+    that command's state: it becomes a subreaper of its own when it runs a command."""
+    busy = threading.Thread(
+        target=LocalSandbox().run, args=(["sleep", "1"],), kwargs={"cwd": work, "timeout_s": 30}
+    )
+    busy.start()
+    time.sleep(0.3)
+    pid = os.fork()
+    if pid == 0:  # the worker: exit status 0 when its daemon is dead
+        code = 1
+        try:
+            command = scrubbed_daemon_command(marker, "late.txt", "forged")
+            LocalSandbox().run(["sh", "-c", command], cwd=work, timeout_s=60)
+            code = 0 if processes_with(marker) == [] else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    busy.join()
+    assert os.waitstatus_to_exitcode(status) == 0, "the worker's daemon outlived its command"

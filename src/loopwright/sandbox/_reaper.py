@@ -13,7 +13,9 @@ environment, as `python -I -S -c "<import this module>; main(sys.argv[1:])" STAT
 3. forks and execs ARGV in its own process group and session (run_process made it a session
    leader), with the signal dispositions it was started with (SIGPIPE and SIGXFSZ at their
    default, as `subprocess` restores them) and exactly the environment it was given (read back
-   from /proc/self/environ: the interpreter may have added LC_CTYPE, PEP 538);
+   from /proc/self/environ: the interpreter may have added LC_CTYPE, PEP 538), and, when
+   STATUS_FD is written `+N`, with no_new_privs (`prctl(PR_SET_NO_NEW_PRIVS)`): the mark by which
+   the host knows the command's processes if they outlive this one (sandbox/_strays.py);
 4. reaps every child that exits until ARGV exits, then SIGKILLs every descendant still there,
    again and again, reaping them, until it has no child left (for at most `_CLEANUP_S`: a process
    it may not signal, a setuid program's, is left to init);
@@ -24,7 +26,8 @@ otherwise STATUS_FD is closed unwritten. Where the subreaper cannot be set (prct
 ARGV in its own place: the behaviour without a reaper.
 
 A command running as the same user can still kill the reaper (`kill -9 $PPID`, `kill -9 0`):
-then what it orphaned is reparented to init, and run_process only kills the process group.
+then what it orphaned is reparented to the host, itself a subreaper while commands run, which
+kills what carries the mark (and what holds the command's pipes or HOME): sandbox/_strays.py.
 
 This module is loaded by a fresh interpreter before every local command, so it imports only
 modules built into the interpreter or already loaded at its start (`posix`, `errno`, `_signal`,

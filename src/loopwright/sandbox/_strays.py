@@ -55,6 +55,14 @@ _was_subreaper = False  # this process was a subreaper before the first command:
 _own: dict[int, int] = {}  # PIDs run_process started and has not reaped yet, with counts
 
 
+def _forget_after_fork() -> None:
+    """In a forked child: no command runs there yet, it is no subreaper (fork does not pass that
+    on), and a lock another thread of the parent held at the fork would never be released."""
+    global _lock, _gate, _running, _was_subreaper, _own
+    _lock, _gate = threading.Lock(), _Gate()
+    _running, _was_subreaper, _own = 0, False, {}
+
+
 @functools.cache
 def host_can_adopt() -> bool:
     """Whether this process can adopt its commands' orphans: Linux, a prctl, and no_new_privs
@@ -131,6 +139,7 @@ class _Gate:
 
 
 _gate = _Gate()
+os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def starting() -> contextlib.AbstractContextManager[None]:
