@@ -1,10 +1,11 @@
 """Process reaper overhead: LocalSandbox.run with and without the reaper, in one process run.
 
 For each command (`true`, and a small Python command), times N runs through `LocalSandbox`
-(reaper on, the default) and through a subclass with `reap = False` (the behaviour before the
-reaper), interleaved so that machine noise hits both alike. Prints the median and mean wall time
-per run of each, the difference (what the reaper adds per command) and the ratio, and for
-reference the bare start of the interpreter the reaper runs on (`python -I -S -c pass`).
+(reaper on and the host adopting, the default), through a subclass with `adopt = False` (the
+reaper alone, as before adoption) and through one with `reap = False` (the behaviour before the
+reaper), interleaved so that machine noise hits all alike. Prints the median wall time per run of
+each, the difference (what the reaper and adoption add per command) and the ratio to no reaper,
+and for reference the bare start of the interpreter the reaper runs on (`python -I -S -c pass`).
 
     python bench/local_reaper.py [--runs 50]
 """
@@ -27,24 +28,31 @@ class UnreapedSandbox(LocalSandbox):
     reap = False
 
 
+class UnadoptingSandbox(LocalSandbox):
+    adopt = False
+
+
 COMMANDS = {
     "true": ["true"],
     "python -c (small)": [sys.executable, "-c", "import json; print(json.dumps({'a': 1}))"],
 }
 
 
-def time_runs(argv: list[str], runs: int, cwd: Path) -> tuple[list[float], list[float]]:
-    """Wall seconds per run, reaper on and off, alternating which goes first."""
-    reaped, plain = LocalSandbox(), UnreapedSandbox()
-    times: dict[str, list[float]] = {"on": [], "off": []}
+def time_runs(argv: list[str], runs: int, cwd: Path) -> dict[str, list[float]]:
+    """Wall seconds per run, by arm, rotating which goes first."""
+    arms = [
+        ("on", LocalSandbox()),
+        ("reaper only", UnadoptingSandbox()),
+        ("off", UnreapedSandbox()),
+    ]
+    times: dict[str, list[float]] = {key: [] for key, _ in arms}
     for i in range(runs):
-        order = [("on", reaped), ("off", plain)]
-        for key, sandbox in order if i % 2 == 0 else order[::-1]:
+        for key, sandbox in arms[i % 3 :] + arms[: i % 3]:
             start = time.perf_counter()
             result = sandbox.run(argv, cwd=cwd, timeout_s=60)
             times[key].append(time.perf_counter() - start)
             assert result.exit_code == 0, result.stderr
-    return times["on"], times["off"]
+    return times
 
 
 def time_interpreter_start(runs: int) -> float:
@@ -68,15 +76,19 @@ def main() -> None:
         for argv in COMMANDS.values():  # warm-up: page cache, first interpreter start
             time_runs(argv, 2, cwd)
         print(f"{args.runs} runs each, Python {sys.version.split()[0]}, {sys.platform}")
-        header = f"{'command':<20} {'reaper':>12} {'no reaper':>12} {'added':>10} {'ratio':>6}"
+        header = (
+            f"{'command':<20} {'adopting':>11} {'reaper only':>11} {'no reaper':>11} "
+            f"{'added':>9} {'ratio':>6} {'adoption':>9}"
+        )
         print(header + "\n" + "-" * len(header))
         for name, argv in COMMANDS.items():
-            on, off = time_runs(argv, args.runs, cwd)
-            on_ms, off_ms = statistics.median(on) * 1e3, statistics.median(off) * 1e3
+            times = time_runs(argv, args.runs, cwd)
+            on, only, off = (
+                statistics.median(times[k]) * 1e3 for k in ("on", "reaper only", "off")
+            )
             print(
-                f"{name:<20} {on_ms:>9.1f} ms {off_ms:>9.1f} ms {on_ms - off_ms:>7.1f} ms "
-                f"{on_ms / off_ms:>5.2f}x   (medians; means {statistics.mean(on) * 1e3:.1f} / "
-                f"{statistics.mean(off) * 1e3:.1f} ms)"
+                f"{name:<20} {on:>8.1f} ms {only:>8.1f} ms {off:>8.1f} ms {on - off:>6.1f} ms "
+                f"{on / off:>5.2f}x {on / only:>8.2f}x   (medians)"
             )
         start_ms = time_interpreter_start(args.runs) * 1e3
         print(f"for reference: python -I -S -c pass alone takes {start_ms:.1f} ms (median)")

@@ -4,6 +4,7 @@ can kill the process reaper so that a daemon outlives its command into grading."
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from pathlib import Path
@@ -17,12 +18,38 @@ from loopwright.sandbox import LocalSandbox
 from loopwright.sandbox._process import reaper_supported
 from loopwright.tasks import Task, load_task
 from tests.evaluation.test_hostile_runs import workflow
+from tests.sandbox.conftest import processes_with, sleep_marker
+from tests.sandbox.test_local_reaper import scrubbed_daemon_command
 from tests.taskfactory import GOLD, make_calc_task
 
 STUB_TESTS = (
     "def test_mul():\\n    pass\\n\\n\\ndef test_div():\\n    pass\\n\\n\\n"
     "def test_div_by_zero():\\n    pass\\n"
 )
+# Every hidden test of make_calc_task, by its id, passing (no single quote: a shell argument).
+PASSING_STUBS = """import pytest
+
+
+def test_mul():
+    pass
+
+
+@pytest.mark.parametrize("a", [1, 2], ids=["six by [3]", "one by four"])
+def test_div(a):
+    pass
+
+
+def test_div_by_zero():
+    pass
+
+
+class TestMulCase:
+    def test_mul_zero(self):
+        pass
+
+    def test_mul_table(self):
+        pass
+"""
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -98,4 +125,25 @@ def test_a_daemon_that_kills_the_reaper_cannot_rewrite_the_tests_during_grading(
     record = _run(task, tmp_path / "run", command)
     assert record.grade is not None
     assert record.grade.score == 0.0, (record.grade.score, time.monotonic() - started)
+    assert not record.grade.resolved
+
+
+@pytest.mark.skipif(not reaper_supported(), reason="the reaper needs Linux and /proc")
+def test_a_daemon_that_kills_the_reaper_and_drops_what_it_inherited_cannot_forge_the_grade(
+    task: Task, tmp_path: Path
+) -> None:
+    """The daemon kills the reaper, closes every descriptor (0..1023), re-executes itself with an
+    empty environment in `/`, then keeps writing passing stubs over the hidden test file while it
+    is restored and run. It must be dead before grading (on the old code it survived: 1.0)."""
+    marker = sleep_marker()
+    command = scrubbed_daemon_command(marker, "tests/test_ops_hidden.py", PASSING_STUBS)
+    try:
+        record = _run(task, tmp_path / "run", command)
+        alive = processes_with(marker)
+    finally:
+        for pid in processes_with(marker):
+            os.kill(pid, 9)
+    assert alive == [], "the daemon survived into grading"
+    assert record.grade is not None
+    assert record.grade.score == 0.0 or record.tampered, record.grade
     assert not record.grade.resolved

@@ -7,17 +7,22 @@ difference."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import shutil
+import subprocess
 import textwrap
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from loopwright.errors import SandboxError
 from loopwright.sandbox import LocalSandbox
-from loopwright.sandbox._process import reaper_supported
+from loopwright.sandbox._process import reaper_supported, run_process
+from loopwright.sandbox._strays import host_can_adopt
 from tests.sandbox.conftest import processes_with, py, sleep_marker, wait_until
 
 pytestmark = pytest.mark.skipif(not reaper_supported(), reason="the reaper needs Linux and /proc")
@@ -109,14 +114,21 @@ def test_a_daemon_of_a_timed_out_command_is_dead_when_run_returns(
     assert_daemon_dead_and_silent(work, started)
 
 
+class Unadopting(LocalSandbox):
+    adopt = False
+
+
 @pytest.mark.skipif(shutil.which("setsid") is None, reason="needs util-linux setsid")
 @pytest.mark.parametrize("outputs", ["kept", "closed"])
+@pytest.mark.parametrize("adopt", [True, False], ids=["adopted", "inherited"])
 def test_a_setsid_daemon_that_kills_the_reaper_is_dead_when_run_returns(
-    local: LocalSandbox, work: Path, outputs: str
+    work: Path, outputs: str, adopt: bool
 ) -> None:
-    """The daemon kills the reaper (`kill -9 $PPID` from the command) and so is orphaned to init;
-    it is still found: by the output pipes it inherited, or (when it closed them) by the
-    command's private HOME in its environment."""
+    """The daemon kills the reaper (`kill -9 $PPID` from the command). Adopted by the host, it is
+    killed as such; without adoption (`adopt = False`: orphaned to init) it is still found by
+    the output pipes it inherited, or (when it closed them) by the command's private HOME in its
+    environment."""
+    local = LocalSandbox() if adopt else Unadopting()
     redirect = " </dev/null >/dev/null 2>&1" if outputs == "closed" else ""
     daemon = f'echo $$ > daemon.pid; sleep {DELAY_S}; echo late > "$PWD/late.txt"'
     script = (
@@ -200,3 +212,155 @@ def test_without_the_reaper_commands_still_run(
     monkeypatch.setattr("loopwright.sandbox._process.reaper_supported", lambda: False)
     result = local.run(["sh", "-c", "echo $PPID; exit 4"], cwd=work, timeout_s=30)
     assert (result.exit_code, result.stdout) == (4, f"{os.getpid()}\n")
+
+
+# The hardest daemon to find: it leaves the session, kills the reaper, closes every descriptor it
+# inherited (0..1023) and re-executes itself with an empty environment in `/`, so that it holds
+# neither the command's pipes nor its HOME; then it writes late.txt into the workspace again and
+# again. argv: REAPER_PID WORKSPACE MARKER (the marker is an argument of the re-executed daemon,
+# for the test to find it).
+SCRUBBED_DAEMON = textwrap.dedent(
+    """
+    import os, sys
+    reaper, work, marker = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    if os.fork():
+        os._exit(0)
+    os.setsid()
+    if os.fork():
+        os._exit(0)
+    os.kill(reaper, 9)
+    os.closerange(0, 1024)
+    os.chdir("/")
+    LOOP = (
+        "import sys, time\\n"
+        "while True:\\n"
+        "    try:\\n"
+        "        with open(sys.argv[1], 'w') as f:\\n"
+        "            f.write(sys.argv[2])\\n"
+        "    except OSError:\\n"
+        "        pass\\n"
+        "    time.sleep(0.02)\\n"
+    )
+    target, content = os.path.join(work, sys.argv[4]), sys.argv[5]
+    os.execve(sys.executable, [sys.executable, "-c", LOOP, target, content, marker], {})
+    """
+)
+
+
+def scrubbed_daemon_command(marker: str, target: str, content: str) -> str:
+    """A `sh -c` script that starts SCRUBBED_DAEMON (which kills the script's reaper) and waits."""
+    script = SCRUBBED_DAEMON.replace("'", "'\"'\"'")
+    return (
+        f"python3 -c '{script}' \"$PPID\" \"$PWD\" {marker} {target} '{content}' & "
+        "sleep 1; echo still here"
+    )
+
+
+@pytest.fixture
+def marker() -> Iterator[str]:
+    """A unique argument to find the test's daemon by; whatever still carries it at the end is
+    killed, so that a failing test leaves nothing running."""
+    chosen = sleep_marker()
+    yield chosen
+    for pid in processes_with(chosen):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, 9)
+
+
+def test_a_daemon_that_kills_the_reaper_and_drops_all_it_inherited_is_dead_when_run_returns(
+    local: LocalSandbox, work: Path, marker: str
+) -> None:
+    """Neither its pipes nor its HOME give it away: the host adopted it (a child subreaper
+    itself) and it carries the command's no_new_privs mark, which no process can drop."""
+    command = scrubbed_daemon_command(marker, "late.txt", "forged")
+    local.run(["sh", "-c", command], cwd=work, timeout_s=60)
+    assert processes_with(marker) == [], "the daemon outlived run"
+    (work / "late.txt").unlink(missing_ok=True)
+    time.sleep(0.5)
+    assert not (work / "late.txt").exists()
+
+
+def test_without_adoption_the_command_is_not_marked_and_the_host_never_a_subreaper(
+    work: Path,
+) -> None:
+    argv = ["grep", "NoNewPrivs", "/proc/self/status"]
+    marked = LocalSandbox().run(argv, cwd=work, timeout_s=30)
+    unmarked = Unadopting().run(argv, cwd=work, timeout_s=30)
+    assert "\t1" in marked.stdout if host_can_adopt() else "\t0" in marked.stdout
+    assert "\t0" in unmarked.stdout
+    assert not _host_is_subreaper()  # only while a command runs
+
+
+def _has_no_new_privs(pid: int) -> bool:
+    with contextlib.suppress(OSError):
+        return "NoNewPrivs:\t1" in Path(f"/proc/{pid}/status").read_text()
+    return False
+
+
+def _host_is_subreaper() -> bool:
+    flag = ctypes.c_int(0)
+    assert ctypes.CDLL(None).prctl(37, ctypes.byref(flag), 0, 0, 0) == 0
+    return bool(flag.value)
+
+
+@pytest.mark.skipif(not host_can_adopt(), reason="this process cannot adopt (no_new_privs set)")
+def test_adoption_takes_nothing_from_the_hosts_other_children(work: Path, marker: str) -> None:
+    """While a hostile command's orphans are adopted and swept, the host's own children (started
+    outside loopwright, and other commands in other threads, one of them marked by bwrap-like
+    no_new_privs of its own) keep running and keep their exit statuses: only the adopted ones
+    are killed and reaped, never with `waitpid(-1)`."""
+    plain = subprocess.Popen(["sh", "-c", "sleep 1.5; exit 3"])
+    mark = sleep_marker()
+    marked_code = (
+        "import ctypes; ctypes.CDLL(None).prctl(38, 1, 0, 0, 0); import time; time.sleep(1.5)"
+    )
+    results: dict[str, int | None] = {}
+
+    def other(name: str, argv: list[str], sandbox_reap: bool) -> None:
+        outcome = run_process(
+            argv,
+            cwd=work,
+            env={"PATH": os.environ["PATH"]},
+            timeout_s=30,
+            output_cap=10_000,
+            reap=sandbox_reap,
+        )
+        results[name] = outcome.exit_code
+
+    threads = [
+        threading.Thread(target=other, args=("reaped", ["sh", "-c", "sleep 1.5; exit 5"], True)),
+        threading.Thread(target=other, args=("marked", [*py(marked_code), mark], False)),
+    ]
+    for thread in threads:
+        thread.start()
+    assert wait_until(lambda: any(_has_no_new_privs(pid) for pid in processes_with(mark)))
+    command = scrubbed_daemon_command(marker, "late.txt", "forged")
+    LocalSandbox().run(["sh", "-c", command], cwd=work, timeout_s=60)
+    assert processes_with(marker) == []
+    for thread in threads:
+        thread.join()
+    assert results == {"reaped": 5, "marked": 0}
+    assert plain.wait(timeout=10) == 3
+
+
+@pytest.mark.skipif(not host_can_adopt(), reason="this process cannot adopt (no_new_privs set)")
+def test_a_process_forked_while_a_command_runs_still_adopts(work: Path, marker: str) -> None:
+    """A worker forked (a process pool's) while another thread runs a command inherits none of
+    that command's state: it becomes a subreaper of its own when it runs a command."""
+    busy = threading.Thread(
+        target=LocalSandbox().run, args=(["sleep", "1"],), kwargs={"cwd": work, "timeout_s": 30}
+    )
+    busy.start()
+    time.sleep(0.3)
+    pid = os.fork()
+    if pid == 0:  # the worker: exit status 0 when its daemon is dead
+        code = 1
+        try:
+            command = scrubbed_daemon_command(marker, "late.txt", "forged")
+            LocalSandbox().run(["sh", "-c", command], cwd=work, timeout_s=60)
+            code = 0 if processes_with(marker) == [] else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    busy.join()
+    assert os.waitstatus_to_exitcode(status) == 0, "the worker's daemon outlived its command"

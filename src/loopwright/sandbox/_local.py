@@ -23,15 +23,21 @@ class LocalSandbox(Sandbox):
     double-forked included, whether the command exited (with any code) or was killed at its
     timeout. This costs one extra interpreter start (`python -I -S`, about 15 ms; see
     bench/local_reaper.py). The reaper runs as the same user, so a command can kill it (`kill -9
-    $PPID`): then every process still holding the command's output pipes or its private HOME in
-    its environment is killed before `run` returns (sandbox/_strays.py); a daemon that closed
-    them all and replaced its environment survives. Elsewhere (no prctl, no /proc) the reaper is
-    not used: its process group is killed, orphans that left it survive. `reap = False` (a subclass attribute) turns it off, to measure what it costs.
+    $PPID`). For that case this process is a child subreaper itself while a command runs, and
+    the command runs with no_new_privs (setuid programs gain nothing): what the command orphaned
+    is adopted by this process, known by that flag, and killed before `run` returns, whatever it
+    dropped; and every process still holding the command's output pipes or its private HOME is
+    killed too (sandbox/_strays.py). Where this process cannot adopt (it has no_new_privs
+    already), a daemon that closed its pipes and replaced its environment survives. Elsewhere (no
+    prctl, no /proc) the reaper is not used: its process group is killed, orphans that left it
+    survive. Subclass attributes: `reap = False` turns the reaper off (to measure what it costs),
+    `adopt = False` only the adoption (the command then keeps setuid).
     """
 
     name = "local"
     isolated = False
     reap: bool = True
+    adopt: bool = True
 
     def _execute(self, request: RunRequest) -> CommandResult:
         """The command runs in the resolved `cwd`, with a fresh HOME unless `env` names one."""
@@ -48,6 +54,7 @@ class LocalSandbox(Sandbox):
                 output_cap=request.output_cap,
                 stdin=request.stdin_bytes,
                 reap=self.reap,
+                adopt=self.adopt,
                 channel=request.channel,
                 marker=f"HOME={home}" if home else None,
             )

@@ -27,7 +27,16 @@ from typing import TYPE_CHECKING
 from loopwright.errors import SandboxError
 from loopwright.sandbox._base import CommandResult
 from loopwright.sandbox._reaper import descendants
-from loopwright.sandbox._strays import kill_strays, pipe_names
+from loopwright.sandbox._spawn import CHANNEL_ENV, launch
+from loopwright.sandbox._strays import (
+    adopting,
+    claim,
+    kill_adopted,
+    kill_strays,
+    pipe_names,
+    release,
+    starting,
+)
 
 if TYPE_CHECKING:
     from _typeshed import FileDescriptorLike
@@ -41,27 +50,15 @@ __all__ = [
     "truncation_marker",
 ]
 
-CHANNEL_ENV = "LOOPWRIGHT_CHANNEL_FD"
-"""The variable naming the outcome channel's descriptor in a command run with `channel=True`."""
 CHANNEL_OVERFLOW = b'\n{"kind": "overflow"}\n'
 """Appended to a channel's bytes when the command wrote more than `_CHANNEL_CAP`."""
 _CHANNEL_CAP = 16_000_000
-# Moves the channel (its number in $1) to descriptor $2, then runs the rest: for a client that
-# passes descriptors on by number (`podman exec --preserve-fds 1` passes 3). bash: dash takes
-# single-digit descriptors only.
-_MOVE_FD = 'exec {to}>&{fd} {fd}>&-; exec "$@"'
 
 _CHUNK = 65536
 _GRACE_S = 0.5  # between SIGTERM and SIGKILL at a timeout
 _DRAIN_S = 1.0  # how long to keep reading after the command ended or was killed
 _POLL_S = 0.05  # exit polling interval where there is no pidfd
 _REAPER_WAIT_S = 5.0  # how long a reaper gets to clean up after its command was killed
-# Imported, not run as a script: an import reuses the compiled module from __pycache__ (a script is
-# compiled at every start, ~5 ms). Appended to sys.path, so that the standard library comes first.
-_REAPER_START = (
-    f"import sys; sys.path.append({str(Path(__file__).parent)!r}); "
-    "import _reaper; _reaper.main(sys.argv[1:])"
-)
 
 
 @dataclass(slots=True)
@@ -130,6 +127,7 @@ def run_process(
     output_cap: int,
     stdin: bytes | None = None,
     reap: bool = False,
+    adopt: bool = True,
     channel: bool = False,
     channel_at: int | None = None,
     marker: str | None = None,
@@ -146,10 +144,13 @@ def run_process(
     the process reaper, a child subreaper that inherits every orphan and, once the command has
     exited or was killed, kills and reaps all that is left before exiting with the command's
     status: then nothing the command started is alive when this returns, unless the command killed
-    the reaper itself (a same-user process can): then every process that still holds one of the
-    command's output pipes, or has the environment entry `marker` (`NAME=value`, unique to this
-    command), is killed before this returns (sandbox/_strays.py). Stdin, output, timeout and exit
-    code are the same either way.
+    the reaper itself (a same-user process can). For that case, with `adopt` (where
+    `host_can_adopt()`), this process is a child subreaper while the command runs and the command
+    gets no_new_privs: what the command orphaned by killing the reaper is adopted by this process
+    and, marked by that flag, killed and reaped before this returns. Then, too, every process that
+    still holds one of the command's output pipes, or has the environment entry `marker`
+    (`NAME=value`, unique to this command), is killed (sandbox/_strays.py). Stdin, output, timeout
+    and exit code are the same either way.
 
     With `channel`, the command inherits the write end of a pipe that is drained like its output
     (`ProcessOutcome.channel`): its number is in the command's `CHANNEL_ENV`, or it is moved to
@@ -158,29 +159,23 @@ def run_process(
     """
     started = time.monotonic()
     reaping = reap and reaper_supported()
-    reading, writing = os.pipe() if channel else (None, None)
-    try:
-        if writing is not None:
-            env = {**env, CHANNEL_ENV: str(writing)} if channel_at is None else env
-            argv = argv if channel_at is None else _moving(argv, writing, channel_at)
-        passed = () if writing is None else (writing,)
-        if reaping:
-            proc, status_fd = _start_under_reaper(argv, cwd, env, stdin is not None, passed)
-        else:
-            proc, status_fd = _start(argv, cwd, env, stdin is not None, passed), None
-    except BaseException:
-        if reading is not None:
-            os.close(reading)
-        raise
-    finally:
-        if writing is not None:
-            os.close(writing)
-    assert proc.stdout is not None and proc.stderr is not None  # PIPE was asked for
-    pipes = pipe_names([proc.stdout.fileno(), proc.stderr.fileno()]) if reaping else frozenset()
-    with _Watcher(proc, stdin or b"", output_cap, status_fd, reading) as watcher:
-        timed_out = watcher.run(started + timeout_s)
-    if reaping and (proc.returncode or 0) < 0:  # the reaper was killed: its orphans are loose
-        kill_strays(marker.encode() if marker else None, pipes)
+    with adopting(reaping and adopt) as adopts:
+        with starting():
+            proc, status_fd, reading = launch(
+                argv, cwd, env, stdin is not None, reaping, adopts, channel, channel_at
+            )
+            claim(proc.pid)
+        assert proc.stdout is not None and proc.stderr is not None  # PIPE was asked for
+        pipes = pipe_names([proc.stdout.fileno(), proc.stderr.fileno()]) if reaping else frozenset()
+        try:
+            with _Watcher(proc, stdin or b"", output_cap, status_fd, reading) as watcher:
+                timed_out = watcher.run(started + timeout_s)
+        finally:
+            release(proc.pid)
+            if reaping and (proc.returncode or 0) < 0:  # the reaper was killed: orphans are loose
+                if adopts:
+                    kill_adopted()
+                kill_strays(marker.encode() if marker else None, pipes)
     if watcher.status.kept:  # the reaper could not start the command
         reason = watcher.status.kept.decode("utf-8", errors="replace")
         raise SandboxError(f"cannot start {argv[0]!r}: {reason}")
@@ -201,58 +196,11 @@ def run_process(
     )
 
 
-def _moving(argv: Sequence[str], fd: int, to: int) -> list[str]:
-    return ["bash", "-c", _MOVE_FD.format(fd=fd, to=to), "bash", *argv]
-
-
 @functools.cache
 def reaper_supported() -> bool:
     """Whether `run_process(reap=True)` can use the process reaper here: Linux with /proc and a
     known interpreter (`sys.executable`). Cached."""
     return sys.platform == "linux" and bool(sys.executable) and Path("/proc/self/stat").exists()
-
-
-def _start_under_reaper(
-    argv: Sequence[str],
-    cwd: Path,
-    env: Mapping[str, str],
-    feed_stdin: bool,
-    passed: tuple[int, ...] = (),
-) -> tuple[subprocess.Popen[bytes], int]:
-    """Start the reaper running `argv`; return it and the read end of its status pipe. `-I -S`:
-    the interpreter reads no PYTHON* variable, user site or site-packages, and starts faster."""
-    status_r, status_w = os.pipe()
-    try:
-        reaper = [sys.executable, "-I", "-S", "-c", _REAPER_START, str(status_w), *argv]
-        return _start(reaper, cwd, env, feed_stdin, pass_fds=(status_w, *passed)), status_r
-    except SandboxError:
-        os.close(status_r)
-        raise
-    finally:
-        os.close(status_w)
-
-
-def _start(
-    argv: Sequence[str],
-    cwd: Path,
-    env: Mapping[str, str],
-    feed_stdin: bool,
-    pass_fds: tuple[int, ...] = (),
-) -> subprocess.Popen[bytes]:
-    try:
-        return subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=dict(env),
-            stdin=subprocess.PIPE if feed_stdin else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            bufsize=0,
-            pass_fds=pass_fds,
-        )
-    except OSError as exc:
-        raise SandboxError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
 
 
 class _Watcher:

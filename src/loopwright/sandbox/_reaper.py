@@ -13,7 +13,9 @@ environment, as `python -I -S -c "<import this module>; main(sys.argv[1:])" STAT
 3. forks and execs ARGV in its own process group and session (run_process made it a session
    leader), with the signal dispositions it was started with (SIGPIPE and SIGXFSZ at their
    default, as `subprocess` restores them) and exactly the environment it was given (read back
-   from /proc/self/environ: the interpreter may have added LC_CTYPE, PEP 538);
+   from /proc/self/environ: the interpreter may have added LC_CTYPE, PEP 538), and, when
+   STATUS_FD is written `+N`, with no_new_privs (`prctl(PR_SET_NO_NEW_PRIVS)`): the mark by which
+   the host knows the command's processes if they outlive this one (sandbox/_strays.py);
 4. reaps every child that exits until ARGV exits, then SIGKILLs every descendant still there,
    again and again, reaping them, until it has no child left (for at most `_CLEANUP_S`: a process
    it may not signal, a setuid program's, is left to init);
@@ -24,7 +26,8 @@ otherwise STATUS_FD is closed unwritten. Where the subreaper cannot be set (prct
 ARGV in its own place: the behaviour without a reaper.
 
 A command running as the same user can still kill the reaper (`kill -9 $PPID`, `kill -9 0`):
-then what it orphaned is reparented to init, and run_process only kills the process group.
+then what it orphaned is reparented to the host, itself a subreaper while commands run, which
+kills what carries the mark (and what holds the command's pipes or HOME): sandbox/_strays.py.
 
 This module is loaded by a fresh interpreter before every local command, so it imports only
 modules built into the interpreter or already loaded at its start (`posix`, `errno`, `_signal`,
@@ -39,9 +42,10 @@ import posix
 import sys
 import time
 
-__all__ = ["descendants", "main"]
+__all__ = ["children", "descendants", "main"]
 
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_NO_NEW_PRIVS = 38
 _CLEANUP_S = 2.0  # how long to keep killing leftovers that will not die
 # SIGKILL and SIGSTOP cannot be ignored; an ignored SIGCHLD would reap children unasked.
 _UNIGNORABLE = frozenset({_signal.SIGKILL, _signal.SIGSTOP, _signal.SIGCHLD})
@@ -59,16 +63,18 @@ class _CFunction(_ctypes.CFuncPtr):
 
 
 def main(args: list[str]) -> None:
-    """Run `args` = [STATUS_FD, ARGV...] as the module docstring describes; never returns."""
-    status_fd, argv = int(args[0]), args[1:]
+    """Run `args` = [STATUS_FD, ARGV...] as the module docstring describes; never returns.
+    STATUS_FD written `+N`: the command also gets no_new_privs (the host's mark, see step 3)."""
+    status_fd, argv = int(args[0].lstrip("+")), args[1:]
+    mark = args[0].startswith("+")
     posix.set_inheritable(status_fd, False)  # the command gets it closed at exec
     env = _initial_environ()
     if not _become_subreaper():
-        _exec(argv, env, status_fd, [])
+        _exec(argv, env, status_fd, [], mark)
     to_default = _ignore_signals()
     pid = posix.fork()
     if pid == 0:
-        _exec(argv, env, status_fd, to_default)
+        _exec(argv, env, status_fd, to_default, mark)
     posix.close(status_fd)
     _detach_stdin_stdout()
     status = _wait_for(pid)
@@ -91,22 +97,32 @@ def _initial_environ() -> dict[bytes, bytes]:
     return env
 
 
-def _become_subreaper() -> bool:
+def _prctl(option: int, value: int) -> bool:
+    """prctl(option, value, 0, 0, 0) == 0 (False where there is no prctl: not Linux)."""
     try:
         prctl = _CFunction(_ctypes.dlsym(_ctypes.dlopen(None), "prctl"))  # type: ignore[arg-type]
-    except (AttributeError, OSError):  # no prctl in this C library: not Linux
+    except (AttributeError, OSError):
         return False
-    return bool(prctl(_PR_SET_CHILD_SUBREAPER, 1) == 0)
+    return bool(prctl(option, value, 0, 0, 0) == 0)
 
 
-def _exec(argv: list[str], env: dict[bytes, bytes], status_fd: int, to_default: list[int]) -> None:
+def _become_subreaper() -> bool:
+    return _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def _exec(
+    argv: list[str], env: dict[bytes, bytes], status_fd: int, to_default: list[int], mark: bool
+) -> None:
     """Replace this process with `argv`, searched on `env`'s PATH as `subprocess` does, with the
-    signals `to_default` and the two Python ignores at their default. Never returns: when the
-    exec fails, writes why to `status_fd` and exits 127. (Not posix_spawn: glibc's leaves its
-    internal signals 32 and 33 ignored in the command.)"""
+    signals `to_default` and the two Python ignores at their default, and no_new_privs when
+    `mark`. Never returns: when the exec fails, writes why to `status_fd` and exits 127. (Not
+    posix_spawn: glibc's leaves its internal signals 32 and 33 ignored in the command.)"""
     try:
         for signum in (*to_default, *_RESTORED):
             _signal.signal(signum, _signal.SIG_DFL)
+        if mark and not _prctl(_PR_SET_NO_NEW_PRIVS, 1):
+            posix.write(status_fd, b"cannot set no_new_privs (prctl failed)")
+            return
         error: OSError | None = None
         for path in _candidates(argv[0], env):
             try:
@@ -188,15 +204,13 @@ def _has_children() -> bool:
             return True
 
 
-def descendants(root: int) -> list[int]:
-    """PIDs of every live descendant of `root` (Linux /proc; empty where there is none). Best
-    effort. Also what `run_process` kills at a timeout (sandbox/_process.py imports it: this
-    module imports only what the interpreter has built in, so that costs nothing)."""
-    children: dict[int, list[int]] = {}
+def children() -> dict[int, list[int]]:
+    """Every process's children, by parent PID, from one walk of /proc (empty without it)."""
+    table: dict[int, list[int]] = {}
     try:
         names = posix.listdir("/proc")
     except OSError:
-        return []
+        return table
     for name in names:
         if not name.isdigit():
             continue
@@ -206,12 +220,21 @@ def descendants(root: int) -> list[int]:
             continue
         # The command name (field 2) may hold spaces and parentheses: parse after the last ')'.
         ppid = int(stat[stat.rfind(b")") + 2 :].split()[1])
-        children.setdefault(ppid, []).append(int(name))
-    found, queue = [], list(children.get(root, []))
+        table.setdefault(ppid, []).append(int(name))
+    return table
+
+
+def descendants(root: int, table: dict[int, list[int]] | None = None) -> list[int]:
+    """PIDs of every live descendant of `root` (Linux /proc; empty where there is none), from
+    `table` (`children()`) or a fresh walk. Best effort. Also what `run_process` kills at a
+    timeout (sandbox/_process.py imports it: this module imports only what the interpreter has
+    built in, so that costs nothing)."""
+    children_of = children() if table is None else table
+    found, queue = [], list(children_of.get(root, []))
     while queue:
         pid = queue.pop()
         found.append(pid)
-        queue.extend(children.get(pid, []))
+        queue.extend(children_of.get(pid, []))
     return found
 
 
