@@ -117,8 +117,10 @@ def one_task(clock: Clock, task: Task, grader: PytestGrader, root: Path, prepare
         with clock.step("workspace (host git)"):
             workspace = create_workspace(task.repo_dir, root / "ws")
         if warm:  # the agent's command that started the container in a real run
+            clock.phase = " [agent]"
             with clock.step("agent command `true` (starts the container)"):
                 sandbox.run(["true"], cwd=workspace.path, timeout_s=60)
+            clock.phase = " [warm]"
         with clock.step("gold overlay (host)"):
             assert task.solution_dir is not None
             apply_overlay(task.solution_dir, workspace.path)
@@ -127,6 +129,7 @@ def one_task(clock: Clock, task: Task, grader: PytestGrader, root: Path, prepare
         if grade.score != 1.0:
             raise SystemExit(f"gold did not score 1.0 on {task.id}: {grade.invalid_reason}")
         if warm:
+            clock.phase = " [bare]"
             bare_execs(clock, task, workspace.path)
         with clock.step("release (`rm -f`)"):
             sandbox.release(workspace.path)
