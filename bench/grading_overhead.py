@@ -18,13 +18,25 @@ once (not timed), and plain pytest runs with the environment's interpreter (PATH
 the editable root on PYTHONPATH) against loopwright's grade in that environment. Target: at most
 1.15 with bubblewrap.
 
-The container sandbox (docker) is measured too when an image is at hand: `--docker-image`,
-else LOOPWRIGHT_CONTAINER_IMAGE, else the test image built from this machine (tests/containers.py,
-run from a checkout). Its time includes starting the workspace's container; its ratio is to the
-same plain pytest on the host (the image's Python is the system one, the same version). In the
-task environment it grades in the environment's derived image (built once, not timed; see
-docs/sandbox.md), its ratio again to plain pytest on the host in the host's build of the same
-environment.
+The container sandbox is measured too when an image is at hand: `--docker-image`, else
+LOOPWRIGHT_CONTAINER_IMAGE, else the test image built from this machine (tests/containers.py, run
+from a checkout), in three arms of the same interleaved loop:
+  - `docker` (warm): the workspace's container is already running when the timed gold + grade
+    starts (an untimed `true` started it, as the agent's first command does in a real run;
+    the workspace's creation is timed as in the other arms). This is what grading adds to a run,
+    and the figure the issue's target (at most 1.5 times plain pytest on the host) is judged on:
+    a run starts its container once, for the agent, whether or not it is graded.
+  - `docker cold`: the grade starts the workspace's container itself (what a grade of a
+    workspace no command ran in costs; `bench validate` grades a gold workspace that way). Shown
+    beside the warm figure, never instead of it.
+  - `plain in container`: plain pytest, `exec`'d straight into a running container of the
+    prepared directory (one `exec`, no wrapper): the floor for anything that runs tests in a
+    container. The warm grade is also given as a ratio to it.
+Ratios are to plain pytest on the host unless said (the image's Python is the system one, the
+same version). In the task environment the container grades in the environment's derived image
+(built once, not timed; see docs/sandbox.md), against plain pytest on the host in the host's
+build of the same environment. `bench/container_profile.py` splits a container grade into its
+steps.
 
 After the arms on the benchmark, the local grade's test command alone is timed the same way, in
 CPU time against plain pytest: as the grader runs it and without the guard plugin, so that what
@@ -118,17 +130,30 @@ def time_plain_pytest(
 
 
 def time_loopwright(
-    task: Task, grader: PytestGrader, parent: Path, environment: TaskEnvironment | None = None
+    task: Task,
+    grader: PytestGrader,
+    parent: Path,
+    environment: TaskEnvironment | None = None,
+    *,
+    warm: bool = False,
 ) -> tuple[float, float, float]:
-    """(the whole: workspace, gold, grade; the sandboxed test command alone; CPU of the whole)."""
+    """(the whole: workspace, gold, grade; the sandboxed test command alone; CPU of the whole).
+    `warm`: the workspace's sandbox has run a command (`true`, untimed) before the gold and the
+    grade, as the agent's commands do in a real run (a container is then running)."""
     start, cpu = time.perf_counter(), cpu_s()
     workspace = create_workspace(task.repo_dir, parent)
+    made, made_cpu = time.perf_counter() - start, cpu_s() - cpu
+    if warm:
+        if environment is not None:
+            grader = grader.within(environment, workspace.path)
+        grader.sandbox.run(["true"], cwd=workspace.path, timeout_s=60)
+    start, cpu = time.perf_counter(), cpu_s()
     assert task.solution_dir is not None
     apply_overlay(task.solution_dir, workspace.path)
-    if environment is not None:
+    if environment is not None and not warm:
         grader = grader.within(environment, workspace.path)
     grade = grader.grade(workspace.path, task)
-    elapsed, cpu = time.perf_counter() - start, cpu_s() - cpu
+    elapsed, cpu = made + time.perf_counter() - start, made_cpu + cpu_s() - cpu
     grader.sandbox.release(workspace.path)
     remove_workspace(workspace)
     if grade.score != 1.0:
@@ -136,6 +161,50 @@ def time_loopwright(
             f"gold did not score 1.0 on {task.id}: {grade.invalid_reason or grade.score}"
         )
     return elapsed, grade.pytest_duration_s, cpu
+
+
+class InContainer:
+    """Plain pytest `exec`'d straight into a running container of a prepared directory (no
+    sandbox wrapper, no kill passes): one container per prepared directory, kept for the run."""
+
+    def __init__(self, docker: DockerSandbox) -> None:
+        self.docker = docker
+        self.started: dict[Path, tuple[str, str]] = {}  # prepared dir -> (container id, workdir)
+
+    def time(
+        self, prepared: Path, task: Task, environment: TaskEnvironment | None
+    ) -> tuple[float, float]:
+        if prepared not in self.started:
+            image = environment.image if environment is not None else None
+            workdir = environment.workdir if environment is not None else None
+            cid = self.docker.attach(prepared, image=image, workdir=workdir)
+            self.started[prepared] = (cid, workdir or self.docker.settings.workdir)
+        cid, workdir = self.started[prepared]
+        env = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "HOME": "/tmp", "LANG": "C.UTF-8"}
+        python = self.docker.settings.python
+        if environment is not None:
+            roots = environment.import_paths(workdir)[1:]
+            env |= {"PATH": f"{environment.prefix}/bin:/usr/local/bin:/usr/bin:/bin",
+                    "VIRTUAL_ENV": str(environment.prefix), "PYTHONPATH": ":".join(roots),
+                    **dict(environment.variables)}  # fmt: skip
+            python = environment.python
+        flags = [f for key, value in env.items() for f in ("--env", f"{key}={value}")]
+        argv = self.docker.engine.argv(
+            "exec", "-w", workdir, *flags, cid, *plain_argv(task, python)
+        )
+        start, cpu = time.perf_counter(), cpu_s()
+        proc = subprocess.run(argv, capture_output=True, check=False)
+        elapsed, cpu = time.perf_counter() - start, cpu_s() - cpu
+        if proc.returncode != 0:
+            raise SystemExit(
+                f"pytest in the container failed on {task.id}:\n{proc.stdout[-2000:]!r}"
+            )
+        return elapsed, cpu
+
+    def close(self) -> None:
+        for prepared in self.started:
+            self.docker.release(prepared)
+        self.started = {}
 
 
 def main() -> None:
@@ -163,7 +232,7 @@ def main() -> None:
                 f"{args.repeat} repetitions"
             )
         docker = None if args.no_docker else docker_sandbox(args.docker_image)
-        arms = {**sandboxes, **({"docker": docker} if docker is not None else {})}
+        arms = {**sandboxes, **({"docker": docker, "docker cold": docker} if docker else {})}
         if not args.environment_only:
             rows = measure(list(bench.tasks), arms, args.repeat, root, {})
             for kind in arms:
@@ -176,7 +245,7 @@ def main() -> None:
         placed = {kind: {task.id: built} for kind in ["plain", *sandboxes]}
         if docker is not None:
             builder = EnvImageBuilder.for_sandbox(docker, root / "locks")
-            placed["docker"] = {task.id: builder.environment(task)}
+            placed["docker"] = placed["docker cold"] = {task.id: builder.environment(task)}
         print(f"\ngrading overhead in a task environment ({task.id}): {args.repeat} repetitions")
         rows = measure([task], arms, args.repeat, root, placed)
         for kind in arms:
@@ -253,36 +322,50 @@ def measure(
     prepared = {t.id: prepare(t, root / "prepared" / t.id) for t in tasks}
     kinds = list(sandboxes)
     graders = {kind: PytestGrader(sandbox) for kind, sandbox in sandboxes.items()}
+    docker = sandboxes.get("docker")
+    in_container = InContainer(docker) if isinstance(docker, DockerSandbox) else None
+    extra = ["plain in container"] if in_container is not None else []
     warm = tasks[0]  # one untimed round so imports and disk caches are warm for all
 
     def env(arm: str, task: Task) -> TaskEnvironment | None:
         return environments.get(arm, {}).get(task.id)
 
-    time_plain_pytest(prepared[warm.id], warm, env("plain", warm))
-    for kind, grader in graders.items():
-        time_loopwright(warm, grader, root / "ws", env(kind, warm))
+    def run(arm: str, task: Task) -> tuple[float, float, float]:
+        """One timed run of `arm` on `task`: (wall, command or 0, CPU)."""
+        if arm == "plain":
+            wall, cpu = time_plain_pytest(prepared[task.id], task, env("plain", task))
+            return wall, 0.0, cpu
+        if arm == "plain in container":
+            assert in_container is not None
+            wall, cpu = in_container.time(prepared[task.id], task, env("docker", task))
+            return wall, 0.0, cpu
+        return time_loopwright(
+            task, graders[arm], root / "ws", env(arm, task), warm=arm == "docker"
+        )
+
+    for arm in ["plain", *extra, *kinds]:
+        run(arm, warm)
     rows: dict[str, list[Row]] = {kind: [] for kind in kinds}
     for task in tasks:
-        plain: list[tuple[float, float]] = []
-        ours: dict[str, list[tuple[float, float, float]]] = {kind: [] for kind in kinds}
+        times: dict[str, list[tuple[float, float, float]]] = {}
+        arms = ["plain", *extra, *kinds]
         for rep in range(repeat):
             # Interleaved, in an order that rotates, so drift hits every arm alike.
-            arms = ["plain", *kinds]
             for arm in arms[rep % len(arms) :] + arms[: rep % len(arms)]:
-                if arm == "plain":
-                    plain.append(time_plain_pytest(prepared[task.id], task, env("plain", task)))
-                else:
-                    ours[arm].append(
-                        time_loopwright(task, graders[arm], root / "ws", env(arm, task))
-                    )
+                times.setdefault(arm, []).append(run(arm, task))
         for kind in kinds:
-            whole = statistics.median(t for t, _, _ in ours[kind])
-            command = statistics.median(c for _, c, _ in ours[kind])
-            cpu = statistics.median(c for _, _, c in ours[kind])
-            wall_plain = statistics.median(t for t, _ in plain)
-            cpu_plain = statistics.median(c for _, c in plain)
-            rows[kind].append(Row(task.id, wall_plain, whole, command, cpu_plain, cpu))
+            rows[kind].append(
+                Row(task.id, _median(times, "plain", 0), _median(times, kind, 0),
+                    _median(times, kind, 1), _median(times, "plain", 2), _median(times, kind, 2),
+                    _median(times, "plain in container", 0) if kind.startswith("docker") else 0.0)
+            )  # fmt: skip
+        if in_container is not None:
+            in_container.close()
     return rows
+
+
+def _median(times: dict[str, list[tuple[float, float, float]]], arm: str, i: int) -> float:
+    return statistics.median(t[i] for t in times[arm]) if arm in times else 0.0
 
 
 def docker_sandbox(image: str) -> DockerSandbox | None:
@@ -312,6 +395,7 @@ class Row:
     command: float  # the grader's sandboxed test command alone, median
     plain_cpu: float = 0.0  # CPU seconds of plain pytest, median
     ours_cpu: float = 0.0  # CPU seconds of workspace + gold + grade (all of it: local only)
+    plain_ctr: float = 0.0  # plain pytest exec'd into a running container, median (docker arms)
 
 
 def report(kind: str, rows: list[Row]) -> None:
@@ -330,6 +414,13 @@ def report(kind: str, rows: list[Row]) -> None:
         f"canaries, junit) and {1000 * (ours - command) / n:.0f} ms outside it (workspace, "
         "restoration, kit, parsing)"
     )
+    in_container = sum(r.plain_ctr for r in rows)
+    if in_container:
+        print(
+            f"plain pytest exec'd into a running container (sum of medians): {in_container:.3f} s "
+            f"({in_container / plain:.2f} times plain pytest on the host); loopwright's grade "
+            f"here is {ours / in_container:.2f} times it"
+        )
     if kind.startswith("local"):
         plain_cpu = sum(r.plain_cpu for r in rows)
         ours_cpu = sum(r.ours_cpu for r in rows)

@@ -29,6 +29,12 @@ from loopwright.errors import ConfigError, SandboxError
 from loopwright.sandbox._base import CommandResult, RunRequest, Sandbox, resolve_dir, with_defaults
 from loopwright.sandbox._engine import ENV_PREFIX, ContainerSettings, Engine, labels
 from loopwright.sandbox._environment import EnvironmentSandbox, TaskEnvironment
+from loopwright.sandbox._nskill import (
+    close_namespace,
+    container_namespace,
+    kill_in_namespace,
+    usable,
+)
 from loopwright.sandbox._process import CHANNEL_ENV, run_process, to_result
 
 __all__ = ["DockerSandbox"]
@@ -58,6 +64,7 @@ class _Container:
     stage: Path  # host directory holding ro/ and rw/
     network: bool
     shape: _Shape
+    pidns: int | None = None  # its PID namespace, open: for the host-side kill (sandbox/_nskill.py)
     commands: Iterator[int] = field(default_factory=itertools.count)
 
 
@@ -117,6 +124,7 @@ class DockerSandbox(Sandbox):
 
     def _reset(self) -> None:
         self._pid = os.getpid()
+        self._host_kill = usable()
         self._lock = threading.Lock()
         self._containers: dict[Path, _Container] = {}
 
@@ -275,10 +283,14 @@ class DockerSandbox(Sandbox):
         stage = Path(tempfile.mkdtemp(prefix="lw-ctr-"))
         for kind in ("ro", "rw", "relay"):
             (stage / kind).mkdir()
+        pidfile = stage / "pid"  # outside every mount: the container cannot write it
+        podman = self._host_kill and self.engine.kind == "podman"
+        podman_pid = ["--pidfile", str(pidfile)] if podman else []
         try:
             cid = self.engine.call(
                 "run",
                 *self._run_flags(root, stage, network, shape),
+                *podman_pid,
                 "--entrypoint",
                 "sh",
                 shape.image,
@@ -288,7 +300,14 @@ class DockerSandbox(Sandbox):
         except SandboxError:
             shutil.rmtree(stage, ignore_errors=True)
             raise
-        container = _Container(cid, root, stage, network, shape)
+        container = _Container(
+            cid,
+            root,
+            stage,
+            network,
+            shape,
+            container_namespace(self.engine, cid, pidfile) if self._host_kill else None,
+        )
         self._containers[root] = container
         return container
 
@@ -314,13 +333,21 @@ class DockerSandbox(Sandbox):
 
     def _remove(self, container: _Container) -> None:
         self.engine.remove(container.id)
+        close_namespace(container.pidns)
+        container.pidns = None
         shutil.rmtree(container.stage, ignore_errors=True)
 
     def _kill_all(self, container: _Container) -> bool:
         """Kill every process in the container but its init: what a command left behind, even
         when it killed its wrapper or outlived a timeout (`exec` clients do not take their
         processes with them). False when the container is gone (its init was killed, or it was
-        removed from outside): it is forgotten, and the workspace's next command starts afresh."""
+        removed from outside): it is forgotten, and the workspace's next command starts afresh.
+        The kill is sent from the host into the container's PID namespace when this process can
+        (sandbox/_nskill.py: the same signal, without an engine `exec`); when that killer did not
+        run (the namespace is dead, or a process in the container killed the killer), through
+        an `exec` as before, whose failure removes the container."""
+        if container.pidns is not None and kill_in_namespace(container.pidns):
+            return True
         try:
             self.engine.call("exec", container.id, "sh", "-c", _KILL_ALL)
         except SandboxError:
