@@ -114,3 +114,17 @@ def test_the_same_bad_input_is_told_in_each_callers_words(
     from_python, from_cli = _python_and_cli(tmp_path, capsys, case)
     assert python in from_python and "--" not in from_python, from_python
     assert cli in from_cli and python not in from_cli, from_cli
+
+
+def test_a_tier_without_a_model_is_told_as_its_caller_sets_one() -> None:
+    from loopwright.errors import ConfigError
+    from loopwright.models import ModelsConfig, resolve_model
+
+    with pytest.raises(ConfigError) as from_python:
+        resolve_model("small", ModelsConfig())
+    with called_from_cli(), pytest.raises(ConfigError) as from_cli:
+        resolve_model("small", ModelsConfig())
+    assert "ModelsConfig(tiers={'small': MODEL})" in (from_python.value.fix or "")
+    assert "--" not in (from_python.value.fix or "")
+    assert "pass --tier small=MODEL" in (from_cli.value.fix or "")
+    assert "ModelsConfig" not in (from_cli.value.fix or "")

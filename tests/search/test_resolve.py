@@ -13,6 +13,7 @@ import loopwright.search._api as api
 import loopwright.search._checkpoint as checkpoint_module
 import loopwright.tasks._registry as registry
 from loopwright import search
+from loopwright._caller import called_from_cli
 from loopwright.errors import ConfigError, UsageError
 from loopwright.search import EvolutionEngine, ResolvedRun
 from tests.search.test_engine import make_config
@@ -115,8 +116,12 @@ def test_the_agent_reflector_on_a_run_that_never_reflects_is_refused(tmp_path: P
     never = make_config(strategy="random", reflection=reflection)
     with pytest.raises(ConfigError, match="would never run") as info:
         search.check_inputs(never, tmp_path / "r")
-    assert "strategy 'random'" in str(info.value.got)
-    assert "--strategy guided" in str(info.value.fix)
+    assert "strategy='random'" in str(info.value.got)  # a Python caller's words only
+    assert "strategy='guided'" in str(info.value.fix) and "--" not in info.value.render()
+    with called_from_cli(), pytest.raises(ConfigError, match="would never run") as at_cli:
+        search.check_inputs(never, tmp_path / "r")
+    assert "--strategy random" in str(at_cli.value.got)
+    assert "--strategy guided" in str(at_cli.value.fix) and "strategy=" not in at_cli.value.render()
     disabled = make_config(strategy="guided", reflection={**reflection, "enabled": False})
     with pytest.raises(ConfigError, match=r"reflection\.enabled is false"):
         search.check_inputs(disabled, tmp_path / "r")

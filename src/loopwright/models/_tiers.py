@@ -31,6 +31,7 @@ from typing import Literal, get_args
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from loopwright._caller import spoken
 from loopwright.errors import ConfigError
 from loopwright.models._pricing import DEFAULT_PRICES, Price, PriceTable
 
@@ -166,5 +167,8 @@ def resolve_model(name_or_tier: str, config: ModelsConfig, default: str | None =
     raise ConfigError(
         f"the {kind} {key!r} has no model configured",
         got=f"{kind}s configured: {', '.join(config.tiers if kind == 'tier' else config.roles) or 'none'}",
-        fix=f"pass --tier {key}=MODEL, or set it under {kind}s: in the models config file",
+        fix=spoken(
+            f"set ModelsConfig({kind}s={{{key!r}: MODEL}}), or give a default model",
+            f"pass --tier {key}=MODEL, or set it under {kind}s: in the models config file",
+        ),
     )

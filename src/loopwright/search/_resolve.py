@@ -122,8 +122,8 @@ def _check_reflector_runs(config: EvolveConfig) -> None:
     why = (
         "reflection.enabled is false"
         if config.reflection.enabled is False
-        else f"{spoken('strategy', '--strategy')} random, whose choices ignore reflection, so "
-        "no generation is reflected on"
+        else f"{spoken('strategy=' + repr('random'), '--strategy random')}, whose choices ignore "
+        "reflection, so no generation is reflected on"
     )
     raise ConfigError(
         f"the agent reflector ({spoken(_AGENT, '--reflector agent')}) would never run",
