@@ -106,7 +106,7 @@ def instrument(clock: Clock) -> None:
     clock.wrap(grader_module, "write_kit", "  write the kit (host)")
     clock.wrap(staging_module, "_stage_one", "  stage kit paths (copy in)")
     clock.wrap(docker_module, "run_process", "  the graded exec (wrapper + pytest)")
-    clock.wrap(DockerSandbox, "_kill_all", "  the killing exec after it")
+    clock.wrap(DockerSandbox, "_kill_all", "  the kill after it (host-side, else an exec)")
     clock.wrap(grader_module, "parse_junit", "  parse junit (host)")
     clock.wrap(grader_module, "guard_verdict", "  the guard's verdict (host)")
 
@@ -163,7 +163,7 @@ def bare_execs(clock: Clock, task: Task, workspace: Path) -> None:
     for name, argv in commands.items():
         with clock.step(name):
             subprocess.run([*base, *argv], capture_output=True, check=False)
-    with clock.step("sandbox.run(`true`): wrapper exec + killing exec"):
+    with clock.step("sandbox.run(`true`): wrapper exec + the kill"):
         sandbox.run(["true"], cwd=workspace, timeout_s=60)
 
 
