@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import loopwright.sandbox._docker as docker_module
+import loopwright.sandbox._staging as staging_module
 import loopwright.scoring._frame as frame_module
 import loopwright.scoring._grader as grader_module
 from loopwright.sandbox import DockerSandbox, create_workspace, remove_workspace
@@ -103,9 +104,9 @@ def instrument(clock: Clock) -> None:
     clock.wrap(frame_module, "audit_change", "  audit the diff (host)")
     clock.wrap(frame_module, "restore_tests", "  restore the tests (host)")
     clock.wrap(grader_module, "write_kit", "  write the kit (host)")
-    clock.wrap(docker_module, "_stage_one", "  stage kit paths (copy in)")
+    clock.wrap(staging_module, "_stage_one", "  stage kit paths (copy in)")
     clock.wrap(docker_module, "run_process", "  the graded exec (wrapper + pytest)")
-    clock.wrap(DockerSandbox, "_kill_all", "  the killing exec after it")
+    clock.wrap(DockerSandbox, "_kill_all", "  the kill after it (host-side, else an exec)")
     clock.wrap(grader_module, "parse_junit", "  parse junit (host)")
     clock.wrap(grader_module, "guard_verdict", "  the guard's verdict (host)")
 
@@ -162,7 +163,7 @@ def bare_execs(clock: Clock, task: Task, workspace: Path) -> None:
     for name, argv in commands.items():
         with clock.step(name):
             subprocess.run([*base, *argv], capture_output=True, check=False)
-    with clock.step("sandbox.run(`true`): wrapper exec + killing exec"):
+    with clock.step("sandbox.run(`true`): wrapper exec + the kill"):
         sandbox.run(["true"], cwd=workspace, timeout_s=60)
 
 

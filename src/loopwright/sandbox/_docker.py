@@ -13,12 +13,11 @@ import atexit
 import contextlib
 import itertools
 import os
-import re
 import shutil
 import tempfile
 import threading
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,10 +35,11 @@ from loopwright.sandbox._nskill import (
     usable,
 )
 from loopwright.sandbox._process import CHANNEL_ENV, run_process, to_result
+from loopwright.sandbox._staging import STAGE as _STAGE
+from loopwright.sandbox._staging import PathMap, env_flags, staged
 
 __all__ = ["DockerSandbox"]
 
-_STAGE = "/.lw"  # inside: ro/ (read-only) and rw/ (writable) staging mounts
 _RELAY = f"{_STAGE}/relay"  # inside: the relay directory (read-only; sockets bound outside)
 _HOME = "/tmp"  # a tmpfs in the container
 _NOT_FOUND = "loopwright-sandbox: cannot start"
@@ -75,14 +75,6 @@ class _Shape:
     image: str
     workdir: str
     scratch: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class _Staged:
-    host: Path
-    staged: Path
-    inside: str
-    writable: bool
 
 
 class DockerSandbox(Sandbox):
@@ -126,11 +118,12 @@ class DockerSandbox(Sandbox):
         self._pid = os.getpid()
         self._host_kill = usable()
         self._lock = threading.Lock()
+        self._namespaces = threading.Lock()  # guards each container's `pidns` descriptor
         self._containers: dict[Path, _Container] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        for name in ("_lock", "_containers", "_pid"):
+        for name in ("_lock", "_namespaces", "_containers", "_pid"):
             state.pop(name)
         return state
 
@@ -220,14 +213,16 @@ class DockerSandbox(Sandbox):
         if channel:  # the client's descriptor 3 is the command's 3
             env = {**env, CHANNEL_ENV: str(_CHANNEL_FD)}
         container = self._container_for(workdir, request.network)
-        with _staged(container, list(request.writable), list(request.readonly)) as staged:
-            paths = _PathMap(
-                [(container.root, container.shape.workdir)] + [(s.host, s.inside) for s in staged]
+        number = next(container.commands)
+        paths_out = (container.stage, container.root, number, request.writable, request.readonly)
+        with staged(*paths_out) as copies:
+            paths = PathMap(
+                [(container.root, container.shape.workdir)] + [(c.host, c.inside) for c in copies]
             )
             command = self.engine.argv(
                 "exec", *(["-i"] if stdin is not None else []), "-w", paths.inside(str(workdir)),
                 *(["--preserve-fds", "1"] if channel else []),
-                *_env_flags(env, paths), container.id,
+                *env_flags(env, paths), container.id,
                 "sh", "-c", _WRAPPER, "sh", *(paths.inside(a) for a in args),
             )  # fmt: skip
             outcome = run_process(
@@ -333,8 +328,9 @@ class DockerSandbox(Sandbox):
 
     def _remove(self, container: _Container) -> None:
         self.engine.remove(container.id)
-        close_namespace(container.pidns)
-        container.pidns = None
+        with self._namespaces:
+            namespace, container.pidns = container.pidns, None
+        close_namespace(namespace)
         shutil.rmtree(container.stage, ignore_errors=True)
 
     def _kill_all(self, container: _Container) -> bool:
@@ -346,8 +342,14 @@ class DockerSandbox(Sandbox):
         (sandbox/_nskill.py: the same signal, without an engine `exec`); when that killer did not
         run (the namespace is dead, or a process in the container killed the killer), through
         an `exec` as before, whose failure removes the container."""
-        if container.pidns is not None and kill_in_namespace(container.pidns):
-            return True
+        with self._namespaces:  # a copy: a `release` meanwhile cannot close it under us
+            namespace = None if container.pidns is None else os.dup(container.pidns)
+        if namespace is not None:
+            try:
+                if kill_in_namespace(namespace):
+                    return True
+            finally:
+                close_namespace(namespace)
         try:
             self.engine.call("exec", container.id, "sh", "-c", _KILL_ALL)
         except SandboxError:
@@ -363,64 +365,3 @@ def _close_if_alive(ref: weakref.ref[DockerSandbox]) -> None:
     sandbox = ref()
     if sandbox is not None and sandbox._pid == os.getpid():
         sandbox.close()
-
-
-@contextmanager
-def _staged(
-    container: _Container, writable: list[Path], readonly: list[Path]
-) -> Iterator[list[_Staged]]:
-    """Copy the command's paths outside the workspace into the staging mounts; afterwards copy
-    the writable ones back and remove the copies."""
-    number = next(container.commands)
-    staged = [
-        _stage_one(container, path, number, i, writable=path in writable)
-        for i, path in enumerate(dict.fromkeys([*writable, *readonly]))
-        if not path.is_relative_to(container.root)
-    ]
-    try:
-        yield staged
-    finally:
-        for item in staged:
-            if item.writable:
-                _copy(item.staged, item.host)
-        for kind in ("ro", "rw"):
-            shutil.rmtree(container.stage / kind / str(number), ignore_errors=True)
-
-
-def _stage_one(
-    container: _Container, path: Path, number: int, i: int, *, writable: bool
-) -> _Staged:
-    kind = "rw" if writable else "ro"
-    staged = container.stage / kind / str(number) / str(i)
-    staged.parent.mkdir(parents=True, exist_ok=True)
-    _copy(path, staged)
-    return _Staged(path, staged, f"{_STAGE}/{kind}/{number}/{i}", writable)
-
-
-def _copy(source: Path, dest: Path) -> None:
-    if source.is_dir():
-        shutil.copytree(source, dest, symlinks=True, dirs_exist_ok=True)
-    elif source.exists() or source.is_symlink():
-        shutil.copy2(source, dest, follow_symlinks=False)
-
-
-def _env_flags(env: Mapping[str, str], paths: _PathMap) -> list[str]:
-    flags = []
-    for key, value in env.items():
-        flags += ["--env", f"{key}={paths.inside(value)}"]
-    return flags
-
-
-class _PathMap:
-    """Rewrites host paths in a string to where the container shows them. A host path matches
-    only as a whole: `/tmp/a` is rewritten in `/tmp/a/b` and `--x=/tmp/a`, not in `/tmp/ab`."""
-
-    def __init__(self, pairs: list[tuple[Path, str]]) -> None:
-        ordered = sorted(pairs, key=lambda pair: -len(str(pair[0])))
-        self._inside = {str(host): inside for host, inside in ordered}
-        alternatives = "|".join(re.escape(str(host)) for host, _ in ordered)
-        self._pattern = re.compile(f"({alternatives})(?![^/:\\s,;=\"')\\]])")
-
-    def inside(self, text: str) -> str:
-        """`text` with every host path replaced by its inside path."""
-        return self._pattern.sub(lambda match: self._inside[match.group(1)], text)
