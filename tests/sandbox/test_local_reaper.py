@@ -280,7 +280,7 @@ def test_a_daemon_that_kills_the_reaper_and_drops_all_it_inherited_is_dead_when_
     assert not (work / "late.txt").exists()
 
 
-def test_without_adoption_the_command_is_not_marked_and_the_host_never_a_subreaper(
+def test_the_command_is_marked_only_with_adoption_and_the_host_a_subreaper_only_meanwhile(
     work: Path,
 ) -> None:
     argv = ["grep", "NoNewPrivs", "/proc/self/status"]
@@ -288,7 +288,15 @@ def test_without_adoption_the_command_is_not_marked_and_the_host_never_a_subreap
     unmarked = Unadopting().run(argv, cwd=work, timeout_s=30)
     assert "\t1" in marked.stdout if host_can_adopt() else "\t0" in marked.stdout
     assert "\t0" in unmarked.stdout
-    assert not _host_is_subreaper()  # only while a command runs
+    busy = threading.Thread(
+        target=LocalSandbox().run, args=(["sleep", "1"],), kwargs={"cwd": work, "timeout_s": 30}
+    )
+    busy.start()
+    time.sleep(0.5)
+    during = _host_is_subreaper()
+    busy.join()
+    assert during == host_can_adopt()
+    assert not _host_is_subreaper()  # switched off after the last command
 
 
 def _has_no_new_privs(pid: int) -> bool:
