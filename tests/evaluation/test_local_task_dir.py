@@ -4,7 +4,6 @@ can kill the process reaper so that a daemon outlives its command into grading."
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from pathlib import Path
@@ -19,7 +18,7 @@ from loopwright.sandbox._process import reaper_supported
 from loopwright.tasks import Task, load_task
 from tests.evaluation.test_hostile_runs import workflow
 from tests.sandbox.conftest import processes_with, sleep_marker
-from tests.sandbox.test_local_reaper import scrubbed_daemon_command
+from tests.sandbox.test_local_reaper import kill_all_with, scrubbed_daemon_command
 from tests.taskfactory import GOLD, make_calc_task
 
 STUB_TESTS = (
@@ -141,8 +140,7 @@ def test_a_daemon_that_kills_the_reaper_and_drops_what_it_inherited_cannot_forge
         record = _run(task, tmp_path / "run", command)
         alive = processes_with(marker)
     finally:
-        for pid in processes_with(marker):
-            os.kill(pid, 9)
+        kill_all_with(marker)
     assert alive == [], "the daemon survived into grading"
     assert record.grade is not None
     assert record.grade.score == 0.0 or record.tampered, record.grade

@@ -217,7 +217,8 @@ def test_without_the_reaper_commands_still_run(
 # The hardest daemon to find: it leaves the session, kills the reaper, closes every descriptor it
 # inherited (0..1023) and re-executes itself with an empty environment in `/`, so that it holds
 # neither the command's pipes nor its HOME; then it writes late.txt into the workspace again and
-# again. argv: REAPER_PID WORKSPACE MARKER (the marker is an argument of the re-executed daemon,
+# again (or, with a last argument `spawn`, starts a new daemon every 5 ms). argv: REAPER_PID
+# WORKSPACE MARKER TARGET CONTENT [spawn] (the marker is an argument of the re-executed daemon,
 # for the test to find it).
 SCRUBBED_DAEMON = textwrap.dedent(
     """
@@ -241,17 +242,27 @@ SCRUBBED_DAEMON = textwrap.dedent(
         "        pass\\n"
         "    time.sleep(0.02)\\n"
     )
+    SPAWN = (
+        "import os, time\\n"
+        "while True:\\n"
+        "    if os.fork() == 0:\\n"
+        "        os.setsid()\\n"
+        "        time.sleep(100)\\n"
+        "        os._exit(0)\\n"
+        "    time.sleep(0.005)\\n"
+    )
     target, content = os.path.join(work, sys.argv[4]), sys.argv[5]
-    os.execve(sys.executable, [sys.executable, "-c", LOOP, target, content, marker], {})
+    code = SPAWN if sys.argv[6:] == ["spawn"] else LOOP
+    os.execve(sys.executable, [sys.executable, "-c", code, target, content, marker], {})
     """
 )
 
 
-def scrubbed_daemon_command(marker: str, target: str, content: str) -> str:
+def scrubbed_daemon_command(marker: str, target: str, content: str, mode: str = "") -> str:
     """A `sh -c` script that starts SCRUBBED_DAEMON (which kills the script's reaper) and waits."""
     script = SCRUBBED_DAEMON.replace("'", "'\"'\"'")
     return (
-        f"python3 -c '{script}' \"$PPID\" \"$PWD\" {marker} {target} '{content}' & "
+        f"python3 -c '{script}' \"$PPID\" \"$PWD\" {marker} {target} '{content}' {mode} & "
         "sleep 1; echo still here"
     )
 
@@ -262,9 +273,17 @@ def marker() -> Iterator[str]:
     killed, so that a failing test leaves nothing running."""
     chosen = sleep_marker()
     yield chosen
-    for pid in processes_with(chosen):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, 9)
+    kill_all_with(chosen)
+
+
+def kill_all_with(marker: str) -> None:
+    """SIGKILL every process with `marker`, again until none is left (one may keep forking)."""
+    end = time.monotonic() + 10
+    while (found := processes_with(marker)) and time.monotonic() < end:
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, 9)
+        time.sleep(0.02)
 
 
 def test_a_daemon_that_kills_the_reaper_and_drops_all_it_inherited_is_dead_when_run_returns(
@@ -280,7 +299,16 @@ def test_a_daemon_that_kills_the_reaper_and_drops_all_it_inherited_is_dead_when_
     assert not (work / "late.txt").exists()
 
 
-def test_without_adoption_the_command_is_not_marked_and_the_host_never_a_subreaper(
+@pytest.mark.skipif(not host_can_adopt(), reason="this process cannot adopt (no_new_privs set)")
+def test_an_adopted_daemon_that_keeps_starting_daemons_leaves_none(
+    local: LocalSandbox, work: Path, marker: str
+) -> None:
+    command = scrubbed_daemon_command(marker, "late.txt", "forged", "spawn")
+    local.run(["sh", "-c", command], cwd=work, timeout_s=60)
+    assert processes_with(marker) == []
+
+
+def test_the_command_is_marked_only_with_adoption_and_the_host_a_subreaper_only_meanwhile(
     work: Path,
 ) -> None:
     argv = ["grep", "NoNewPrivs", "/proc/self/status"]
@@ -288,7 +316,15 @@ def test_without_adoption_the_command_is_not_marked_and_the_host_never_a_subreap
     unmarked = Unadopting().run(argv, cwd=work, timeout_s=30)
     assert "\t1" in marked.stdout if host_can_adopt() else "\t0" in marked.stdout
     assert "\t0" in unmarked.stdout
-    assert not _host_is_subreaper()  # only while a command runs
+    busy = threading.Thread(
+        target=LocalSandbox().run, args=(["sleep", "1"],), kwargs={"cwd": work, "timeout_s": 30}
+    )
+    busy.start()
+    time.sleep(0.5)
+    during = _host_is_subreaper()
+    busy.join()
+    assert during == host_can_adopt()
+    assert not _host_is_subreaper()  # switched off after the last command
 
 
 def _has_no_new_privs(pid: int) -> bool:
