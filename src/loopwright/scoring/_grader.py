@@ -5,12 +5,14 @@ shares with the other kinds is scoring/_frame.py."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import shlex
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from loopwright._fs import read_regular
 from loopwright.sandbox import CommandResult
 from loopwright.scoring._frame import RunGrader, RunnerGrading, Step, Verdict
 from loopwright.scoring._guard import guard_verdict
@@ -72,7 +74,9 @@ class PytestGrader(RunGrader):
         seen = self.sandbox.visible
         tests = node_files(task.test_ids)
         rels = [p.relative_to(workspace) for p in conftests]
-        kit = write_kit(private, rels, tests, _helpers(workspace, task, {*tests, *map(str, rels)}))
+        helpers = _helpers(workspace, task, {*tests, *map(str, rels)})
+        digests = _digests(workspace, [*tests, *(p.as_posix() for p in rels), *helpers])
+        kit = write_kit(private, rels, tests, helpers, digests)
         environment = self.sandbox.environment
         paths = environment.import_paths(seen(workspace)) if environment else [seen(workspace)]
         flags = ["-I", "-S", "-B"] if environment else ["-I", "-B"]
@@ -110,6 +114,20 @@ class PytestGrader(RunGrader):
             "-q",
             *node_files(task.test_ids),
         ]
+
+
+def _digests(workspace: Path, rels: list[str]) -> dict[str, str]:
+    """The SHA-256 of each restored file `rels` (workspace-relative), as the host reads it right
+    after restoration: the guard holds what it reads as it loads to these, so that a file
+    rewritten in between (by a process left running beside the grade) is `tamper:`. A file that
+    cannot be read as a regular file gets no digest (the guard then reads nothing of it either)."""
+    found: dict[str, str] = {}
+    for rel in rels:
+        try:
+            found[rel] = hashlib.sha256(read_regular(workspace / rel)).hexdigest()
+        except OSError:
+            continue
+    return found
 
 
 def _helpers(workspace: Path, task: Task, known: set[str]) -> list[str]:

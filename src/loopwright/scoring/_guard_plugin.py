@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 import atexit
 import fcntl
+import hashlib
 import json
 import os
 import signal
@@ -178,6 +179,13 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         if not state["tamper"]:
             send("tamper", hexed(what))
         state["tamper"].append(what)
+
+    # Each file as read above against its digest as the host read it after restoration: a
+    # difference means something rewrote it between the two reads.
+    for rel, expected in settings.get("digests", {}).items():
+        data = sources.get(rel, helpers.get(rel))
+        if data is None or hashlib.sha256(data).hexdigest() != expected:
+            found(f"{rel} changed after the tests were restored (before the test run read it)")
 
     known_codes: dict[
         int, types.CodeType

@@ -17,7 +17,7 @@ import json
 import marshal
 import secrets
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -190,6 +190,7 @@ def write_kit(
     conftests: list[Path],
     tests: Sequence[str] = (),
     helpers: Sequence[str] = (),
+    digests: Mapping[str, str] | None = None,
 ) -> Kit:
     """Create `private/kit` and `private/out` (private must exist and be empty) and the files.
 
@@ -198,7 +199,9 @@ def write_kit(
     files, relative to it (posix): the guard reads both as it loads, and holds each collected
     test function of `tests` to its file's code. `helpers` are the other Python files of the
     restored test directory (workspace-relative, posix): read as the guard loads too, the code a
-    test imported or inherited from one of them is held to. The guard's record path
+    test imported or inherited from one of them is held to. `digests` (workspace-relative path ->
+    SHA-256 of its bytes as the host read them after restoration): the guard reads each of those
+    files as it loads, and a difference is `tamper:`. The guard's record path
     reaches the test run in the environment (`RECORD_ENV`), as the sandbox shows it."""
     token = secrets.token_hex(8)
     directory, out = private / "kit", private / "out"
@@ -219,6 +222,7 @@ def write_kit(
         "conftests": [p.as_posix() for p in conftests],
         "tests": list(tests),
         "helpers": list(helpers),
+        "digests": dict(digests or {}),
     }
     (directory / f"{plugin}.json").write_text(json.dumps(settings), encoding="utf-8")
     ini = directory / "pytest.ini"
