@@ -9,9 +9,11 @@ For each landscape, on one benchmark (`--bench`, default mini) with a fixed spli
 level in id order, alternately to training and to holdout; 1 repetition each):
   arms          random, guided, guided+pareto, guided+staging, guided+merge, guided+cost:
                 `evolve` from
-                `builder-only` with the designer off and `--budget` task runs (training and
-                holdout both count); the holdout of the best-on-training individual after each
-                generation against the task runs spent so far; its final workflow is the
+                `builder-only` with the designer off and `--budget` training runs (holdout
+                runs do not count: the engine's `max_train_evaluations`, so the final best's
+                holdout is never cut short; they are reported apart, `holdout_runs`); the
+                holdout of the best-on-training individual after each generation against the
+                training runs spent so far; its final workflow is the
                 last such best, except for guided+cost (objective cost-aware), whose final
                 workflow is the run's winner: the cheapest within the best's holdout interval
   hand designs  every built-in task workflow in the registry, evaluated alone on the holdout
@@ -24,7 +26,9 @@ level in id order, alternately to training and to holdout; 1 repetition each):
                 same runs)
 All runs of one landscape share one fitness cache, so a workflow two arms both make runs once
 (and is counted against each arm's budget). Landscapes run in `--jobs` processes; each one's
-outcome is written to `--out/L{n}.json` as it finishes, and `--report-only` reports them.
+outcome is written to `--out/L{n}.json` after the designs and after each arm, and a later call
+with the same `--out` keeps what is there and runs only the arms (and designs) a landscape
+lacks (so an arm can be added to landscapes already measured); `--report-only` reports them.
 
 Paired tests across landscapes: the Wilcoxon signed-rank test (exact, two-sided) and the
 sign test on the per-landscape differences of regret, and on task runs to reach `--regret`.
@@ -135,7 +139,7 @@ def run_arm(
             "model": spec, "seed": landscape, "population": args.population,
             "elitism": 1, "train_tasks": train, "holdout_tasks": holdout,
             "holdout_repetitions": 1, "designs": [], **ARMS.get(arm, ARMS["guided"]),
-            "budgets": {"max_generations": 1000, "max_evaluations": budget},
+            "budgets": {"max_generations": 1000, "max_train_evaluations": budget},
         }
     )  # fmt: skip
     cache = FitnessCache(folder / "cache.db")
@@ -143,7 +147,7 @@ def run_arm(
     engine = EvolutionEngine.start(config, run_dir, _evaluator(spec, bench, landscape, cache))
     engine.run()
     cp = load_checkpoint(run_dir)
-    trajectory = [(s.spent.evaluations, s.holdout_best) for s in cp.summaries]
+    trajectory = [(_train_runs(cp, s.generation), s.holdout_best) for s in cp.summaries]
     measured = [s for s in cp.summaries if s.holdout_best is not None]
     best_id = measured[-1].best_id if measured else cp.seed_id
     if config.objective == "cost-aware" and cp.winner_id is not None:
@@ -153,40 +157,68 @@ def run_arm(
     best_seen = max(
         (statistics.fmean(_holdout_of(i.results)[0].values()) for i in seen), default=0.0
     )
+    train_runs = _train_runs(cp, cp.generation)
     return {
-        "trajectory": trajectory, "spent": cp.spent.evaluations, "scores": scores, "usd": usd,
+        "trajectory": trajectory, "spent": train_runs, "scores": scores, "usd": usd,
+        "holdout_runs": cp.spent.evaluations - train_runs,
         "nodes": len(cp.individuals[best_id].workflow.nodes), "best_seen": best_seen,
     }  # fmt: skip
 
 
+def _train_runs(cp: Any, generation: int) -> int:
+    """Training runs committed by the end of `generation`: every training result of the
+    individuals made up to it (an individual is trained in the generation that made it)."""
+    return sum(
+        r.split == "train"
+        for i in cp.individuals.values() if i.generation <= generation
+        for r in i.results
+    )  # fmt: skip
+
+
 def run_landscape(landscape: int, args: argparse.Namespace, out: Path) -> dict[str, Any]:
-    """Every arm and every hand design on one landscape; written to out/L{n}.json."""
+    """Every arm and every hand design on one landscape, written to out/L{n}.json after the
+    designs and after each arm; what that file already holds is kept and not run again."""
     bench = load_benchmark(args.bench)
     _, holdout = split(bench, args.train, args.holdout)
     spec = f"sim:{landscape}"
+    path = out / f"L{landscape}.json"
+    outcome: dict[str, Any] = (
+        json.loads(path.read_text(encoding="utf-8")) if path.is_file()
+        else {"landscape": landscape, "bench": args.bench, "designs": {}, "arms": {}}
+    )  # fmt: skip
+
+    def save() -> None:
+        path.write_text(json.dumps(outcome, indent=1), encoding="utf-8")
+
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cache = FitnessCache(folder / "cache.db")
         evaluator = _evaluator(spec, bench, landscape, cache)
-        designs = {}
+        designs = outcome["designs"]
         for name, wf in hand_designs().items():
+            if name in designs:
+                continue
             evaluation = evaluator.evaluate(
                 wf, [bench.task(t) for t in holdout], folder / "designs" / name, run_id="designs"
             )
             scores = {r.task_id: r.score_end for r in evaluation.records}
             usd = statistics.fmean(r.total_cost_usd or 0.0 for r in evaluation.records)
             designs[name] = {"scores": scores, "usd": usd, "spent": len(holdout)}
-        arms = {arm: run_arm(landscape, arm, args.budget, args, folder) for arm in args.arms}
-        for arm in arms.values():
+        save()
+        for name in [a for a in args.arms if a not in outcome["arms"]]:
+            arm = run_arm(landscape, name, args.budget, args, folder)
             if not arm["scores"]:  # the budget ran out before any holdout: the user has the seed
                 arm.update(
                     scores=designs["builder-only"]["scores"], usd=designs["builder-only"]["usd"]
                 )
-        if args.long_budget > 0:
+            outcome["arms"][name] = arm
+            save()
+        if args.long_budget > 0 and "long" not in outcome["arms"]:
             (folder / "long").mkdir()
-            arms["long"] = run_arm(landscape, "guided", args.long_budget, args, folder / "long")
-    outcome = {"landscape": landscape, "bench": args.bench, "designs": designs, "arms": arms}
-    (out / f"L{landscape}.json").write_text(json.dumps(outcome, indent=1), encoding="utf-8")
+            outcome["arms"]["long"] = run_arm(
+                landscape, "guided", args.long_budget, args, folder / "long"
+            )
+            save()
     return outcome
 
 
@@ -216,8 +248,8 @@ def report(outcomes: list[dict[str, Any]], args: argparse.Namespace) -> None:
     outcomes = sorted(outcomes, key=lambda o: o["landscape"])
     arms = [a for a in args.arms if all(a in o["arms"] for o in outcomes)]
     designs = sorted(outcomes[0]["designs"])
-    print(f"\n{len(outcomes)} landscapes on {outcomes[0]['bench']}, budget {args.budget} task runs"
-          f" per arm; holdout (regret to the landscape's optimum):")  # fmt: skip
+    print(f"\n{len(outcomes)} landscapes on {outcomes[0]['bench']}, budget {args.budget} training"
+          f" runs per arm; holdout (regret to the landscape's optimum):")  # fmt: skip
     head = f"{'land':>5}{'optimum':>8}" + "".join(f"{n[:14]:>16}" for n in [*designs, *arms])
     print(head)
     regret: dict[str, list[float]] = {n: [] for n in [*designs, *arms]}
@@ -235,6 +267,9 @@ def report(outcomes: list[dict[str, Any]], args: argparse.Namespace) -> None:
         print(f"{o['landscape']:>5}{best:>8.3f}" + "".join(f"{c:>16}" for c in cells))
     print("\nmedian regret at the budget: " + ", ".join(
         f"{n} {statistics.median(v):.3f}" for n, v in regret.items()))  # fmt: skip
+    print("holdout runs per arm (apart from the budget), median: " + ", ".join(
+        f"{a} {statistics.median(o['arms'][a].get('holdout_runs', 0) for o in outcomes):.0f}"
+        for a in arms))  # fmt: skip
     print("best hand design per landscape: " + ", ".join(
         f"L{o['landscape']} {max(designs, key=lambda n: _mean(o['designs'][n]['scores']))}"
         for o in outcomes))  # fmt: skip
@@ -287,7 +322,7 @@ def _target_a(outcomes: list[dict[str, Any]], designs: list[str], arms: list[str
 
 
 def _target_bc(outcomes: list[dict[str, Any]], arms: list[str], level: float) -> None:
-    print(f"\ntargets (b), (c): task runs to reach regret <= {level} (inf: not within budget):")
+    print(f"\ntargets (b), (c): training runs to reach regret <= {level} (-: not within budget):")
     runs = {a: [runs_to(o["arms"][a], optimum(o) - level) for o in outcomes] for a in arms}
     for a in arms:
         print(f"  {a:>15}: " + " ".join("-" if math.isinf(r) else f"{r:.0f}" for r in runs[a]))
@@ -310,7 +345,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--landscapes", type=int, default=10)
     parser.add_argument("--first", type=int, default=0, help="first landscape seed")
-    parser.add_argument("--budget", type=int, default=60, help="task runs per arm")
+    parser.add_argument("--budget", type=int, default=60, help="training runs per arm")
     parser.add_argument("--long-budget", type=int, default=0, help="a long guided search (0: none)")
     parser.add_argument("--population", type=int, default=3)
     parser.add_argument("--bench", default="mini")
@@ -332,9 +367,10 @@ def main() -> None:
             futures = [pool.submit(run_landscape, s, args, args.out) for s in seeds]
             for f in futures:
                 f.result()
-    outcomes = [
-        json.loads(p.read_text()) for s in seeds if (p := args.out / f"L{s}.json").is_file()
-    ]
+    found = [json.loads(p.read_text()) for s in seeds if (p := args.out / f"L{s}.json").is_file()]
+    outcomes = [o for o in found if all(a in o["arms"] for a in args.arms)]
+    if len(outcomes) < len(found):
+        print(f"{len(found) - len(outcomes)} landscape(s) left out: not every arm finished there")
     if not outcomes:
         sys.exit(f"no finished landscape in {args.out}")
     report(outcomes, args)

@@ -54,3 +54,30 @@ def test_the_pair_script_scores_both_checkouts_on_the_landscapes_both_finished(
     (got,) = pair.merged(base, new)  # L1 has no baseline: left out
     assert got["landscape"] == 0 and set(got["arms"]) == {"guided", "guided-old"}
     assert _script().ARMS["guided+cost"] == {"strategy": "guided", "objective": "cost-aware"}
+
+
+def test_run_landscape_keeps_what_is_there_and_never_cuts_the_holdout(tmp_path: Path) -> None:
+    """An arm already in L{n}.json is not run again; the budget counts training runs only, so
+    the final best's holdout covers every holdout task, and holdout runs are counted apart."""
+    import argparse
+
+    sv = _script()
+    args = argparse.Namespace(
+        bench="mini", train=2, holdout=2, population=2, arms=["random", "guided"],
+        budget=4, long_budget=0,
+    )  # fmt: skip
+    kept = {"trajectory": [], "spent": 0, "scores": {"x": 0.5}, "usd": 0.0, "holdout_runs": 0,
+            "nodes": 1, "best_seen": 0.5}  # fmt: skip
+    (tmp_path / "L0.json").write_text(
+        json.dumps({"landscape": 0, "bench": "mini", "designs": {}, "arms": {"random": kept}})
+    )
+    outcome = sv.run_landscape(0, args, tmp_path)
+    assert outcome["arms"]["random"] == kept
+    guided = outcome["arms"]["guided"]
+    assert guided["spent"] <= 4  # training runs only
+    assert len(guided["scores"]) == 2  # both holdout tasks, never cut short
+    assert guided["holdout_runs"] >= 2
+    assert set(outcome["designs"]) == set(sv.hand_designs())
+    assert (
+        json.loads((tmp_path / "L0.json").read_text())["arms"]["guided"]["spent"] == guided["spent"]
+    )

@@ -92,7 +92,7 @@ from loopwright.search._report import (
     tied_best,
 )
 from loopwright.search._resolve import ResolvedRun, resolve_run
-from loopwright.search._selection import tournament
+from loopwright.search._selection import cost_aware_order, tournament
 from loopwright.search._settings import SETTINGS_SECTION, merged_config, run_settings
 from loopwright.search._staging import StageVerdict
 from loopwright.search._stop import RunStopped, ShouldStop, StopHandle
@@ -178,6 +178,7 @@ __all__ = [
     "TaskResult",
     "calibrate",
     "check_inputs",
+    "cost_aware_order",
     "credit_table",
     "default_descriptors",
     "descriptors_by_name",

@@ -195,7 +195,11 @@ class EvolveConfig(_Frozen):
     `objective` decides the winner at the end: `holdout` (default) the best on training;
     `cost-aware` the cheapest holdout-evaluated individual whose holdout is within the best's
     interval, from the Pareto front of holdout score against mean dollars per task
-    (search/_objective.py, docs/evolve.md). It changes no evaluation and no selection.
+    (search/_objective.py, docs/evolve.md). Under `cost-aware` it also puts cost pressure on
+    the search: in selection (the leader, the elites, tournament parents) a training fitness
+    within `cost_tolerance` of the best counts as a tie, broken by dollars per training run
+    (`search.cost_aware_order`); holdout still decides nothing but the final pick. With
+    `holdout` selection is as before and `cost_tolerance` is not used.
 
     `compare_designs`: after the search, every built-in hand design (the workflow registry's
     task workflows) runs on the holdout tasks with `holdout_repetitions`, and the result sets
@@ -241,6 +245,7 @@ class EvolveConfig(_Frozen):
     parents: Literal["tournament", "pareto"] = "tournament"
     merge_rate: float = 0.0
     objective: Literal["holdout", "cost-aware"] = "holdout"
+    cost_tolerance: float = 0.03
     compare_designs: bool = False
 
     @field_validator("train_tasks", "holdout_tasks", mode="before")
@@ -331,6 +336,12 @@ class EvolveConfig(_Frozen):
         return ModelChoice(model=self.model, config=self.models, api_base=self.api_base)
 
     @property
+    def selection_tolerance(self) -> float | None:
+        """The tie tolerance selection uses: `cost_tolerance` under `objective: cost-aware`,
+        None (exact ties only) under `holdout`."""
+        return self.cost_tolerance if self.objective == "cost-aware" else None
+
+    @property
     def calibrated(self) -> bool:
         """True when the split comes from calibration (no explicit task ids)."""
         return self.train_tasks is None
@@ -383,6 +394,13 @@ def _check_economy(config: EvolveConfig) -> None:
             "merge_rate must lie in [0, 1]",
             got=str(config.merge_rate),
             fix=f"set {_say('merge_rate', '--merge')} to e.g. 0.2",
+        )
+    if not 0.0 <= config.cost_tolerance <= 1.0:
+        raise ConfigError(
+            "cost_tolerance must lie in [0, 1]",
+            got=str(config.cost_tolerance),
+            fix="set cost_tolerance to e.g. 0.03 (training fitness that close to the best "
+            "counts as a tie under objective cost-aware, broken by cost)",
         )
     if config.merge_rate > 0 and config.parents != "pareto":
         raise ConfigError(

@@ -15,7 +15,7 @@ from loopwright.search._hand_designs import DesignScore, best_design, design_sco
 from loopwright.search._individual import Individual
 from loopwright.search._objective import FrontPoint, choose_winner, front_points
 from loopwright.search._progress import GenerationSummary, Spent
-from loopwright.search._selection import selection_key
+from loopwright.search._selection import cost_aware_order
 from loopwright.stats import BootstrapCI, paired_bootstrap
 
 __all__ = [
@@ -39,9 +39,11 @@ def train_view(ind: Individual) -> Individual:
     return ind.model_copy(update={"results": tuple(r for r in ind.results if r.split == "train")})
 
 
-def rank(views: list[Individual]) -> list[Individual]:
-    """Best first by the tournament's key (fitness, cost, gate loops, id). Deterministic."""
-    return sorted(views, key=selection_key)
+def rank(views: list[Individual], tolerance: float | None = None) -> list[Individual]:
+    """Best first by the tournament's key (fitness, cost, gate loops, id); with a `tolerance`
+    (`objective: cost-aware`), the near-best cheapest first (`cost_aware_order`).
+    Deterministic."""
+    return cost_aware_order(views, tolerance)
 
 
 def fully_evaluated(ind: Individual, train_tasks: Sequence[str], repetitions: int) -> bool:
@@ -51,14 +53,18 @@ def fully_evaluated(ind: Individual, train_tasks: Sequence[str], repetitions: in
 
 
 def contenders(
-    population: Iterable[Individual], train_tasks: Sequence[str], repetitions: int
+    population: Iterable[Individual],
+    train_tasks: Sequence[str],
+    repetitions: int,
+    tolerance: float | None = None,
 ) -> list[Individual]:
-    """Training views of the fully evaluated individuals of `population`, best first (`rank`).
+    """Training views of the fully evaluated individuals of `population`, best first (`rank`,
+    with `tolerance`).
 
     An individual a budget stopped part-way through its training tasks is left out: its mean
     over the tasks it happened to finish is not comparable with a mean over all of them."""
     done = [i for i in population if fully_evaluated(i, train_tasks, repetitions)]
-    return rank([train_view(i) for i in done])
+    return rank([train_view(i) for i in done], tolerance)
 
 
 def leader(
@@ -66,13 +72,15 @@ def leader(
     seed: Individual,
     train_tasks: Sequence[str],
     repetitions: int,
+    tolerance: float | None = None,
 ) -> Individual:
-    """The training view of the best fully evaluated individual of `population`.
+    """The training view of the best fully evaluated individual of `population` (`rank`, with
+    `tolerance`).
 
     When none is fully evaluated (a budget stopped generation 0 before the first individual
     finished its training tasks; later generations always hold their fully evaluated elites),
     the seed leads: nothing has been shown to beat it. Deterministic."""
-    ranked = contenders(population, train_tasks, repetitions)
+    ranked = contenders(population, train_tasks, repetitions, tolerance)
     return ranked[0] if ranked else train_view(seed)
 
 

@@ -10,6 +10,7 @@ from typing import Protocol
 from loopwright.search._individual import Individual
 from loopwright.search._pareto import Frontier, frontier, pareto_pick
 from loopwright.search._report import train_view
+from loopwright.search._selection import tournament
 from loopwright.search.strategies._state import RunState
 
 __all__ = ["ParentSelector", "ParetoParents", "TournamentParents", "parent_selector"]
@@ -27,7 +28,9 @@ class ParentSelector(Protocol):
 
 
 class TournamentParents:
-    """A `tournament_k` tournament among `parents`."""
+    """A `tournament_k` tournament among `parents`. Under `objective: cost-aware` it is the
+    search's own `tournament` with the run's tolerance (near-best ties broken by cost; the
+    same draws from the RNG), whatever tournament the components hold."""
 
     front: Frontier | None = None
 
@@ -35,7 +38,10 @@ class TournamentParents:
         self.tournament = tournament
 
     def select(self, state: RunState, parents: list[Individual]) -> Individual:
-        return self.tournament(parents, state.config.tournament_k, state.rng)
+        k, tolerance = state.config.tournament_k, state.config.selection_tolerance
+        if tolerance is not None:
+            return tournament(parents, k, state.rng, tolerance=tolerance)
+        return self.tournament(parents, k, state.rng)
 
 
 class ParetoParents:

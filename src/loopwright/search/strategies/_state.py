@@ -79,11 +79,22 @@ class RunState:
 
     def contenders(self) -> list[Individual]:
         """Training views of the fully evaluated individuals of the population, best first."""
-        return contenders(self.population(), self.checkpoint.train_tasks, self.config.repetitions)
+        return contenders(
+            self.population(),
+            self.checkpoint.train_tasks,
+            self.config.repetitions,
+            self.config.selection_tolerance,
+        )
 
     def leader(self) -> Individual:
         seed = self.individuals[self.checkpoint.seed_id]
-        return leader(self.population(), seed, self.checkpoint.train_tasks, self.config.repetitions)
+        return leader(
+            self.population(),
+            seed,
+            self.checkpoint.train_tasks,
+            self.config.repetitions,
+            self.config.selection_tolerance,
+        )
 
     def winner(self) -> Individual:
         """The run's winner under its objective: the `leader`, or under `objective: cost-aware`

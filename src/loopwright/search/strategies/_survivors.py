@@ -18,7 +18,8 @@ class Survivors(Protocol):
 
 
 class Elitism:
-    """The best `config.elitism` contenders by training fitness (never holdout)."""
+    """The best `config.elitism` contenders by training fitness (never holdout); under
+    `objective: cost-aware`, near-best ties broken by cost (`config.selection_tolerance`)."""
 
     def survivors(self, state: RunState, contenders: list[Individual]) -> list[Individual]:
-        return rank(contenders)[: state.config.elitism]
+        return rank(contenders, state.config.selection_tolerance)[: state.config.elitism]
