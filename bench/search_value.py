@@ -175,6 +175,18 @@ def _train_runs(cp: Any, generation: int) -> int:
     )  # fmt: skip
 
 
+def run_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """What decides an arm's outcome besides the landscape and the arm: kept in each L{n}.json,
+    so that arms run with other settings are never added to it (nor reported as one run)."""
+    return {
+        "bench": args.bench,
+        "budget": args.budget,
+        "train": args.train,
+        "holdout": args.holdout,
+        "population": args.population,
+    }
+
+
 def run_landscape(landscape: int, args: argparse.Namespace, out: Path) -> dict[str, Any]:
     """Every arm and every hand design on one landscape, written to out/L{n}.json after the
     designs and after each arm; what that file already holds is kept and not run again."""
@@ -182,10 +194,17 @@ def run_landscape(landscape: int, args: argparse.Namespace, out: Path) -> dict[s
     _, holdout = split(bench, args.train, args.holdout)
     spec = f"sim:{landscape}"
     path = out / f"L{landscape}.json"
+    settings = run_settings(args)
     outcome: dict[str, Any] = (
         json.loads(path.read_text(encoding="utf-8")) if path.is_file()
-        else {"landscape": landscape, "bench": args.bench, "designs": {}, "arms": {}}
+        else {"landscape": landscape, "bench": args.bench, "settings": settings, "designs": {},
+              "arms": {}}
     )  # fmt: skip
+    if outcome.get("settings") != settings:  # arms run otherwise are not comparable
+        sys.exit(
+            f"{path} holds a landscape run with {outcome.get('settings') or 'no recorded settings'}"
+            f", not {settings}: use another --out, or the same settings"
+        )
 
     def save() -> None:
         path.write_text(json.dumps(outcome, indent=1), encoding="utf-8")
@@ -248,8 +267,17 @@ def report(outcomes: list[dict[str, Any]], args: argparse.Namespace) -> None:
     outcomes = sorted(outcomes, key=lambda o: o["landscape"])
     arms = [a for a in args.arms if all(a in o["arms"] for o in outcomes)]
     designs = sorted(outcomes[0]["designs"])
-    print(f"\n{len(outcomes)} landscapes on {outcomes[0]['bench']}, budget {args.budget} training"
-          f" runs per arm; holdout (regret to the landscape's optimum):")  # fmt: skip
+    recorded = {json.dumps(o.get("settings"), sort_keys=True) for o in outcomes}
+    budget = outcomes[0].get("settings", {}).get("budget") if len(recorded) == 1 else None
+    said = (
+        f"budget {budget} training runs per arm" if budget else "budget not recorded in the files"
+    )
+    if len(recorded) > 1:
+        print(
+            f"WARNING: these files hold runs with different settings: {', '.join(sorted(recorded))}"
+        )
+    print(f"\n{len(outcomes)} landscapes on {outcomes[0]['bench']}, {said};"
+          f" holdout (regret to the landscape's optimum):")  # fmt: skip
     head = f"{'land':>5}{'optimum':>8}" + "".join(f"{n[:14]:>16}" for n in [*designs, *arms])
     print(head)
     regret: dict[str, list[float]] = {n: [] for n in [*designs, *arms]}

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from loopwright.tasks import load_benchmark
 
 SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "search_value.py"
@@ -68,9 +70,13 @@ def test_run_landscape_keeps_what_is_there_and_never_cuts_the_holdout(tmp_path: 
     )  # fmt: skip
     kept = {"trajectory": [], "spent": 0, "scores": {"x": 0.5}, "usd": 0.0, "holdout_runs": 0,
             "nodes": 1, "best_seen": 0.5}  # fmt: skip
+    settings = sv.run_settings(args)
     (tmp_path / "L0.json").write_text(
-        json.dumps({"landscape": 0, "bench": "mini", "designs": {}, "arms": {"random": kept}})
-    )
+        json.dumps(
+            {"landscape": 0, "bench": "mini", "settings": settings, "designs": {},
+             "arms": {"random": kept}}
+        )
+    )  # fmt: skip
     outcome = sv.run_landscape(0, args, tmp_path)
     assert outcome["arms"]["random"] == kept
     guided = outcome["arms"]["guided"]
@@ -81,3 +87,22 @@ def test_run_landscape_keeps_what_is_there_and_never_cuts_the_holdout(tmp_path: 
     assert (
         json.loads((tmp_path / "L0.json").read_text())["arms"]["guided"]["spent"] == guided["spent"]
     )
+
+
+def test_run_landscape_never_adds_arms_run_with_other_settings(tmp_path: Path) -> None:
+    """A landscape file from a run with another budget (or split, or population), or one that
+    does not record its settings, is refused: its arms and the new ones are not comparable."""
+    import argparse
+
+    sv = _script()
+    args = argparse.Namespace(
+        bench="mini", train=2, holdout=2, population=2, arms=["guided"], budget=4, long_budget=0
+    )
+    other = {**sv.run_settings(args), "budget": 72}
+    for recorded in (other, None):
+        held = {"landscape": 0, "bench": "mini", "designs": {}, "arms": {}}
+        if recorded is not None:
+            held["settings"] = recorded
+        (tmp_path / "L0.json").write_text(json.dumps(held))
+        with pytest.raises(SystemExit, match="use another --out"):
+            sv.run_landscape(0, args, tmp_path)
