@@ -8,9 +8,11 @@ For each task of a benchmark (default: mini) and each repetition, in one process
     overlay, and grade it (restore tests, sandboxed pytest with junit, parse, score).
 Prints the median of each per task and the ratio of the sums, for each sandbox available. The
 arms (plain, each sandbox) are interleaved in one loop, so that the machine's drift hits all
-of them alike. Targets: at most 1.3 with bubblewrap (aim 1.10), 1.15 without. For the local
-sandbox it also prints the ratio of CPU time (this process and its waited-for children), which
-a loaded machine stretches much less than wall time.
+of them alike. Targets: at most 1.3 with bubblewrap (aim 1.10), 1.15 without. It also prints the
+ratio of CPU time, which a loaded machine stretches much less than wall time: for the local
+sandbox always (this process and its waited-for children), and for bubblewrap too where the
+bench can make a cgroup of its own to count all it starts (`CgroupClock`: root or a delegated
+cgroup; bwrap's processes are reaped inside its PID namespace, out of `getrusage`'s sight).
 
 Then the same on a task with an `[environment]` (the test suite's `envcalc`: a dependency
 installed from a local wheel, the task's package installed editable): its environment is built
@@ -49,6 +51,7 @@ the guard costs and what the rest of the command costs are ratios from the same 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import shutil
@@ -91,11 +94,90 @@ def prepare(task: Task, dest: Path) -> Path:
 PLAIN_ENV = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
+class CgroupClock:
+    """CPU time of this process and every process it starts, waited for or not, read from a
+    cgroup of its own (cgroup v2 `cpu.stat`, or v1 `cpuacct.usage`) that this process moves
+    into: bubblewrap's processes, which `RUSAGE_CHILDREN` never sees (bwrap's init reaps them
+    in its PID namespace), are counted too. Only where this process may make a cgroup (root, or
+    a delegated subtree); `open()` returns None elsewhere. A container's processes run in the
+    engine's cgroups and are never counted."""
+
+    def __init__(self, group: Path, usage: Path, scale: float, parent_procs: Path) -> None:
+        self.group, self.usage, self.scale, self.parent_procs = group, usage, scale, parent_procs
+
+    @classmethod
+    def open(cls) -> CgroupClock | None:
+        name = f"lw-bench-{os.getpid()}"
+        mounts = [  # (hierarchy root, usage file, its unit in seconds)
+            (Path("/sys/fs/cgroup/cpuacct"), "cpuacct.usage", 1e-9),
+            (Path("/sys/fs/cgroup/unified"), "cpu.stat", 1e-6),
+            (Path("/sys/fs/cgroup"), "cpu.stat", 1e-6),
+        ]
+        for root, usage, scale in mounts:
+            own = _own_cgroup(root)
+            if own is None or not (root / own.lstrip("/") / "cgroup.procs").is_file():
+                continue
+            parent = root / own.lstrip("/")
+            group = parent / name
+            try:
+                group.mkdir()
+                (group / "cgroup.procs").write_text(str(os.getpid()))
+            except OSError:
+                with contextlib.suppress(OSError):
+                    group.rmdir()
+                continue
+            clock = cls(group, group / usage, scale, parent / "cgroup.procs")
+            try:
+                clock.seconds()
+            except (OSError, ValueError):
+                clock.close()
+                continue
+            return clock
+        return None
+
+    def seconds(self) -> float:
+        text = self.usage.read_text()
+        if self.usage.name == "cpu.stat":
+            fields = dict(line.split() for line in text.splitlines() if line.strip())
+            return int(fields["usage_usec"]) * self.scale
+        return int(text) * self.scale
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.parent_procs.write_text(str(os.getpid()))
+        for _ in range(50):  # empty once every process that was started here has exited
+            try:
+                self.group.rmdir()
+                return
+            except OSError:
+                time.sleep(0.1)
+
+
+def _own_cgroup(root: Path) -> str | None:
+    """This process's cgroup path under the hierarchy mounted at `root` (from /proc/self/cgroup)."""
+    if not root.is_dir():
+        return None
+    controller = "cpuacct" if root.name == "cpuacct" else ""
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if (controller and controller in controllers.split(",")) or (
+            not controller and controllers == ""
+        ):
+            return path
+    return None
+
+
+CLOCK: CgroupClock | None = None  # set by main() where a cgroup can be made
+
+
 def cpu_s() -> float:
-    """CPU seconds used so far by this process (every thread) and its waited-for children: on a
-    loaded machine wall time stretches with the load, CPU time much less. Processes a sandbox
-    does not wait for itself (bubblewrap's, a container's) are not counted: the CPU figure is
-    reported for the local sandbox only."""
+    """CPU seconds used so far: with a cgroup clock (`CgroupClock`), by this process and everything
+    it started; else by this process (every thread) and its waited-for children, which leaves
+    out what a sandbox does not wait for itself (bubblewrap's processes, a container's): the CPU
+    figure is then reported for the local sandbox only. On a loaded machine wall time stretches
+    with the load, CPU time much less."""
+    if CLOCK is not None:
+        return CLOCK.seconds()
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return time.process_time() + children.ru_utime + children.ru_stime
 
@@ -220,6 +302,21 @@ def main() -> None:
         "--no-environment", action="store_true", help="Leave out the task with an environment."
     )
     args = parser.parse_args()
+    global CLOCK
+    CLOCK = CgroupClock.open()
+    print(
+        f"CPU time from the cgroup {CLOCK.group} (this process and all it starts)"
+        if CLOCK is not None
+        else "CPU time from getrusage (this process and its waited-for children: local only)"
+    )
+    try:
+        measure_all(args)
+    finally:
+        if CLOCK is not None:
+            CLOCK.close()
+
+
+def measure_all(args: argparse.Namespace) -> None:
     sandboxes: dict[str, Sandbox] = {"local": default_sandbox("local")}
     if bubblewrap_available():
         sandboxes = {"bubblewrap": default_sandbox("bubblewrap"), **sandboxes}
@@ -394,7 +491,7 @@ class Row:
     ours: float  # workspace + gold + grade, median
     command: float  # the grader's sandboxed test command alone, median
     plain_cpu: float = 0.0  # CPU seconds of plain pytest, median
-    ours_cpu: float = 0.0  # CPU seconds of workspace + gold + grade (all of it: local only)
+    ours_cpu: float = 0.0  # CPU seconds of workspace + gold + grade (local; bubblewrap: cgroup)
     plain_ctr: float = 0.0  # plain pytest exec'd into a running container, median (docker arms)
 
 
@@ -421,7 +518,7 @@ def report(kind: str, rows: list[Row]) -> None:
             f"({in_container / plain:.2f} times plain pytest on the host); loopwright's grade "
             f"here is {ours / in_container:.2f} times it"
         )
-    if kind.startswith("local"):
+    if kind.startswith("local") or (CLOCK is not None and kind.startswith("bubblewrap")):
         plain_cpu = sum(r.plain_cpu for r in rows)
         ours_cpu = sum(r.ours_cpu for r in rows)
         print(
