@@ -70,7 +70,9 @@ def test_the_gateway_makes_no_call_once_the_ledger_reaches_its_budget(tmp_path: 
         model.chat(HI, [])
     with pytest.raises(GatewayError) as info:
         model.chat(HI, [])
-    assert info.value.kind == "budget" and "--max-usd" in str(info.value)
+    # A Python caller is told the argument it set, never the CLI's flag.
+    message = str(info.value)
+    assert info.value.kind == "budget" and "max_usd" in message and "--max-usd" not in message
     assert len(completion.requests) == 3 and len(ledger.records()) == 3
 
 

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from loopwright._caller import Caller
 from loopwright.errors import ConfigError, UsageError
 from loopwright.evaluation import Evaluator
 from loopwright.records import CycleRecord
@@ -110,6 +111,16 @@ class Calibration(BaseModel):
         return tuple(r.task_id for r in self.rows if r.verdict == "holdout")
 
 
+def _starter(run_dir: Path) -> Caller | None:
+    """Who started the run at `run_dir` (its header's caller): what its files say is in their
+    words, whoever resumes it; None (the current caller) where there is no readable header."""
+    try:
+        meta = RunDir(run_dir).meta()
+    except ConfigError:
+        return None
+    return meta.caller if meta is not None else None
+
+
 def calibrate(
     evaluator: Evaluator,
     seed: Workflow,
@@ -160,7 +171,7 @@ def calibrate(
         band=(settings.band_low, settings.band_high),
         repetitions=reps,
         rows=tuple(rows),
-        warnings=split_warnings(n_train, holdout_rates, holdout_repetitions),
+        warnings=split_warnings(n_train, holdout_rates, holdout_repetitions, _starter(run_dir)),
     )
     RunDir(run_dir).write(CALIBRATION_FILE, result.model_dump_json(indent=2))
     _require_split(result)

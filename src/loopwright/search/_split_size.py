@@ -16,7 +16,7 @@ import math
 from collections.abc import Sequence
 from statistics import fmean
 
-from loopwright._caller import caller, spoken
+from loopwright._caller import Caller, caller, spoken
 from loopwright.errors import UsageError
 
 __all__ = ["WARN_HOLDOUT", "WARN_TRAIN", "expected_half_width", "require_sizes", "split_warnings"]
@@ -34,9 +34,10 @@ _HOW = (
 )
 
 
-def _how() -> str:
-    """`_HOW` in the caller's words (EvolveConfig fields, or the CLI's flags)."""
-    if caller() == "cli":
+def _how(who: Caller | None = None) -> str:
+    """`_HOW` in the words of `who` (default: the current caller): EvolveConfig fields, or the
+    CLI's flags."""
+    if (who or caller()) == "cli":
         return _HOW.format(band="--band 0.2,0.8", reps="--calibration-reps",
                            holdout_reps="--holdout-reps", minimums="--min-train/--min-holdout")  # fmt: skip
     return _HOW.format(band="calibration.band_low=0.2, band_high=0.8",
@@ -54,10 +55,11 @@ def expected_half_width(holdout_rates: Sequence[float], repetitions: int) -> flo
 
 
 def split_warnings(
-    train: int, holdout_rates: Sequence[float], holdout_repetitions: int
+    train: int, holdout_rates: Sequence[float], holdout_repetitions: int, who: Caller | None = None
 ) -> tuple[str, ...]:
     """The warning (none or one) for a split of `train` training tasks and holdout tasks with
-    these calibrated pass rates: what is short, the interval width to expect, how to get more."""
+    these calibrated pass rates: what is short, the interval width to expect, how to get more,
+    in the words of `who` (default: the current caller; a run's files: who started the run)."""
     n_hold = len(holdout_rates)
     if train >= WARN_TRAIN and n_hold >= WARN_HOLDOUT:
         return ()
@@ -81,7 +83,7 @@ def split_warnings(
             f" With {n_hold} holdout task(s) the interval cannot exclude zero unless every "
             "holdout task improves."
         )
-    how = _how()
+    how = _how(who)
     return (f"{text} {how[0].upper()}{how[1:]}.",)
 
 
