@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 
-from loopwright.report.pages._evolve_cost import cost_curve
+from loopwright.report.pages._evolve_cost import META, cost_curve
 from loopwright.report.pages._evolve_data import load_evolve
 from loopwright.report.pages._evolve_lineage import lineage_of, lineage_section
-from loopwright.search import EvaluationFinished, Lineage, load_checkpoint
+from loopwright.search import EvaluationFinished, Lineage, Spent, load_checkpoint
 from tests.report.conftest import CliRun
 from tests.report.probe import charts, marks, section
 
@@ -83,3 +83,21 @@ def test_a_cached_evaluation_spends_nothing_on_the_curve(sim_evolution: CliRun) 
 
 def _fields(data: object) -> dict[str, object]:
     return {name: getattr(data, name) for name in data.__slots__}  # type: ignore[attr-defined]
+
+
+def test_the_meta_roles_spend_is_a_line_of_its_own_that_never_adds_twice(
+    sim_evolution: CliRun,
+) -> None:
+    data = load_evolve(sim_evolution.run_dir)
+    first, second = [e for e in data.progress if isinstance(e, EvaluationFinished)][:2]
+    # the reflector spent $0.50 before the first run and $0.25 more before the second:
+    # each event carries the run's spend so far, so the line is 0.50 then 0.75, not 0.50, 1.25
+    spent = [Spent(meta_usd=0.5), Spent(meta_usd=0.75, unpriced_meta_calls=2)]
+    events = tuple(
+        e.model_copy(update={"spent": s}) for e, s in zip((first, second), spent, strict=True)
+    )
+    curve = cost_curve(type(data)(**{**_fields(data), "progress": events}))
+    assert [t[META] for t in curve.totals] == [0.5, 0.75]
+    assert curve.unpriced >= 2  # the meta calls without a price are counted, never as $0
+    agents = [sum(v for r, v in t.items() if r != META) for t in curve.totals]
+    assert agents[0] > 0 and agents[1] >= agents[0]

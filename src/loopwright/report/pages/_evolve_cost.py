@@ -15,6 +15,10 @@ __all__ = ["CostCurve", "cost_curve", "cost_curve_figure"]
 NO_RECORD = "(no record)"
 """Spend of an evaluation whose record.json was not found: its progress event's cost."""
 
+META = "meta roles"
+"""The reflector's, mutator's and crossover's calls: the run's meta spend so far, as each
+evaluation's progress event recorded it (`Spent.meta_usd`; absent from older logs)."""
+
 _PALETTE = ("#2563eb", "#dd6b20", "#2f855a", "#805ad5", "#c53030", "#0f766e", "#b7791f")
 
 
@@ -22,8 +26,9 @@ _PALETTE = ("#2563eb", "#dd6b20", "#2f855a", "#805ad5", "#c53030", "#0f766e", "#
 class CostCurve:
     """Cumulative dollars by role after each finished task run (`totals[i]` after run i+1).
 
-    `cached` runs reused an earlier result and spent nothing; `unpriced` runs (or steps) had no
-    known price, so their dollars are missing from the curve (never counted as zero)."""
+    `cached` runs reused an earlier result and spent nothing; `unpriced` runs (or steps, or meta
+    calls) had no known price, so their dollars are missing from the curve (never counted as
+    zero). The meta roles' spend so far is the role `META`."""
 
     roles: tuple[str, ...]
     totals: tuple[dict[str, float], ...]
@@ -64,10 +69,14 @@ def cost_curve(data: EvolveData) -> CostCurve:
     paths = _record_paths(data.checkpoint)
     running: dict[str, float] = {}
     totals: list[dict[str, float]] = []
-    cached = unpriced = 0
+    cached = unpriced = meta_unpriced = 0
     for ev in data.progress:
         if not isinstance(ev, CalibrationRunFinished | EvaluationFinished):
             continue
+        if isinstance(ev, EvaluationFinished) and ev.spent is not None:
+            if ev.spent.meta_usd:
+                running[META] = ev.spent.meta_usd  # already cumulative: set, never added
+            meta_unpriced = ev.spent.unpriced_meta_calls
         if isinstance(ev, EvaluationFinished) and ev.cached:
             cached += 1
         else:
@@ -82,7 +91,7 @@ def cost_curve(data: EvolveData) -> CostCurve:
                 unpriced += 1
         totals.append(dict(running))
     order = sorted(running, key=lambda r: (-running[r], r))
-    return CostCurve(tuple(order), tuple(totals), cached, unpriced)
+    return CostCurve(tuple(order), tuple(totals), cached, unpriced + meta_unpriced)
 
 
 def cost_curve_figure(data: EvolveData) -> str:
@@ -114,14 +123,17 @@ def cost_curve_figure(data: EvolveData) -> str:
     if curve.cached:
         notes.append(f"{curve.cached} cached run(s) reused a result and spent nothing")
     if curve.unpriced:
-        notes.append(f"{curve.unpriced} unpriced step(s) or run(s) are not in the dollars")
+        notes.append(
+            f"{curve.unpriced} unpriced step(s), run(s) or meta call(s) are not in the dollars"
+        )
     hidden = curve.roles[len(_PALETTE) - 1 :]
     if hidden:
         notes.append(f"roles not drawn (in the total): {', '.join(hidden)}")
     caption = (
         "Dollars spent so far by agent role (dashed: all roles) against task runs finished, in "
         "the order progress.jsonl recorded them (calibration, training and holdout runs). "
-        "Model calls of the meta roles (reflector, mutator) are in the ledger table below."
+        f"'{META}' is what the reflector, mutator and crossover had spent by each run (their "
+        "calls are in the ledger table below); a run without meta calls has no such line."
         + "".join(f" {n[0].upper()}{n[1:]}." for n in notes)
     )
     return figure("spend-curve", chart, caption)
