@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from loopwright.cli import main
-from loopwright.search import load_checkpoint
+from loopwright.search import hand_designs, load_checkpoint
 from loopwright.workflow import builtin_workflow, to_skill_md
 
 SPLIT = ("--train", "l1-rle-decode,l1-slugify", "--holdout", "l1-ring-resize")
@@ -109,6 +109,36 @@ def test_evolve_walks_the_outer_loop_workflow_and_the_steps_give_the_same_run(
     used = run(capsys, "run", "evolved", "--bench", "mini", "--tasks", "l1-slugify",
                "--sandbox", "local", "--run-dir", str(tmp_path / "use"))  # fmt: skip
     assert "evolved" in used
+
+
+def test_finalize_runs_the_hand_designs_a_stepped_run_asked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--compare-designs` set at `outer-loop calibrate` is honoured at `finalize`, as `evolve`
+    honours it at its end: the designs run on the holdout, once, and result.json names the
+    best. (finalize used to write the result straight from the checkpoint: no designs.)"""
+    steps = tmp_path / "steps"
+    argv = [a if a != "2" else "1" for a in COMMON]  # one generation is enough here
+    run(capsys, "outer-loop", "calibrate", "--run-dir", str(steps), *argv, "--compare-designs")
+    run(capsys, "outer-loop", "evaluate", "--run-dir", str(steps))
+    run(capsys, "outer-loop", "evolve", "--run-dir", str(steps))
+    run(capsys, "outer-loop", "finalize", "--run-dir", str(steps), "--no-report")
+    data = json.loads((steps / "result.json").read_text())
+    designs = data["hand_designs"]["designs"]
+    assert [d["name"] for d in designs] == list(hand_designs())
+    assert all(d["runs"] == 1 and d["holdout"] is not None for d in designs)
+    assert data["hand_designs"]["best"] in hand_designs()
+    finished = [e for e in events(steps / "progress.jsonl") if e["event"] == "design_evaluated"]
+    assert len(finished) == len(hand_designs())
+
+    # a second finalize runs no design again and writes the same figures
+    again = run(capsys, "outer-loop", "finalize", "--run-dir", str(steps), "--no-report")
+    assert "result written to" in again
+    assert json.loads((steps / "result.json").read_text())["hand_designs"] == data["hand_designs"]
+    assert not list((steps / "designs").glob("*/*/rep_1"))
+    later = [e for e in events(steps / "progress.jsonl") if e["event"] == "design_evaluated"]
+    counts = [(e["name"], e["runs"], e["cached"]) for e in later]
+    assert counts[len(finished) :] == counts[: len(finished)]  # nothing ran or was served again
 
 
 def test_finalize_refuses_a_run_that_has_not_stopped(

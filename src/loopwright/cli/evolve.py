@@ -274,12 +274,20 @@ def outer_finalize(
     no_report: Annotated[
         bool, typer.Option("--no-report", help="Do not write RUN_DIR/report.html.")
     ] = False,
+    executor: ExecutorKind = "local",
+    workers: Workers = None,
+    ray_address: RayAddress = None,
+    cache: CachePath = None,
+    no_cache: NoCache = False,
+    job_timeout: JobTimeout = None,
 ) -> None:
-    """Finish a stopped run as `evolve` does: write result.json and the report, and print the
-    summary (refused while the run is still going)."""
+    """Finish a stopped run as `evolve` does: with --compare-designs, run the hand designs on
+    holdout (the execution options are for those runs); write result.json and the report, and
+    print the summary (refused while the run is still going)."""
+    run = _execution(executor, workers, job_timeout, ray_address, cache, no_cache)
     load_checkpoint(run_dir)  # no run there: refused before the lock would create anything
-    with evolve_run(run_dir).lock():
-        path = search.finalize_run(run_dir)
+    with evolve_run(run_dir).lock(), _Display() as display:
+        path = search.finalize_run(run_dir, executor=run, on_event=display)
     checkpoint = load_checkpoint(run_dir)
     _report(evolve_result(checkpoint), simulated=is_simulated(checkpoint.config.model))
     console.print(f"result written to {path}")

@@ -11,6 +11,7 @@ from loopwright.search._api import (
     check_inputs,
     evolve,
     executor_for,
+    finalize_run,
     open_run,
     resume,
     start,
@@ -49,7 +50,6 @@ from loopwright.search._novelty import NoveltyFilter
 from loopwright.search._outer_workflow import (
     OUTER_LOOP_WORKFLOW,
     OuterLoop,
-    finalize_run,
     write_result,
 )
 from loopwright.search._overfit import OverfitDetector, OverfitSignal

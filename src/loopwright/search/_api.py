@@ -25,7 +25,7 @@ from loopwright.search._checkpoint import (
 )
 from loopwright.search._config import EvolveConfig, recorded_config
 from loopwright.search._engine import EvolutionEngine
-from loopwright.search._outer_workflow import OuterLoop
+from loopwright.search._outer_workflow import OuterLoop, refuse_unstopped, write_final_result
 from loopwright.search._progress import (
     CalibrationFinished,
     CalibrationRunFinished,
@@ -44,6 +44,7 @@ __all__ = [
     "check_inputs",
     "evolve",
     "executor_for",
+    "finalize_run",
     "open_run",
     "require_run",
     "resume",
@@ -173,6 +174,31 @@ def _resume(
 
         engine = OuterLoop(reopen, run_dir).run()
     return evolve_result(engine.state)
+
+
+def finalize_run(
+    run_dir: str | os.PathLike[str],
+    *,
+    executor: Executor | Execution | None = None,
+    on_event: Listener | None = None,
+) -> Path:
+    """The `finalize` step of a run driven a step at a time (`loopwright outer-loop finalize`):
+    finish it as `evolve` does at its end and return the path of `<run>/result.json`. With
+    `compare_designs` on in the run's config, the hand designs first run on holdout what they
+    still lack (through `executor`, default local with the run's fitness cache; progress to
+    `on_event`); then the result is written from the checkpoint.
+
+    The caller holds the run's lock. UsageError when the run has not stopped yet (naming the
+    next step). Idempotent: finished design runs are never repeated, and a second call writes
+    the same figures."""
+    run_dir = Path(run_dir)
+    refuse_unstopped(run_dir)
+    if load_checkpoint(run_dir).config.compare_designs:
+        if isinstance(executor, Execution):
+            executor.check()
+        with executor_for(executor, run_dir) as pool:
+            open_run(run_dir, pool, on_event).compare_designs()
+    return write_final_result(run_dir)
 
 
 def _require_calibrating(run_dir: Path) -> None:

@@ -14,7 +14,6 @@ reflector is configured, reads its exhaust (the reflection issue). The gate's `m
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -39,7 +38,8 @@ __all__ = [
     "OUTER_LOOP_WORKFLOW",
     "RESULT_FILE",
     "OuterLoop",
-    "finalize_run",
+    "refuse_unstopped",
+    "write_final_result",
     "write_result",
 ]
 
@@ -190,13 +190,9 @@ class OuterLoop:
         return StepResult(True, f"result written to {path.name}")
 
 
-def finalize_run(run_dir: str | os.PathLike[str]) -> Path:
-    """The `finalize` step of a run driven a step at a time (`loopwright outer-loop finalize`):
-    write `<run>/result.json` exactly as `evolve` does at its end; return its path.
-
-    UsageError when the run has not stopped yet (naming the next step). Idempotent: the file
-    is rewritten from the checkpoint, so a second call writes the same figures."""
-    run_dir = Path(run_dir)
+def refuse_unstopped(run_dir: Path) -> None:
+    """UsageError naming the next step when the run in `run_dir` has not stopped yet: only a
+    finished run has a result to write (`finalize_run`, `outer-loop finalize`)."""
     checkpoint = load_checkpoint(run_dir)
     if checkpoint.stop_reason is None:
         step = "evaluate" if checkpoint.phase == "evaluate" else "evolve"
@@ -206,6 +202,12 @@ def finalize_run(run_dir: str | os.PathLike[str]) -> Path:
             fix=f"run `loopwright outer-loop {step} --run-dir {run_dir}` until it says the run "
             "finished (a budget or convergence rule), then finalize",
         )
+
+
+def write_final_result(run_dir: Path) -> Path:
+    """`<run>/result.json` of the stopped run in `run_dir`, rewritten from its checkpoint (so a
+    second call writes the same figures); its path."""
+    checkpoint = load_checkpoint(run_dir)
     return write_result(
         run_dir, evolve_result(checkpoint), checkpoint.config.model, config=checkpoint.config
     )
