@@ -128,3 +128,22 @@ def test_evolve_resume_says_where_it_picks_up(sim_evolution: CliRun, tmp_path: P
         f"generations done: 0, 1; {checkpoint.spent.evaluations} evaluations kept, none is run "
         "again"
     )
+
+
+def test_the_hand_designs_and_the_gain_over_the_best_are_metrics(
+    tmp_path: Path, store: str
+) -> None:
+    run_dir = tmp_path / "compared"
+    argv = [*EVOLVE_ARGS, "--run-dir", str(run_dir), "--no-report", "--compare-designs"]
+    argv[argv.index("--generations") + 1] = "1"
+    code, _, err = run_cli(*argv)
+    assert code == 0, err
+    done = export_mlflow(run_dir, store, experiment="designs")
+    run = mlflow.MlflowClient(tracking_uri=store).get_run(done.run_id)
+    result = evolve_result(load_checkpoint(run_dir))
+    assert result.designs and result.best_design is not None and result.design_gain is not None
+    for design in result.designs:
+        assert run.data.metrics[f"design.{design.name}.holdout"] == design.holdout
+    assert run.data.metrics["design_gain"] == result.design_gain.gain
+    assert run.data.metrics["design_gain_low"] == result.design_gain.low
+    assert run.data.tags["loopwright.best_design"] == result.best_design.name

@@ -23,6 +23,7 @@ from typing import Any
 from loopwright.errors import ConfigError, MissingDependencyError, UsageError
 from loopwright.search import (
     Checkpoint,
+    EvolveResult,
     GenerationFinished,
     GenerationSummary,
     Individual,
@@ -277,10 +278,13 @@ def _log_everything_else(
     if result.gain is not None:
         final |= {"holdout_gain": result.gain.gain, "holdout_gain_low": result.gain.low,
                   "holdout_gain_high": result.gain.high}  # fmt: skip
+    final |= _design_metrics(result)
     for key, value in final.items():
         if value is not None:
             client.log_metric(run_id, key, float(value), step=checkpoint.generation)
     client.set_tag(run_id, "loopwright.winner", f"{result.winner.id} ({result.winner.mode})")
+    if result.best_design is not None:
+        client.set_tag(run_id, "loopwright.best_design", result.best_design.name)
     names = ["winner.yaml"]
     client.log_text(run_id, workflow_to_yaml(result.winner.workflow), "winner.yaml")
     for name in ("result.json", "config.yaml", "report.html"):
@@ -288,6 +292,19 @@ def _log_everything_else(
             client.log_artifact(run_id, str(root / name))
             names.append(name)
     return tuple(names)
+
+
+def _design_metrics(result: EvolveResult) -> dict[str, float | None]:
+    """With `compare_designs`: each hand design's holdout mean (`design.<name>.holdout`) and
+    the winner's paired gain over the best one (`design_gain` with `_low`/`_high`)."""
+    metrics: dict[str, float | None] = {
+        f"design.{d.name}.holdout": d.holdout for d in result.designs
+    }
+    gain = result.design_gain
+    if gain is not None:
+        metrics |= {"design_gain": gain.gain, "design_gain_low": gain.low,
+                    "design_gain_high": gain.high}  # fmt: skip
+    return metrics
 
 
 def _log_children(client: Any, experiment_id: str, parent_id: str, checkpoint: Checkpoint) -> int:
