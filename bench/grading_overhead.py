@@ -299,6 +299,12 @@ def main() -> None:
     parser.add_argument("--docker-image", default="")
     parser.add_argument("--no-docker", action="store_true", help="Leave out the container arm.")
     parser.add_argument(
+        "--engine-exec",
+        action="store_true",
+        help="Also time the container arms with the fast exec path off (`podman exec`, as "
+        "LOOPWRIGHT_CONTAINER_FAST_EXEC=0), interleaved with the others.",
+    )
+    parser.add_argument(
         "--no-environment", action="store_true", help="Leave out the task with an environment."
     )
     args = parser.parse_args()
@@ -330,6 +336,12 @@ def measure_all(args: argparse.Namespace) -> None:
             )
         docker = None if args.no_docker else docker_sandbox(args.docker_image)
         arms = {**sandboxes, **({"docker": docker, "docker cold": docker} if docker else {})}
+        if docker is not None:
+            print(f"docker arms: {exec_path(docker, root)}")
+        if docker is not None and args.engine_exec:
+            engine = DockerSandbox(docker.settings.model_copy(update={"fast_exec": False}))
+            print(f"docker engine-exec arms: {exec_path(engine, root)}")
+            arms |= {"docker engine-exec": engine, "docker cold engine-exec": engine}
         if not args.environment_only:
             rows = measure(list(bench.tasks), arms, args.repeat, root, {})
             for kind in arms:
@@ -342,7 +354,8 @@ def measure_all(args: argparse.Namespace) -> None:
         placed = {kind: {task.id: built} for kind in ["plain", *sandboxes]}
         if docker is not None:
             builder = EnvImageBuilder.for_sandbox(docker, root / "locks")
-            placed["docker"] = placed["docker cold"] = {task.id: builder.environment(task)}
+            image = {task.id: builder.environment(task)}
+            placed |= {arm: image for arm in arms if arm.startswith("docker")}
         print(f"\ngrading overhead in a task environment ({task.id}): {args.repeat} repetitions")
         rows = measure([task], arms, args.repeat, root, placed)
         for kind in arms:
@@ -436,9 +449,8 @@ def measure(
             assert in_container is not None
             wall, cpu = in_container.time(prepared[task.id], task, env("docker", task))
             return wall, 0.0, cpu
-        return time_loopwright(
-            task, graders[arm], root / "ws", env(arm, task), warm=arm == "docker"
-        )
+        warm = arm.startswith("docker") and "cold" not in arm
+        return time_loopwright(task, graders[arm], root / "ws", env(arm, task), warm=warm)
 
     for arm in ["plain", *extra, *kinds]:
         run(arm, warm)
@@ -463,6 +475,17 @@ def measure(
 
 def _median(times: dict[str, list[tuple[float, float, float]]], arm: str, i: int) -> float:
     return statistics.median(t[i] for t in times[arm]) if arm in times else 0.0
+
+
+def exec_path(docker: DockerSandbox, root: Path) -> str:
+    """How `docker` reaches a running container here (`DockerSandbox.exec_path`)."""
+    probe = root / "exec-path"
+    probe.mkdir(exist_ok=True)
+    docker.run(["true"], cwd=probe, timeout_s=60)
+    try:
+        return docker.exec_path(probe)
+    finally:
+        docker.release(probe)
 
 
 def docker_sandbox(image: str) -> DockerSandbox | None:
