@@ -34,6 +34,11 @@ from a checkout), in three arms of the same interleaved loop:
   - `plain in container`: plain pytest, `exec`'d straight into a running container of the
     prepared directory (one `exec`, no wrapper): the floor for anything that runs tests in a
     container. The warm grade is also given as a ratio to it.
+With `--engine-exec`, the warm and cold arms are timed a second time with the container
+sandbox's fast exec path off (`docker engine-exec`, `docker cold engine-exec`: every command a
+`podman exec`, as with LOOPWRIGHT_CONTAINER_FAST_EXEC=0), in the same interleaved loop, so the
+two paths are compared at the same moment; the first lines say which path each pair of arms
+takes (`DockerSandbox.exec_path`: `runc exec` where the fast path applies).
 Ratios are to plain pytest on the host unless said (the image's Python is the system one, the
 same version). In the task environment the container grades in the environment's derived image
 (built once, not timed; see docs/sandbox.md), against plain pytest on the host in the host's
@@ -46,6 +51,7 @@ the guard costs and what the rest of the command costs are ratios from the same 
 
     python bench/grading_overhead.py [--benchmark mini] [--repeat 5] [--environment-only]
                                      [--docker-image TAG] [--no-docker] [--no-environment]
+                                     [--engine-exec]
 """
 
 from __future__ import annotations
