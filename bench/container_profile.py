@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grading_overhead import PLAIN_ENV, docker_sandbox, plain_argv, prepare
 
 CGROUP = Path("/sys/fs/cgroup/cpuacct/libpod_parent")
+COUNTED = {"podman", "docker", "runc", "crun", "nsenter"}
+VERBS = {"run", "exec", "inspect", "rm", "state", "ps", "version", "image"}
 Sample = tuple[float, float, float, float]  # wall, client CPU, container CPU, conmon CPU (s)
 
 
@@ -56,8 +59,10 @@ class Clock:
     def __init__(self, sandbox: DockerSandbox) -> None:
         self.sandbox = sandbox
         self.samples: dict[str, dict[str, list[Sample]]] = {}
+        self.made: dict[str, dict[str, list[Counter[str]]]] = {}
         self.task = ""
         self.phase = ""  # appended to the names of wrapped steps
+        self.calls: list[str] = []  # every container CLI / runtime / nsenter started, by name
 
     def now(self) -> Sample:
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -70,7 +75,7 @@ class Clock:
 
     @contextlib.contextmanager
     def step(self, name: str) -> Iterator[None]:
-        before = self.now()
+        before, calls = self.now(), len(self.calls)
         try:
             yield
         finally:
@@ -78,6 +83,26 @@ class Clock:
             delta = (after[0] - before[0], after[1] - before[1],
                      max(0.0, after[2] - before[2]), after[3] - before[3])  # fmt: skip
             self.samples.setdefault(name, {}).setdefault(self.task, []).append(delta)
+            made = Counter(self.calls[calls:])
+            self.made.setdefault(name, {}).setdefault(self.task, []).append(made)
+
+    def count_calls(self) -> None:
+        """Record every process this process starts whose program is a container CLI, an OCI
+        runtime or `nsenter` (by the program's name), so each step says what it called."""
+        original = subprocess.Popen.__init__
+        clock = self
+
+        def counting(popen: Any, args: Any, *rest: Any, **kwargs: Any) -> None:
+            argv = [str(a) for a in args] if isinstance(args, (list, tuple)) else [str(args)]
+            # the first counted program anywhere in the argv: a command can be wrapped (the
+            # outcome channel is moved to descriptor 3 by a `bash -c` in front of the CLI)
+            at = next((i for i, a in enumerate(argv) if Path(a).name in COUNTED), None)
+            if at is not None:
+                verb = next((a for a in argv[at + 1 :] if a in VERBS), "")
+                clock.calls.append(f"{Path(argv[at]).name} {verb}".strip())
+            original(popen, args, *rest, **kwargs)
+
+        subprocess.Popen.__init__ = counting  # type: ignore[method-assign]
 
     def wrap(self, owner: Any, attribute: str, name: str) -> None:
         """Time every call of `owner.attribute` as the step `name`."""
@@ -169,14 +194,25 @@ def bare_execs(clock: Clock, task: Task, workspace: Path) -> None:
 
 def report(clock: Clock) -> None:
     print(f"{'step (mean over tasks of the median, ms)':58} {'wall':>7} {'client':>7} "
-          f"{'in ctr':>7} {'conmon':>7}")  # fmt: skip
+          f"{'in ctr':>7} {'conmon':>7}  processes started (median a run)")  # fmt: skip
     for name, by_task in clock.samples.items():
         means = [
             1000
             * statistics.mean(statistics.median(s[i] for s in runs) for runs in by_task.values())
             for i in range(4)
         ]
-        print(f"{name:58} " + " ".join(f"{m:7.0f}" for m in means))
+        print(f"{name:58} " + " ".join(f"{m:7.0f}" for m in means) + f"  {_calls(clock, name)}")
+
+
+def _calls(clock: Clock, name: str) -> str:
+    """The processes one run of the step started, e.g. `podman exec x1, nsenter x1` (the most
+    common count over its runs, per program)."""
+    runs = [c for by_task in clock.made.get(name, {}).values() for c in by_task]
+    if not runs:
+        return ""
+    kinds = sorted({k for c in runs for k in c})
+    typical = {k: statistics.median_low([c[k] for c in runs]) for k in kinds}
+    return ", ".join(f"{k} x{n}" for k, n in typical.items() if n) or "no CLI call"
 
 
 def main() -> None:
@@ -197,8 +233,9 @@ def main() -> None:
         prepared = {t.id: prepare(t, root / "prepared" / t.id) for t in tasks}
         clock.task = "warm-up"
         one_task(clock, tasks[0], grader, root, prepared[tasks[0].id])
-        clock.samples = {}
+        clock.samples, clock.made = {}, {}
         instrument(clock)
+        clock.count_calls()
         for _ in range(args.repeat):
             for task in tasks:
                 clock.task = task.id

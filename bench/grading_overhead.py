@@ -34,6 +34,11 @@ from a checkout), in three arms of the same interleaved loop:
   - `plain in container`: plain pytest, `exec`'d straight into a running container of the
     prepared directory (one `exec`, no wrapper): the floor for anything that runs tests in a
     container. The warm grade is also given as a ratio to it.
+With `--engine-exec`, the warm and cold arms are timed a second time with the container
+sandbox's fast exec path off (`docker engine-exec`, `docker cold engine-exec`: every command a
+`podman exec`, as with LOOPWRIGHT_CONTAINER_FAST_EXEC=0), in the same interleaved loop, so the
+two paths are compared at the same moment; the first lines say which path each pair of arms
+takes (`DockerSandbox.exec_path`: `runc exec` where the fast path applies).
 Ratios are to plain pytest on the host unless said (the image's Python is the system one, the
 same version). In the task environment the container grades in the environment's derived image
 (built once, not timed; see docs/sandbox.md), against plain pytest on the host in the host's
@@ -46,6 +51,7 @@ the guard costs and what the rest of the command costs are ratios from the same 
 
     python bench/grading_overhead.py [--benchmark mini] [--repeat 5] [--environment-only]
                                      [--docker-image TAG] [--no-docker] [--no-environment]
+                                     [--engine-exec]
 """
 
 from __future__ import annotations
@@ -299,6 +305,12 @@ def main() -> None:
     parser.add_argument("--docker-image", default="")
     parser.add_argument("--no-docker", action="store_true", help="Leave out the container arm.")
     parser.add_argument(
+        "--engine-exec",
+        action="store_true",
+        help="Also time the container arms with the fast exec path off (`podman exec`, as "
+        "LOOPWRIGHT_CONTAINER_FAST_EXEC=0), interleaved with the others.",
+    )
+    parser.add_argument(
         "--no-environment", action="store_true", help="Leave out the task with an environment."
     )
     args = parser.parse_args()
@@ -330,6 +342,12 @@ def measure_all(args: argparse.Namespace) -> None:
             )
         docker = None if args.no_docker else docker_sandbox(args.docker_image)
         arms = {**sandboxes, **({"docker": docker, "docker cold": docker} if docker else {})}
+        if docker is not None:
+            print(f"docker arms: {exec_path(docker, root)}")
+        if docker is not None and args.engine_exec:
+            engine = DockerSandbox(docker.settings.model_copy(update={"fast_exec": False}))
+            print(f"docker engine-exec arms: {exec_path(engine, root)}")
+            arms |= {"docker engine-exec": engine, "docker cold engine-exec": engine}
         if not args.environment_only:
             rows = measure(list(bench.tasks), arms, args.repeat, root, {})
             for kind in arms:
@@ -342,7 +360,8 @@ def measure_all(args: argparse.Namespace) -> None:
         placed = {kind: {task.id: built} for kind in ["plain", *sandboxes]}
         if docker is not None:
             builder = EnvImageBuilder.for_sandbox(docker, root / "locks")
-            placed["docker"] = placed["docker cold"] = {task.id: builder.environment(task)}
+            image = {task.id: builder.environment(task)}
+            placed |= {arm: image for arm in arms if arm.startswith("docker")}
         print(f"\ngrading overhead in a task environment ({task.id}): {args.repeat} repetitions")
         rows = measure([task], arms, args.repeat, root, placed)
         for kind in arms:
@@ -436,9 +455,8 @@ def measure(
             assert in_container is not None
             wall, cpu = in_container.time(prepared[task.id], task, env("docker", task))
             return wall, 0.0, cpu
-        return time_loopwright(
-            task, graders[arm], root / "ws", env(arm, task), warm=arm == "docker"
-        )
+        warm = arm.startswith("docker") and "cold" not in arm
+        return time_loopwright(task, graders[arm], root / "ws", env(arm, task), warm=warm)
 
     for arm in ["plain", *extra, *kinds]:
         run(arm, warm)
@@ -463,6 +481,17 @@ def measure(
 
 def _median(times: dict[str, list[tuple[float, float, float]]], arm: str, i: int) -> float:
     return statistics.median(t[i] for t in times[arm]) if arm in times else 0.0
+
+
+def exec_path(docker: DockerSandbox, root: Path) -> str:
+    """How `docker` reaches a running container here (`DockerSandbox.exec_path`)."""
+    probe = root / "exec-path"
+    probe.mkdir(exist_ok=True)
+    docker.run(["true"], cwd=probe, timeout_s=60)
+    try:
+        return docker.exec_path(probe)
+    finally:
+        docker.release(probe)
 
 
 def docker_sandbox(image: str) -> DockerSandbox | None:

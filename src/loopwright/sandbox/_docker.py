@@ -30,11 +30,13 @@ from loopwright.sandbox._engine import ENV_PREFIX, ContainerSettings, Engine, la
 from loopwright.sandbox._environment import EnvironmentSandbox, TaskEnvironment
 from loopwright.sandbox._nskill import (
     close_namespace,
-    container_namespace,
+    init_pid,
     kill_in_namespace,
+    open_pid_namespace,
     usable,
 )
 from loopwright.sandbox._process import CHANNEL_ENV, run_process, to_result
+from loopwright.sandbox._runcexec import RuncExec, find_runc
 from loopwright.sandbox._staging import STAGE as _STAGE
 from loopwright.sandbox._staging import PathMap, env_flags, staged
 
@@ -55,6 +57,7 @@ exit $status"""
 _KILL_ALL = "kill -KILL -1 2>/dev/null; true"
 _CHANNEL_FD = 3  # the first descriptor `--preserve-fds` passes on
 _ENGINE_FAILED = {125, 126, 127}  # what `docker exec` / `podman exec` exit with on their own errors
+_RUNC_FAILED = 255  # what `runc exec` exits with on its own errors
 
 
 @dataclass
@@ -65,6 +68,8 @@ class _Container:
     network: bool
     shape: _Shape
     pidns: int | None = None  # its PID namespace, open: for the host-side kill (sandbox/_nskill.py)
+    runc: RuncExec | None = None  # the fast exec path (sandbox/_runcexec.py), when it applies
+    engine_exec_reason: str = ""  # why it does not
     commands: Iterator[int] = field(default_factory=itertools.count)
 
 
@@ -219,12 +224,21 @@ class DockerSandbox(Sandbox):
             paths = PathMap(
                 [(container.root, container.shape.workdir)] + [(c.host, c.inside) for c in copies]
             )
-            command = self.engine.argv(
-                "exec", *(["-i"] if stdin is not None else []), "-w", paths.inside(str(workdir)),
-                *(["--preserve-fds", "1"] if channel else []),
-                *env_flags(env, paths), container.id,
-                "sh", "-c", _WRAPPER, "sh", *(paths.inside(a) for a in args),
-            )  # fmt: skip
+            inside = ["sh", "-c", _WRAPPER, "sh", *(paths.inside(a) for a in args)]
+            if container.runc is not None:  # the same process spec `podman exec` gives runc
+                spec = container.runc.write_process(
+                    container.stage / f"exec-{number}.json",
+                    inside,
+                    paths.inside(str(workdir)),
+                    {key: paths.inside(value) for key, value in env.items()},
+                )
+                command = container.runc.argv(spec, preserve_fds=1 if channel else 0)
+            else:
+                command = self.engine.argv(
+                    "exec", *(["-i"] if stdin is not None else []), "-w", paths.inside(str(workdir)),
+                    *(["--preserve-fds", "1"] if channel else []),
+                    *env_flags(env, paths), container.id, *inside,
+                )  # fmt: skip
             outcome = run_process(
                 command,
                 cwd=workdir,
@@ -236,10 +250,12 @@ class DockerSandbox(Sandbox):
                 channel_at=_CHANNEL_FD if channel else None,
             )
             alive = self._kill_all(container)
+            (container.stage / f"exec-{number}.json").unlink(missing_ok=True)
         result = to_result(args, outcome, self.name)
         if result.exit_code == 127 and result.stderr.startswith(_NOT_FOUND):
             raise SandboxError(result.stderr.strip())
-        if not alive and not result.timed_out and result.exit_code in _ENGINE_FAILED:
+        failed = _ENGINE_FAILED | ({_RUNC_FAILED} if container.runc is not None else set())
+        if not alive and not result.timed_out and result.exit_code in failed:
             raise SandboxError(f"the workspace's container is gone: {result.stderr.strip()}")
         return result
 
@@ -279,8 +295,7 @@ class DockerSandbox(Sandbox):
         for kind in ("ro", "rw", "relay"):
             (stage / kind).mkdir()
         pidfile = stage / "pid"  # outside every mount: the container cannot write it
-        podman = self._host_kill and self.engine.kind == "podman"
-        podman_pid = ["--pidfile", str(pidfile)] if podman else []
+        podman_pid = ["--pidfile", str(pidfile)] if self.engine.kind == "podman" else []
         try:
             cid = self.engine.call(
                 "run",
@@ -295,16 +310,23 @@ class DockerSandbox(Sandbox):
         except SandboxError:
             shutil.rmtree(stage, ignore_errors=True)
             raise
-        container = _Container(
-            cid,
-            root,
-            stage,
-            network,
-            shape,
-            container_namespace(self.engine, cid, pidfile) if self._host_kill else None,
-        )
+        pid = init_pid(self.engine, cid, pidfile) if self._host_kill or pidfile.is_file() else None
+        runc, reason = find_runc(self.engine.kind, cid, pid, enabled=self.settings.fast_exec)
+        namespace = open_pid_namespace(pid, cid) if self._host_kill and pid is not None else None
+        container = _Container(cid, root, stage, network, shape, namespace, runc, reason)
         self._containers[root] = container
         return container
+
+    def exec_path(self, workspace: Path) -> str:
+        """How commands reach `workspace`'s running container: "runc exec" (the fast path,
+        sandbox/_runcexec.py) or "<engine> exec (<why not runc>)"; "" when it has none."""
+        with self._lock_for_this_process():
+            container = self._containers.get(Path(workspace).resolve())
+        if container is None:
+            return ""
+        if container.runc is not None:
+            return "runc exec"
+        return f"{self.engine.kind} exec ({container.engine_exec_reason})"
 
     def _run_flags(self, root: Path, stage: Path, network: bool, shape: _Shape) -> list[str]:
         s = self.settings

@@ -48,7 +48,9 @@ class ContainerSettings(BaseModel):
     `run_flags` into `run` (`--ulimit nofile=1024:1024`). `python` is the interpreter the grader
     runs inside, and the one a task's Python `[environment]` is built with in a derived image.
     `cpus`, `memory`, `pids_limit` bound each container. `workdir` is where the workspace is
-    mounted inside (one fixed path for every workspace).
+    mounted inside (one fixed path for every workspace). `fast_exec`: run commands with `runc exec`
+    straight into the container where that provably applies (rootful Podman with runc;
+    sandbox/_runcexec.py), else through the engine's `exec`; False always uses the engine's.
     Read from the environment by `from_env` (LOOPWRIGHT_CONTAINER_<FIELD>).
     """
 
@@ -63,6 +65,7 @@ class ContainerSettings(BaseModel):
     memory: str = "4g"
     pids_limit: int = Field(default=1024, gt=0)
     workdir: str = "/testbed"
+    fast_exec: bool = True
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ContainerSettings:

@@ -29,7 +29,7 @@ from loopwright.sandbox._engine import Engine
 
 __all__ = [
     "close_namespace",
-    "container_namespace",
+    "init_pid",
     "kill_in_namespace",
     "open_pid_namespace",
     "usable",
@@ -50,19 +50,18 @@ def usable() -> bool:
     )
 
 
-def container_namespace(engine: Engine, container_id: str, pidfile: Path) -> int | None:
-    """The PID namespace of the container `container_id`, open (`open_pid_namespace`), or None.
-    Its init's pid: read from `pidfile` when the engine wrote one (Podman's `--pidfile`), else
-    asked of the engine (`inspect`)."""
+def init_pid(engine: Engine, container_id: str, pidfile: Path) -> int | None:
+    """The host pid of the container's init, as the engine reports it: read from `pidfile` when
+    the engine wrote one (Podman's `--pidfile`), else asked of the engine (`inspect`); None when
+    neither says."""
     try:
         if pidfile.is_file():
             text = pidfile.read_text(encoding="utf-8")
         else:
             text = engine.call("inspect", "--format", "{{.State.Pid}}", container_id)
-        pid = int(text.strip())
+        return int(text.strip())
     except (SandboxError, OSError, ValueError):
         return None
-    return open_pid_namespace(pid, container_id)
 
 
 def open_pid_namespace(pid: int, container_id: str) -> int | None:
