@@ -81,7 +81,12 @@ ARMS: dict[str, dict[str, Any]] = {
     "guided+cost": {"strategy": "guided", "objective": "cost-aware"},
     "guided+staging": {"strategy": "guided", "stages": (3,)},
     "guided+merge": {"strategy": "guided", "parents": "pareto", "merge_rate": 0.5},
-    "guided+staged+pareto": {"strategy": "guided", "stages": (3,), "parents": "pareto"},
+    "guided+staged+pareto": {
+        "strategy": "guided",
+        "stages": (3,),
+        "stage_rule": "better",
+        "parents": "pareto",
+    },
 }
 
 

@@ -26,7 +26,7 @@ def _arm(trajectory: list[tuple[int, float]], final: float) -> dict[str, Any]:
 
 def test_the_staged_pareto_arm_is_stages_and_pareto_parents() -> None:
     assert _script().ARMS["guided+staged+pareto"] == {
-        "strategy": "guided", "stages": (3,), "parents": "pareto"
+        "strategy": "guided", "stages": (3,), "stage_rule": "better", "parents": "pareto"
     }  # fmt: skip
 
 
