@@ -4,9 +4,11 @@ parent on the stage, drawn from the tasks its parent did not solve. Both compare
 
 from __future__ import annotations
 
+import inspect
 import random
 from pathlib import Path
 
+from loopwright.cli._evolve_options import _PATHS, _run_settings
 from loopwright.search import Checkpoint, EvolveConfig
 from loopwright.search._checkpoint import load_checkpoint, rng_state
 from loopwright.search._progress import Spent, StageFinished, read_progress
@@ -116,3 +118,9 @@ def test_under_worse_every_child_is_staged_on_the_generations_first_tasks(tmp_pa
     first = list(stage_order(TRAIN, levels, cfg.seed, 1)[:2])
     verdicts = [e for e in events if isinstance(e, StageFinished)]
     assert len(verdicts) == 2 and all(list(v.tasks) == first for v in verdicts)
+
+
+def test_the_default_rule_is_worse_in_the_library_and_on_the_command_line() -> None:
+    cli_default = inspect.signature(_run_settings).parameters["stage_rule"].default
+    assert EvolveConfig(seed_workflow="builder-only", bench="mini").stage_rule == "worse"
+    assert cli_default == "worse" and _PATHS["stage_rule"] == (("stage_rule",),)
