@@ -8,7 +8,8 @@ strategies fare against that family, not against a real model.
 For each landscape, on one benchmark (`--bench`, default mini) with a fixed split (level by
 level in id order, alternately to training and to holdout; 1 repetition each):
   arms          random, guided, guided+pareto, guided+staging, guided+merge, guided+cost,
-                guided+staged+pareto (stages and Pareto parents together): `evolve` from
+                guided+staged+pareto (stages 3 under stage_rule better, with Pareto parents):
+                `evolve` from
                 `builder-only` with the designer off and `--budget` training runs (holdout
                 runs do not count: the engine's `max_train_evaluations`, so the final best's
                 holdout is never cut short; they are reported apart, `holdout_runs`); the
