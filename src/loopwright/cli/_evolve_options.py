@@ -99,6 +99,15 @@ StageMargin = Annotated[
     typer.Option("--stage-margin", help="A staged child stops when this far below its parent."),
 ]
 
+StageRule = Annotated[
+    str,
+    typer.Option(
+        "--stage-rule",
+        help="Staged evaluation: stop a child clearly worse than its parent on a stage (worse) "
+        "or go on only with one better than it there (better).",
+    ),
+]
+
 Parents = Annotated[
     str, typer.Option("--parents", help="Parent selection: tournament or pareto (per task).")
 ]
@@ -213,7 +222,7 @@ _PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
     **{name: ((name,),) for name in (
         "seed_workflow", "bench", "sandbox", "seed", "population", "tournament_k", "elitism",
         "overfit_gap", "strategy", "exploration", "first_children", "stages", "stage_margin",
-        "parents", "objective", "designs", "compare_designs")},
+        "stage_rule", "parents", "objective", "designs", "compare_designs")},
     "reps": (("repetitions",),), "holdout_reps": (("holdout_repetitions",),),
     "train": (("train_tasks",),), "holdout": (("holdout_tasks",),), "merge": (("merge_rate",),),
     "band": (("calibration", "band_low"), ("calibration", "band_high")),
@@ -252,7 +261,8 @@ def _fields(params: Mapping[str, Any]) -> dict[str, Any]:
             "holdout_tasks": id_list(p["holdout"], "--holdout"), "overfit_gap": p["overfit_gap"],
             "strategy": p["strategy"], "exploration": p["exploration"],
             "first_children": p["first_children"], "stages": _stages(p["stages"]),
-            "stage_margin": p["stage_margin"], "parents": p["parents"], "merge_rate": p["merge"],
+            "stage_margin": p["stage_margin"], "stage_rule": p["stage_rule"],
+            "parents": p["parents"], "merge_rate": p["merge"],
             "objective": p["objective"], "reflection": {"reflector": p["reflector"]},
             "designs": _designs(p["designs"]), "compare_designs": p["compare_designs"],
             "calibration": {"band_low": low, "band_high": high,
@@ -368,6 +378,7 @@ def _run_settings(
     first_children: FirstChildren = "reflected",
     stages: Stages = None,
     stage_margin: StageMargin = 0.1,
+    stage_rule: StageRule = "worse",
     parents: Parents = "tournament",
     merge: Merge = 0.0,
     objective: Objective = "holdout",

@@ -187,7 +187,9 @@ class EvolveConfig(_Frozen):
     Search economy (docs/evolve.md): `stages` are the minibatch sizes a child of generation 1
     on is evaluated on first (one repetition, nested, stratified by level; `()`: none, every
     child gets the full training evaluation at once); a child clearly worse than its parent
-    on a stage (its mean below the parent's by more than `stage_margin`) stops there.
+    on a stage (its mean below the parent's by more than `stage_margin`) stops there; with
+    `stage_rule: better` a child goes on only when it beats its parent on the stage (the
+    stage taken from the tasks its parent did not solve), and ties stop.
     `parents` draws parents by `tournament` or from the per-task `pareto` frontier of every
     fully evaluated individual; with `pareto`, `merge_rate` is the share of children made by
     a three-way merge of two frontier members that lead on different tasks.
@@ -242,6 +244,7 @@ class EvolveConfig(_Frozen):
     reflection: ReflectionSettings = Field(default_factory=ReflectionSettings)
     stages: tuple[int, ...] = ()
     stage_margin: float = 0.1
+    stage_rule: Literal["worse", "better"] = "worse"
     parents: Literal["tournament", "pareto"] = "tournament"
     merge_rate: float = 0.0
     objective: Literal["holdout", "cost-aware"] = "holdout"

@@ -252,6 +252,7 @@ def write_result(
             "parents": config.parents,
             "stages": list(config.stages),
             "stage_margin": config.stage_margin if config.stages else None,
+            "stage_rule": config.stage_rule if config.stages else None,
             "merge_rate": config.merge_rate,
             "stopped_children": sum(s.stopped for s in result.summaries),
             "objective": config.objective,

@@ -7,12 +7,22 @@ the training tasks, as nearly as a whole number of tasks allows. Stage `k` of si
 first `n` tasks of that order, repetition 0 only; the stages are nested, so a child that goes
 on keeps every run it made and runs only what it lacks.
 
-The rule (docs/evolve.md, "Staged evaluation"): after each stage, a child whose mean partial
-credit on the stage's runs is below its parent's mean on the same (task, repetition 0) runs by
-more than `margin` is *stopped*: clearly worse. Anything else goes on (ties go on; so does a
-child whose parent lacks any of those runs, or whose runs were all invalid: the stage cannot
-tell). The parent is the first of the child's lineage parents (the one mutated; a crossover's
-or merge's base).
+Both means are paired: over the stage's (task, repetition 0) runs valid for the child and for
+its parent alike. The parent is the first of the child's lineage parents (the one mutated; a
+crossover's or merge's base). The rule (`stage_rule`, docs/evolve.md "Staged evaluation"):
+
+- `worse` (the default): a child whose mean is below its parent's by more than `margin` is
+  *stopped*: clearly worse. Anything else goes on (ties go on). The stage is the first tasks of
+  the generation's order, the same for every child.
+- `better`: a child goes on only when its mean is above its parent's (strictly; `margin` is
+  not used): the stage must show it improves on something, as GEPA accepts a proposal only
+  when it beats its parent on the minibatch. Ties stop. The stage is the first tasks of the
+  order *on which the parent scored below 1* (only there can a child show it is better),
+  then the rest of the order: a prefix of one fixed order per (generation, parent), so the
+  stages still nest.
+
+Under either rule a child goes on when the stage cannot compare: the parent lacks one of the
+stage's runs, or no run is valid for both.
 """
 
 from __future__ import annotations
@@ -20,12 +30,20 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from statistics import fmean
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from loopwright.search._individual import Individual
 
-__all__ = ["StageVerdict", "stage_order", "stage_runs", "stage_verdict"]
+__all__ = [
+    "StageRule", "StageVerdict", "parent_stage_order", "stage_order", "stage_runs",
+    "stage_verdict",
+]  # fmt: skip
+
+StageRule = Literal["worse", "better"]
+"""`worse`: stop a child clearly worse than its parent on the stage (ties go on); `better`: go
+on only with a child better than its parent on the stage (ties stop)."""
 
 
 class StageVerdict(BaseModel):
@@ -77,6 +95,19 @@ def stage_runs(order: Sequence[str], size: int) -> tuple[tuple[str, int], ...]:
     return tuple((task, 0) for task in order[: max(size, 0)])
 
 
+def parent_stage_order(
+    order: Sequence[str], parent: Individual | None, rule: StageRule
+) -> tuple[str, ...]:
+    """The generation's `order` as a child of `parent` is staged under `rule`: unchanged for
+    `worse`; for `better`, the tasks on which the parent's valid repetition-0 training score is
+    below 1 first (the order kept), then the others. Deterministic."""
+    if rule == "worse" or parent is None:
+        return tuple(order)
+    scores = _scores(parent)
+    room = [t for t in order if scores.get((t, 0), 1.0) < 1.0]
+    return (*room, *(t for t in order if t not in set(room)))
+
+
 def stage_verdict(
     child: Individual,
     parent: Individual | None,
@@ -84,25 +115,31 @@ def stage_verdict(
     *,
     stage: int,
     margin: float,
+    rule: StageRule = "worse",
 ) -> StageVerdict:
-    """The verdict on `child` after a stage of `runs` (see the module docstring for the rule).
-    Both means are over the valid training results of exactly those runs."""
+    """The verdict on `child` after a stage of `runs` under `rule` (see the module docstring).
+    Both means are over the runs valid for both (paired). Deterministic."""
     tasks = tuple(task for task, _ in runs)
-    child_mean = _mean_on(child, runs)
-    parent_mean = _mean_on(parent, runs) if parent is not None else None
+    child_mean, parent_mean = _paired_means(child, parent, runs)
     parent_id = parent.id if parent is not None else ""
     if child_mean is None or parent_mean is None:
-        why = "no valid result of the child" if child_mean is None else "the parent lacks runs"
+        why = "the parent lacks runs" if child_mean is not None else "no run valid for both"
         return StageVerdict(
             individual_id=child.id, parent_id=parent_id, stage=stage, tasks=tasks,
             child_mean=child_mean, parent_mean=parent_mean, margin=margin, stopped=False,
             reason=f"goes on: the stage cannot compare ({why})",
         )  # fmt: skip
-    stopped = child_mean < parent_mean - margin
-    relation = "below" if stopped else "not below"
+    if rule == "better":
+        stopped = child_mean <= parent_mean
+        said = f"{'not above' if stopped else 'above'} the parent's {parent_mean:.3f}"
+    else:
+        stopped = child_mean < parent_mean - margin
+        said = (
+            f"{'below' if stopped else 'not below'} the parent's {parent_mean:.3f} minus the "
+            f"margin {margin:g}"
+        )
     reason = (
-        f"{'stopped' if stopped else 'goes on'}: {child_mean:.3f} on {len(runs)} task(s) is "
-        f"{relation} the parent's {parent_mean:.3f} minus the margin {margin:g}"
+        f"{'stopped' if stopped else 'goes on'}: {child_mean:.3f} on {len(runs)} task(s) is {said}"
     )
     return StageVerdict(
         individual_id=child.id, parent_id=parent_id, stage=stage, tasks=tasks,
@@ -111,14 +148,29 @@ def stage_verdict(
     )  # fmt: skip
 
 
-def _mean_on(ind: Individual, runs: Sequence[tuple[str, int]]) -> float | None:
-    wanted = set(runs)
-    found = {
+def _scores(ind: Individual) -> dict[tuple[str, int], float]:
+    """(task, repetition) -> score of `ind`'s valid training results."""
+    return {
         (r.task_id, r.repetition): r.score
         for r in ind.results
-        if r.split == "train" and (r.task_id, r.repetition) in wanted and not r.invalid
-    }
-    have = {(r.task_id, r.repetition) for r in ind.results if r.split == "train"}
-    if not wanted <= have or not found:
-        return None
-    return fmean(found.values())
+        if r.split == "train" and not r.invalid
+    }  # fmt: skip
+
+
+def _paired_means(
+    child: Individual, parent: Individual | None, runs: Sequence[tuple[str, int]]
+) -> tuple[float | None, float | None]:
+    """The child's and the parent's means over the `runs` valid for both; the parent's is None
+    when it lacks one of `runs` (or there is no parent), both None when no run is valid for
+    both."""
+    mine = _scores(child)
+    if parent is None or not set(runs) <= {
+        (r.task_id, r.repetition) for r in parent.results if r.split == "train"
+    }:
+        return (fmean(mine[r] for r in runs if r in mine) if any(r in mine for r in runs)
+                else None), None  # fmt: skip
+    theirs = _scores(parent)
+    both = [r for r in runs if r in mine and r in theirs]
+    if not both:
+        return None, None
+    return fmean(mine[r] for r in both), fmean(theirs[r] for r in both)

@@ -1,0 +1,51 @@
+"""bench/search_value.py's staged + Pareto arm and its reading of target (c)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "search_value.py"
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("search_value", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _arm(trajectory: list[tuple[int, float]], final: float) -> dict[str, Any]:
+    return {"trajectory": trajectory, "scores": {"t1": final}, "usd": 0.1, "best_seen": final}
+
+
+def test_the_staged_pareto_arm_is_stages_and_pareto_parents() -> None:
+    assert _script().ARMS["guided+staged+pareto"] == {
+        "strategy": "guided", "stages": (3,), "stage_rule": "better", "parents": "pareto"
+    }  # fmt: skip
+
+
+def test_target_c_reads_runs_to_regret_and_holdout_no_worse_per_landscape(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sv = _script()
+    design = {"builder-only": {"scores": {"t1": 0.5}, "usd": 0.1, "spent": 1}}
+    outcomes = [
+        {"landscape": 0, "designs": design, "arms": {
+            "guided": _arm([(12, 0.8), (60, 1.0)], 1.0),
+            "guided+staged+pareto": _arm([(12, 0.8), (30, 1.0)], 1.0)}},
+        {"landscape": 1, "designs": design, "arms": {
+            "guided": _arm([(12, 0.8), (40, 1.0)], 1.0),
+            "guided+staged+pareto": _arm([(12, 0.8), (36, 0.9)], 0.9)}},
+    ]  # fmt: skip
+    sv._target_bc(outcomes, ["guided", "guided+staged+pareto"], 0.02)
+    out = capsys.readouterr().out
+    # L0: 30 runs against 60; L1: only guided reaches the optimum (1.0 within 0.02).
+    assert "guided+staged+pareto/guided: median ratio 0.50 over 1 landscapes" in out
+    assert "fewer runs on 1, more on 1" in out
+    assert "final holdout: L0 +0.000 L1 -0.100; no worse on 1/2" in out
