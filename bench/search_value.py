@@ -335,7 +335,7 @@ def _target_a(outcomes: list[dict[str, Any]], designs: list[str], arms: list[str
     (its ends included); `strict` also asks the winner to be better on some task (the
     interval's high end above zero) or equal on every task (a gain of exactly 0)."""
     print("\ntarget (a): evolve's winner vs the best hand design on holdout (paired bootstrap):")
-    for arm in [a for a in ("guided", "guided+cost", "random") if a in arms]:
+    for arm in arms:
         literal = strict = 0
         for o in outcomes:
             best = max(designs, key=lambda n: _mean(o["designs"][n]["scores"]))
