@@ -2,7 +2,9 @@
 
 SIMULATED: the offline sim model stands in for an LLM (docs/sim-model.md); each landscape seed L
 is `--model sim:L`, one member of the sim's family of landscapes (family `sim-landscapes-1`,
-its parameters fixed before this script measured anything). The figures say how the search
+its parameters fixed before this script measured anything); with `--family 2` it is
+`--model sim:L?family=2` (family `sim-landscapes-2`, where each structure can also hurt; its
+ranges fixed before this script measured search on it). The figures say how the search
 strategies fare against that family, not against a real model.
 
 For each landscape, on one benchmark (`--bench`, default mini) with a fixed split (level by
@@ -46,6 +48,7 @@ The issue's targets (issue 28):
     python bench/search_value.py [--landscapes 10] [--first 0] [--budget 60] [--bench mini]
         [--long-budget 0] [--regret 0.02] [--jobs 2] [--out DIR] [--report-only]
         [--train N] [--holdout M]   (subsets of the split, the levels' mix kept; 0: all)
+        [--family 1]   (the landscape family: 1 or 2; recorded in each L{n}.json's settings)
 """
 
 from __future__ import annotations
@@ -74,6 +77,14 @@ from loopwright.sandbox import default_sandbox
 from loopwright.search import EvolutionEngine, EvolveConfig, hand_designs, load_checkpoint
 from loopwright.stats import paired_bootstrap, sign_test, wilcoxon
 from loopwright.tasks import Benchmark, load_benchmark
+
+FAMILIES = {1: "sim-landscapes-1", 2: "sim-landscapes-2"}
+
+
+def model_spec(landscape: int, family: int) -> str:
+    """The model spec of landscape `landscape` of `family` (family 1: plain `sim:L`)."""
+    return f"sim:{landscape}" if family == 1 else f"sim:{landscape}?family={family}"
+
 
 ARMS: dict[str, dict[str, Any]] = {
     "random": {"strategy": "random"},
@@ -140,7 +151,7 @@ def run_arm(
     """One evolve run: its trajectory (runs spent, holdout of the best) and its final best."""
     bench = load_benchmark(args.bench)
     train, holdout = split(bench, args.train, args.holdout)
-    spec = f"sim:{landscape}"
+    spec = model_spec(landscape, args.family)
     config = EvolveConfig.model_validate(
         {
             "seed_workflow": "builder-only", "bench": args.bench, "sandbox": "local",
@@ -186,13 +197,16 @@ def _train_runs(cp: Any, generation: int) -> int:
 def run_settings(args: argparse.Namespace) -> dict[str, Any]:
     """What decides an arm's outcome besides the landscape and the arm: kept in each L{n}.json,
     so that arms run with other settings are never added to it (nor reported as one run)."""
-    return {
+    settings: dict[str, Any] = {
         "bench": args.bench,
         "budget": args.budget,
         "train": args.train,
         "holdout": args.holdout,
         "population": args.population,
     }
+    if args.family != 1:  # family 1's files predate the key: absent means family 1
+        settings["family"] = FAMILIES[args.family]
+    return settings
 
 
 def run_landscape(landscape: int, args: argparse.Namespace, out: Path) -> dict[str, Any]:
@@ -200,13 +214,13 @@ def run_landscape(landscape: int, args: argparse.Namespace, out: Path) -> dict[s
     designs and after each arm; what that file already holds is kept and not run again."""
     bench = load_benchmark(args.bench)
     _, holdout = split(bench, args.train, args.holdout)
-    spec = f"sim:{landscape}"
+    spec = model_spec(landscape, args.family)
     path = out / f"L{landscape}.json"
     settings = run_settings(args)
     outcome: dict[str, Any] = (
         json.loads(path.read_text(encoding="utf-8")) if path.is_file()
-        else {"landscape": landscape, "bench": args.bench, "settings": settings, "designs": {},
-              "arms": {}}
+        else {"landscape": landscape, "bench": args.bench, "model": spec,
+              "family": FAMILIES[args.family], "settings": settings, "designs": {}, "arms": {}}
     )  # fmt: skip
     if outcome.get("settings") != settings:  # arms run otherwise are not comparable
         sys.exit(
@@ -280,11 +294,14 @@ def report(outcomes: list[dict[str, Any]], args: argparse.Namespace) -> None:
     said = (
         f"budget {budget} training runs per arm" if budget else "budget not recorded in the files"
     )
+    families = sorted({o.get("family", FAMILIES[1]) for o in outcomes})
+    if families != [FAMILIES[args.family]]:
+        print(f"WARNING: these files hold family {', '.join(families)}, not the --family given")
     if len(recorded) > 1:
         print(
             f"WARNING: these files hold runs with different settings: {', '.join(sorted(recorded))}"
         )
-    print(f"\n{len(outcomes)} landscapes on {outcomes[0]['bench']}, {said};"
+    print(f"\n{len(outcomes)} landscapes of {', '.join(families)} on {outcomes[0]['bench']}, {said};"
           f" holdout (regret to the landscape's optimum):")  # fmt: skip
     head = f"{'land':>5}{'optimum':>8}" + "".join(f"{n[:14]:>16}" for n in [*designs, *arms])
     print(head)
@@ -404,9 +421,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="landscapes at once")
     parser.add_argument("--out", type=Path, default=Path("search_value_out"))
     parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("--family", type=int, default=1, choices=sorted(FAMILIES))
     args = parser.parse_args()
     print("SIMULATED: the offline sim model stands in for an LLM (docs/sim-model.md); "
-          "landscape family sim-landscapes-1.")  # fmt: skip
+          f"landscape family {FAMILIES[args.family]}.")  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
     seeds = range(args.first, args.first + args.landscapes)
     started = time.monotonic()

@@ -132,7 +132,11 @@ SIM_TABLES = frozenset(
         "REVIEW_CUES",
         "TESTS_FIRST_CUES",
         "RANGES",
+        "RANGES_2",
+        "LANDSCAPE_FAMILIES",
         "LANDSCAPE_FAMILY",
+        "LANDSCAPE_FAMILY_2",
+        "BREAKING_KINDS",
         "draw_landscape",
     }
 )

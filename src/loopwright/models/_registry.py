@@ -44,7 +44,8 @@ def model_factory(
     """The factory for a model spec. Known specs:
 
     - "sim": `SimModel(benchmark, seed)` per run; needs the benchmark the run is on.
-      "sim:7": landscape 7 of the sim's family (docs/sim-model.md, "Landscapes").
+      "sim:7": landscape 7 of the sim's family (docs/sim-model.md, "Landscapes");
+      "sim:7?family=2": landscape 7 of family 2 (each structure can also hurt).
       "sim?latency=0.05" (or "sim:7?latency=0.05"): each call sleeping that long first.
     - "scripted:PATH": a fresh `ScriptedModel` from the script file at PATH per run (the file is
       read and validated once, here).

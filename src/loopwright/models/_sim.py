@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from loopwright.errors import ConfigError
-from loopwright.models._sim_landscape import draw_landscape
+from loopwright.models._sim_landscape import LANDSCAPE_FAMILIES, draw_landscape
 from loopwright.models._sim_policy import (
     REVIEW_CUES,
     Choice,
@@ -55,14 +55,19 @@ class SimOptions:
     """Options of a `sim[:LANDSCAPE][?key=value&...]` model spec. `latency_s`: seconds every
     call sleeps before answering (default 0), so a simulated job spends time the way a real
     model call does (docs/sim-model.md). Latency changes timing only, never what the model
-    says. `landscape`: the seed of the landscape (`sim:7`), None for the plain `sim`."""
+    says. `landscape`: the seed of the landscape (`sim:7`), None for the plain `sim`.
+    `family`: the landscape family it is drawn from (`sim:7?family=2`; default 1)."""
 
     latency_s: float = 0.0
     landscape: int | None = None
+    family: int = 1
 
     def params(self) -> SimParams:
-        """The landscape's parameters: the defaults for plain `sim`, else drawn from its seed."""
-        return SimParams() if self.landscape is None else draw_landscape(self.landscape)
+        """The landscape's parameters: the defaults for plain `sim`, else drawn from its seed
+        in its family."""
+        if self.landscape is None:
+            return SimParams()
+        return draw_landscape(self.landscape, self.family)
 
 
 def _landscape(name: str, spec: str) -> int | None:
@@ -81,37 +86,63 @@ def _landscape(name: str, spec: str) -> int | None:
 
 
 def parse_sim_spec(spec: str) -> SimOptions | None:
-    """`sim`, `sim:7`, `sim?latency=0.05` or `sim:7?latency=0.05` -> its options; None for a
-    spec that is not the sim.
+    """`sim`, `sim:7`, `sim?latency=0.05`, `sim:7?latency=0.05` or `sim:7?family=2` (options
+    joined with `&`) -> its options; None for a spec that is not the sim.
 
-    Raises ConfigError for an unknown option, a latency that is not a number >= 0, or a
-    landscape that is not a whole number.
+    Raises ConfigError for an unknown option, a latency that is not a number >= 0, a
+    landscape that is not a whole number, or a family that is unknown or given without a
+    landscape seed.
     """
     name, sep, query = spec.strip().partition("?")
     if name != "sim" and not name.startswith("sim:"):
         return None
     landscape = _landscape(name, spec)
-    options: dict[str, float] = {}
+    latency, family = 0.0, 1
     for item in query.split("&") if sep else ():
         key, _, value = item.partition("=")
-        if key != "latency":
+        if key == "latency":
+            latency = _latency(value, spec)
+        elif key == "family":
+            family = _family(value, spec, landscape)
+        else:
             raise ConfigError(
                 f"unknown sim option {key!r}",
                 got=spec,
-                fix="the sim takes one option: sim?latency=SECONDS (e.g. sim:7?latency=0.05)",
+                fix="the sim takes two options: latency=SECONDS and family=N "
+                "(e.g. sim:7?latency=0.05 or sim:7?family=2)",
             )
-        try:
-            latency = float(value)
-        except ValueError:
-            latency = -1.0
-        if not (math.isfinite(latency) and latency >= 0.0):
-            raise ConfigError(
-                "the sim's latency must be a number of seconds >= 0",
-                got=spec,
-                fix="write e.g. sim?latency=0.05",
-            )
-        options["latency_s"] = latency
-    return SimOptions(landscape=landscape, **options)
+    return SimOptions(latency_s=latency, landscape=landscape, family=family)
+
+
+def _latency(value: str, spec: str) -> float:
+    try:
+        latency = float(value)
+    except ValueError:
+        latency = -1.0
+    if not (math.isfinite(latency) and latency >= 0.0):
+        raise ConfigError(
+            "the sim's latency must be a number of seconds >= 0",
+            got=spec,
+            fix="write e.g. sim?latency=0.05",
+        )
+    return latency
+
+
+def _family(value: str, spec: str, landscape: int | None) -> int:
+    known = ", ".join(f"{n} ({name})" for n, name in LANDSCAPE_FAMILIES.items())
+    if not value.isdigit() or int(value) not in LANDSCAPE_FAMILIES:
+        raise ConfigError(
+            f"unknown sim landscape family {value!r}",
+            got=spec,
+            fix=f"write family=N with N one of {known}, e.g. sim:7?family=2",
+        )
+    if landscape is None:
+        raise ConfigError(
+            "a landscape family needs a landscape seed",
+            got=spec,
+            fix="write sim:SEED?family=N, e.g. sim:7?family=2 (plain sim is in no family)",
+        )
+    return int(value)
 
 
 def find_instruction_path(prompt: str) -> str | None:

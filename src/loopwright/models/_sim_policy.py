@@ -17,6 +17,7 @@ from types import MappingProxyType
 from loopwright.tasks import FailureKind, FlawedVariant
 
 __all__ = [
+    "BREAKING_KINDS",
     "FAILURE_PATTERNS",
     "GOLD",
     "GUIDANCE_KEYWORDS",
@@ -78,6 +79,13 @@ TESTS_FIRST_CUES: tuple[str, ...] = (
 )
 
 
+# The kinds of mistake a hurried repair makes in a landscape with `repair_regress` > 0: it
+# breaks an import or existing behaviour while fixing what the feedback showed.
+BREAKING_KINDS: frozenset[FailureKind] = frozenset(
+    {FailureKind.IMPORT_ERROR, FailureKind.BROKEN_REGRESSION}
+)
+
+
 def _frozen(values: Mapping[int, float]) -> Mapping[int, float]:
     return MappingProxyType(dict(values))
 
@@ -114,6 +122,15 @@ class SimParams:
       by `context_penalty` times itself (capped at 1): long contexts hurt.
     - `extra_reads[role]`: extra turns an episode of that role spends re-reading the files it
       has read (tokens only: no decision changes), so each role costs differently.
+
+    Downsides (family `sim-landscapes-2`; their defaults are neutral and draw nothing):
+    - `review_break[level]`: probability that a review episode (as for `review`) breaks the
+      gold this model wrote earlier in the run, writing a flawed variant instead.
+    - `repair_regress[level]`: the share of a failed repair (a relapse) that writes a variant
+      of a breaking kind (BREAKING_KINDS: a hurried fix breaks an import or existing
+      behaviour) when the task has one.
+    - `notes_by_level` and `guidance_by_kind` may exceed 1 (up to 2): notes naming the files,
+      or guidance against a kind, then raise the error (notes or lessons that mislead).
     """
 
     base_error: Mapping[int, float] = field(
@@ -129,17 +146,19 @@ class SimParams:
     context_budget: int = 0
     context_penalty: float = 0.0
     extra_reads: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    review_break: Mapping[int, float] = field(default_factory=lambda: _frozen({1: 0.0}))
+    repair_regress: Mapping[int, float] = field(default_factory=lambda: _frozen({1: 0.0}))
 
     def __post_init__(self) -> None:
-        for name in ("base_error", "repair", "review"):
+        for name in ("base_error", "repair", "review", "review_break", "repair_regress"):
             table = getattr(self, name)
             if not table or any(not 0.0 <= p <= 1.0 for p in table.values()):
                 raise ValueError(f"SimParams.{name} must map levels to probabilities in [0, 1]")
             object.__setattr__(self, name, _frozen(table))
         for name in ("notes_by_level", "guidance_by_kind"):
             table = getattr(self, name)
-            if any(not 0.0 <= p <= 1.0 for p in table.values()):
-                raise ValueError(f"SimParams.{name} must map to factors in [0, 1]")
+            if any(not 0.0 <= p <= 2.0 for p in table.values()):
+                raise ValueError(f"SimParams.{name} must map to factors in [0, 2]")
             object.__setattr__(self, name, MappingProxyType(dict(table)))
         for name in ("notes_factor", "guidance_factor"):
             if not 0.0 <= getattr(self, name) <= 1.0:
@@ -237,11 +256,15 @@ def choose_variant(
 
     1. It wrote something earlier in this run and the prompt carries no failing feedback, or
        what it wrote was the gold: it keeps it, writing nothing (no draw). Nothing tells it
-       that its earlier work is wrong. Except: when its prompt asks for a review
-       (`ctx.review`), the earlier work was flawed and `review[level]` > 0 (never in the default
-       landscape), it draws twice and writes the gold with probability `review[level]`.
+       that its earlier work is wrong. Except when its prompt asks for a review (`ctx.review`):
+       if the earlier work was flawed and `review[level]` > 0 (never in the default
+       landscape), it draws twice and writes the gold with probability `review[level]`; if it
+       was the gold and `review_break[level]` > 0 (family 2 only), it draws twice and with that
+       probability breaks it, writing a flawed variant picked as in 2.
     2. Failing feedback after it wrote a flawed variant: with probability repair[level] the gold,
-       else a flawed variant (the same or another) drawn by kind weights (two draws).
+       else a flawed variant (the same or another) drawn by kind weights (two draws); a share
+       `repair_regress[level]` of those relapses (0 by default) picks among the task's
+       variants of BREAKING_KINDS instead, when it has any (no extra draw).
     3. Otherwise a fresh attempt (two draws): each flawed variant v has probability
        p * w(v) / n, where p = base_error[level] * (1 - (1 - notes_factor) * notes_coverage),
        n the number of flawed variants and w(v) = guidance_factor if the context guides against
@@ -254,19 +277,17 @@ def choose_variant(
     if not flawed:
         return Choice(GOLD, GOLD, "fresh", 0.0)
     if ctx.previous is not None and (ctx.previous == GOLD or not ctx.failing_feedback):
-        kinds = {v.name: v.kind.value for v in flawed}
-        keep = Choice(ctx.previous, kinds.get(ctx.previous, GOLD), "keep", 0.0)
-        p_review = params.for_level(params.review, level)
-        if ctx.previous == GOLD or not ctx.review or p_review <= 0.0:
-            return keep
-        u, _ = rng.random(), rng.random()
-        return Choice(GOLD, GOLD, "review", 1.0 - p_review) if u < p_review else keep
+        return _revisit(level, flawed, ctx, params, rng)
     u, v = rng.random(), rng.random()
     weights = _weights(flawed, guided_kinds(ctx.guidance), params)
     if ctx.failing_feedback and ctx.previous is not None:
         p_fail = 1.0 - params.for_level(params.repair, level)
         if u >= p_fail:
             return Choice(GOLD, GOLD, "repair", p_fail)
+        breaking = [i for i, f in enumerate(flawed) if f.kind in BREAKING_KINDS]
+        if breaking and u < p_fail * params.for_level(params.repair_regress, level):
+            flawed = [flawed[i] for i in breaking]
+            weights = [weights[i] for i in breaking]
         chosen = _pick(flawed, weights, v)
         return Choice(chosen.name, chosen.kind.value, "relapse", p_fail)
     p = params.for_level(params.base_error, level)
@@ -274,7 +295,39 @@ def choose_variant(
     p = min(1.0, p * params.error_scale(ctx.guidance, ctx.context_chars))
     masses = [p * w / len(flawed) for w in weights]
     p_error = sum(masses)
+    if p_error > 1.0:  # guidance weights above 1 (family 2) cannot push the error past 1
+        masses, p_error = [m / p_error for m in masses], 1.0
     if u >= p_error:
         return Choice(GOLD, GOLD, "fresh", p_error)
     chosen = _pick(flawed, masses, v)
     return Choice(chosen.name, chosen.kind.value, "fresh", p_error)
+
+
+def _revisit(
+    level: int,
+    flawed: Sequence[FlawedVariant],
+    ctx: Context,
+    params: SimParams,
+    rng: random.Random,
+) -> Choice:
+    """Step 1 of `choose_variant`: keep what it wrote earlier, unless a review fixes a flaw
+    (`review`) or breaks the gold (`review_break`)."""
+    assert ctx.previous is not None
+    kinds = {v.name: v.kind.value for v in flawed}
+    keep = Choice(ctx.previous, kinds.get(ctx.previous, GOLD), "keep", 0.0)
+    if not ctx.review:
+        return keep
+    if ctx.previous == GOLD:
+        p_break = params.for_level(params.review_break, level)
+        if p_break <= 0.0:
+            return keep
+        u, v = rng.random(), rng.random()
+        if u >= p_break:
+            return keep
+        chosen = _pick(flawed, _weights(flawed, guided_kinds(ctx.guidance), params), v)
+        return Choice(chosen.name, chosen.kind.value, "review-break", p_break)
+    p_review = params.for_level(params.review, level)
+    if p_review <= 0.0:
+        return keep
+    u, _ = rng.random(), rng.random()
+    return Choice(GOLD, GOLD, "review", 1.0 - p_review) if u < p_review else keep
