@@ -66,7 +66,7 @@ def test_run_landscape_keeps_what_is_there_and_never_cuts_the_holdout(tmp_path: 
     sv = _script()
     args = argparse.Namespace(
         bench="mini", train=2, holdout=2, population=2, arms=["random", "guided"],
-        budget=4, long_budget=0,
+        budget=4, long_budget=0, family=1,
     )  # fmt: skip
     kept = {"trajectory": [], "spent": 0, "scores": {"x": 0.5}, "usd": 0.0, "holdout_runs": 0,
             "nodes": 1, "best_seen": 0.5}  # fmt: skip
@@ -96,7 +96,14 @@ def test_run_landscape_never_adds_arms_run_with_other_settings(tmp_path: Path) -
 
     sv = _script()
     args = argparse.Namespace(
-        bench="mini", train=2, holdout=2, population=2, arms=["guided"], budget=4, long_budget=0
+        bench="mini",
+        train=2,
+        holdout=2,
+        population=2,
+        arms=["guided"],
+        budget=4,
+        long_budget=0,
+        family=1,
     )
     other = {**sv.run_settings(args), "budget": 72}
     for recorded in (other, None):
