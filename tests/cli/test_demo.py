@@ -5,7 +5,6 @@ prints the winner against the seed and the best hand design, SIMULATED."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shlex
@@ -16,6 +15,7 @@ import pytest
 from loopwright.cli import main
 from loopwright.search import load_checkpoint
 from loopwright.tasks import load_benchmark
+from tests.benchscripts import load_bench_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,11 +38,7 @@ def demo_argv() -> list[str]:
 
 
 def search_value_split(n_train: int, n_holdout: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    path = ROOT / "bench" / "search_value.py"
-    spec = importlib.util.spec_from_file_location("search_value", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_bench_script("search_value")
     split: tuple[tuple[str, ...], tuple[str, ...]] = module.split(
         load_benchmark("forge"), n_train, n_holdout
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -10,16 +9,11 @@ from types import ModuleType
 import pytest
 
 from loopwright.tasks import load_benchmark
-
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "search_value.py"
+from tests.benchscripts import load_bench_script
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("search_value", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench_script("search_value")
 
 
 def test_subsets_are_disjoint_and_take_the_levels_in_turn() -> None:
@@ -40,12 +34,7 @@ def test_subsets_are_disjoint_and_take_the_levels_in_turn() -> None:
 def test_the_pair_script_scores_both_checkouts_on_the_landscapes_both_finished(
     tmp_path: Path,
 ) -> None:
-    spec = importlib.util.spec_from_file_location(
-        "search_value_pair", SCRIPT.with_name("search_value_pair.py")
-    )
-    assert spec is not None and spec.loader is not None
-    pair = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(pair)
+    pair = load_bench_script("search_value_pair")
     base, new = tmp_path / "base", tmp_path / "new"
     base.mkdir(), new.mkdir()
     arm = {"scores": {"t1": 1.0}, "usd": 0.1, "best_seen": 1.0, "trajectory": []}

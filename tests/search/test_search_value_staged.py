@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "search_value.py"
+from tests.benchscripts import load_bench_script
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("search_value", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench_script("search_value")
 
 
 def _arm(trajectory: list[tuple[int, float]], final: float) -> dict[str, Any]:
