@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from loopwright.sandbox import BubblewrapSandbox, LocalSandbox, Sandbox, bubblewrap_available
+from loopwright.sandbox import (
+    BubblewrapSandbox,
+    DockerSandbox,
+    LocalSandbox,
+    Sandbox,
+    bubblewrap_available,
+)
 from tests.containers import docker_sandbox_or_skip
 
 NO_BWRAP = "bubblewrap does not work here (bubblewrap_available() is False)"
@@ -83,3 +89,19 @@ def wait_until(check: Callable[[], bool], timeout_s: float = 5.0) -> bool:
     while not check() and time.monotonic() < end:
         time.sleep(0.02)
     return check()
+
+
+@pytest.fixture
+def docker() -> DockerSandbox:
+    """The container sandbox on the test image (skipped, saying why, where no engine works); a
+    test module may narrow it by defining its own `docker`."""
+    return docker_sandbox_or_skip()
+
+
+@pytest.fixture
+def ws(tmp_path: Path, docker: DockerSandbox) -> Iterator[Path]:
+    """A workspace directory; its container is removed when the test ends."""
+    path = tmp_path / "ws"
+    path.mkdir()
+    yield path
+    docker.release(path)

@@ -12,7 +12,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,20 +23,6 @@ from tests.containers import docker_sandbox_or_skip, image_tag, settings
 from tests.sandbox.conftest import processes_with, sleep_marker, wait_until
 
 pytestmark = pytest.mark.docker
-
-
-@pytest.fixture
-def docker() -> DockerSandbox:
-    return docker_sandbox_or_skip()
-
-
-@pytest.fixture
-def ws(tmp_path: Path, docker: DockerSandbox) -> Iterator[Path]:
-    """A workspace directory; its container is removed when the test ends."""
-    path = tmp_path / "ws"
-    path.mkdir()
-    yield path
-    docker.release(path)
 
 
 def containers_of(engine: Engine, workspace: Path) -> list[str]:

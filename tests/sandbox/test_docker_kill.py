@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,6 @@ from loopwright.sandbox import DockerSandbox
 from loopwright.sandbox import _docker as docker_module
 from loopwright.sandbox import _nskill as nskill
 from loopwright.sandbox._nskill import kill_in_namespace, open_pid_namespace, usable
-from tests.containers import docker_sandbox_or_skip
 
 pytestmark = pytest.mark.docker
 
@@ -26,19 +24,6 @@ _BEATING = (
     "(setsid sh -c 'i=0; while :; do i=$((i+1)); echo $i >> /testbed/beat; sleep 0.01; done' &) ;"
     " sleep 0.2; kill -9 $PPID"
 )
-
-
-@pytest.fixture
-def docker() -> DockerSandbox:
-    return docker_sandbox_or_skip()
-
-
-@pytest.fixture
-def ws(tmp_path: Path, docker: DockerSandbox) -> Iterator[Path]:
-    path = tmp_path / "ws"
-    path.mkdir()
-    yield path
-    docker.release(path)
 
 
 def _needs_host_kill() -> None:

@@ -32,7 +32,7 @@ from loopwright.sandbox import (
     remove_workspace,
 )
 from loopwright.tasks import Task, load_task
-from tests.containers import docker_sandbox_or_skip, set_cli_container_env
+from tests.containers import set_cli_container_env
 
 from .envfactory import make_env_task
 from .test_environments import PROBE, _run
@@ -46,11 +46,6 @@ def env_task(parent: Path, *, install: tuple[str, ...] | None = None) -> Task:
     task = make_env_task(parent) if install is None else make_env_task(parent, install=install)
     (task.root / "environment" / "nonce.txt").write_text(secrets.token_hex(8))
     return load_task(task.root)
-
-
-@pytest.fixture
-def docker() -> DockerSandbox:
-    return docker_sandbox_or_skip()
 
 
 @pytest.fixture

@@ -66,14 +66,6 @@ def docker() -> DockerSandbox:
     return sandbox
 
 
-@pytest.fixture
-def ws(tmp_path: Path, docker: DockerSandbox) -> Iterator[Path]:
-    path = tmp_path / "ws"
-    path.mkdir()
-    yield path
-    docker.release(path)
-
-
 @contextmanager
 def through_podman(docker: DockerSandbox, ws: Path) -> Iterator[None]:
     """The workspace's container reached through `podman exec` for a while, as when the fast
