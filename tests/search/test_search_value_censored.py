@@ -1,0 +1,61 @@
+"""bench/search_value.py's reading of targets (b) and (c) when an arm does not reach the regret
+level within its budget: the median ratio over only the landscapes both arms reached leaves out
+the landscapes where one arm is fastest, so the script also bounds the median over every
+landscape either arm reached."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.benchscripts import load_bench_script
+
+
+def _script() -> ModuleType:
+    return load_bench_script("search_value")
+
+
+def _arm(trajectory: list[tuple[int, float]]) -> dict[str, Any]:
+    final = trajectory[-1][1]
+    return {"trajectory": trajectory, "scores": {"t1": final}, "usd": 0.1, "best_seen": final,
+            "spent": 72}  # fmt: skip
+
+
+def _landscape(n: int, guided: dict[str, Any], random: dict[str, Any]) -> dict[str, Any]:
+    design = {"builder-only": {"scores": {"t1": 0.5}, "usd": 0.1, "spent": 1}}
+    return {"landscape": n, "designs": design, "arms": {"guided": guided, "random": random}}
+
+
+def test_target_b_bounds_the_median_over_landscapes_only_one_arm_reached(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sv = _script()
+    reach_36 = _arm([(12, 0.8), (36, 1.0), (72, 1.0)])
+    reach_72 = _arm([(12, 0.8), (72, 1.0)])
+    never = _arm([(12, 0.8), (72, 0.9)])  # 0.9: regret 0.1 to the optimum 1.0 seen by the other
+    outcomes = [
+        _landscape(0, reach_72, reach_36),  # both: 2.0
+        _landscape(1, reach_36, never),  # guided only: below 36/72
+        _landscape(2, reach_36, never),
+        _landscape(3, never, reach_36),  # random only: above 72/36
+    ]
+    sv._target_bc(outcomes, ["guided", "random"], 0.02)
+    out = capsys.readouterr().out
+    assert (
+        "guided/random: median ratio 2.00 over 1 landscapes both reached (4 reached by either)"
+        in out
+    )
+    # bounds per landscape: [2, 2], [0, 0.5], [0, 0.5], [2, inf] -> median in [1.00, 1.25]
+    assert "over the 4 reached by either" in out
+    assert "median ratio between 1.00 and 1.25" in out
+
+
+def test_censored_median_is_exact_when_both_arms_reach_everywhere() -> None:
+    sv = _script()
+    a, b = _arm([(12, 0.8), (24, 1.0)]), _arm([(12, 0.8), (48, 1.0)])
+    outcomes = [_landscape(0, a, b), _landscape(1, a, b)]
+    assert sv._censored_median(outcomes, "guided", "random", [24.0, 24.0], [48.0, 48.0]) == (
+        0.5, 0.5
+    )  # fmt: skip
