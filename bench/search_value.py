@@ -10,9 +10,12 @@ strategies fare against that family, not against a real model.
 For each landscape, on one benchmark (`--bench`, default mini) with a fixed split (level by
 level in id order, alternately to training and to holdout; 1 repetition each):
   arms          random, guided, guided+pareto, guided+staging, guided+merge, guided+cost,
-                guided+staged+pareto (stages 3 under stage_rule better, with Pareto parents):
+                guided+staged+pareto (stages 3 under stage_rule better, with Pareto parents),
+                guided+staged+pareto+designs (the same with evolve's default designer on: its
+                minimal and thorough designs in generation 0, a user's run out of the box):
                 `evolve` from
-                `builder-only` with the designer off and `--budget` training runs (holdout
+                `builder-only` with the designer off (but in the +designs arm) and `--budget`
+                training runs (holdout
                 runs do not count: the engine's `max_train_evaluations`, so the final best's
                 holdout is never cut short; they are reported apart, `holdout_runs`); the
                 holdout of the best-on-training individual after each generation against the
@@ -102,6 +105,13 @@ ARMS: dict[str, dict[str, Any]] = {
         "stage_rule": "better",
         "parents": "pareto",
     },
+    "guided+staged+pareto+designs": {
+        "strategy": "guided",
+        "stages": (3,),
+        "stage_rule": "better",
+        "parents": "pareto",
+        "designs": ["minimal", "thorough"],
+    },
 }
 
 
@@ -184,6 +194,11 @@ def run_arm(
         "trajectory": trajectory, "spent": train_runs, "scores": scores, "usd": usd,
         "holdout_runs": cp.spent.evaluations - train_runs,
         "nodes": len(cp.individuals[best_id].workflow.nodes), "best_seen": best_seen,
+        "operator": cp.individuals[best_id].lineage.operator,
+        "designs_in_generation_0": sorted(
+            i.lineage.operator for i in cp.individuals.values()
+            if i.lineage.operator.startswith("design:")
+        ),
     }  # fmt: skip
 
 

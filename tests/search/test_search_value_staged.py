@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -43,3 +44,18 @@ def test_target_c_reads_runs_to_regret_and_holdout_no_worse_per_landscape(
     assert "guided+staged+pareto/guided: median ratio 0.50 over 1 landscapes" in out
     assert "fewer runs on 1, more on 1" in out
     assert "final holdout: L0 +0.000 L1 -0.100; no worse on 1/2" in out
+
+
+def test_the_designs_arm_starts_from_evolves_default_designs(tmp_path: Path) -> None:
+    """The +designs arm is the staged + Pareto arm with evolve's default designer on: its
+    generation 0 holds the thorough design (minimal is the seed itself, so the novelty filter
+    turns it away), and the arm says where its final workflow came from."""
+    import argparse
+
+    sv = _script()
+    args = argparse.Namespace(bench="mini", train=2, holdout=2, population=2, family=1)
+    arm = sv.run_arm(0, "guided+staged+pareto+designs", 6, args, tmp_path)
+    assert arm["designs_in_generation_0"] == ["design:thorough"]
+    assert arm["operator"]
+    plain = sv.run_arm(0, "guided+staged+pareto", 6, args, tmp_path / "plain")
+    assert plain["designs_in_generation_0"] == []

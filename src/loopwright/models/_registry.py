@@ -26,6 +26,7 @@ state (the sim, a list script) must not be shared between runs."""
 MODEL_SPECS: tuple[str, ...] = (
     "sim",
     "sim:LANDSCAPE",
+    "sim:LANDSCAPE?family=2",
     "sim?latency=SECONDS",
     "scripted:FILE",
     "PROVIDER/MODEL (e.g. anthropic/claude-sonnet-4-5 or openai/gpt-4o-mini)",
