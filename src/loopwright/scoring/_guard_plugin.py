@@ -119,7 +119,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     write, getpid, dumps, getcode = os.write, os.getpid, json.dumps, attrgetter("__code__")
     code_digest, nested, root_of, abspath = _code_digest, _nested, _rootpath, os.path.abspath
     scan_defs = _scan_defs
-    fix_filename = _imp._fix_co_filename
+    fix_filename = getattr(_imp, "_fix_co_filename", None)  # CPython's, as importlib uses it
     function_type = types.FunctionType
     settings = json.loads(Path(here).with_suffix(".json").read_text(encoding="utf-8"))
     record = Path(os.environ.pop("LOOPWRIGHT_GUARD_RECORD"))  # as the sandbox shows it
@@ -329,7 +329,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     def loaded(key: str, source: bytes | None, config: Any) -> types.CodeType | None:
         """The code the host compiled (scoring/_precompile.py) from exactly `source` (None: the
         file `key` as read now), its file name set to `key`; None when there is none."""
-        if not precompiled or config.getini("enable_assertion_pass_hook"):
+        if not precompiled or fix_filename is None or config.getini("enable_assertion_pass_hook"):
             return None
         if source is None:
             try:
