@@ -79,8 +79,12 @@ def test_code_compiled_from_another_source_is_never_run(
     """An entry for the passing stubs (honestly keyed by their digest) does not match the hidden
     test file the guard read: the guard compiles that file itself, and no code scores 0."""
     stubs = PASSING_STUBS.encode()
-    _with_table(monkeypatch, _table({stubs: stubs}))
+    # An entry for each file pytest rewrites here (pytest-timeout, two test files) and one more,
+    # all for sources the run does not hold: a guard that ignored the digests and gave them out
+    # in order would run the stubs for the hidden test file.
+    _with_table(monkeypatch, _table({stubs + b"\n" * i: stubs for i in range(4)}))
     grade = grade_with()  # no code for the task: mul and div are missing
+    assert not grade.invalid, grade.invalid_reason  # every file ran its own code
     assert grade.score == 0.0, grade
     assert not grade.resolved
 
@@ -93,6 +97,7 @@ def test_an_entry_for_another_python_is_ignored(
     stubs = PASSING_STUBS.encode()
     _with_table(monkeypatch, _table({hidden: stubs}, magic=b"\x00\x00\r\n"))
     grade = grade_with()
+    assert not grade.invalid, grade.invalid_reason
     assert grade.score == 0.0, grade
 
 
