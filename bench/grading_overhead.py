@@ -6,6 +6,12 @@ For each task of a benchmark (default: mini) and each repetition, in one process
     tests (what a person would run by hand);
   - loopwright: create a fresh workspace from the task's repo (git init + commit), apply the gold
     overlay, and grade it (restore tests, sandboxed pytest with junit, parse, score).
+Both arms keep what they compile across repetitions, as they would across runs: plain pytest
+writes its rewritten test modules' bytecode to `__pycache__` on its first run and reads it after;
+loopwright's grader compiles the task's test files (and pytest-timeout) on the host once per
+content and process and hands that code to the guard in the kit (scoring/_precompile.py), never
+reading bytecode from the workspace. The first, compiling run of either arm is one repetition of
+several, which the median leaves aside.
 Prints the median of each per task and the ratio of the sums, for each sandbox available. The
 arms (plain, each sandbox) are interleaved in one loop, so that the machine's drift hits all
 of them alike. Targets: at most 1.3 with bubblewrap (aim 1.10), 1.15 without. It also prints the
@@ -51,7 +57,7 @@ the guard costs and what the rest of the command costs are ratios from the same 
 
     python bench/grading_overhead.py [--benchmark mini] [--repeat 5] [--environment-only]
                                      [--docker-image TAG] [--no-docker] [--no-environment]
-                                     [--engine-exec]
+                                     [--engine-exec] [--plain-no-bytecode]
 """
 
 from __future__ import annotations
@@ -97,7 +103,13 @@ def prepare(task: Task, dest: Path) -> Path:
 
 # Like for like: the grader turns plugin autoload off and loads pytest-timeout itself, so the
 # baseline does the same (with autoload on, every installed plugin - hypothesis, anyio - loads).
-PLAIN_ENV = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+# And plain pytest caches bytecode as it does by default, whatever this process was started with
+# (a PYTHONDONTWRITEBYTECODE=1 inherited from the shell had it compile every file on every run,
+# while the grader keeps the test files it compiled: see the module docstring).
+PLAIN_ENV = {
+    **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+    "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+}
 
 
 class CgroupClock:
@@ -313,7 +325,21 @@ def main() -> None:
     parser.add_argument(
         "--no-environment", action="store_true", help="Leave out the task with an environment."
     )
+    parser.add_argument(
+        "--plain-no-bytecode",
+        action="store_true",
+        help="Plain pytest writes no bytecode (PYTHONDONTWRITEBYTECODE=1): it compiles every test "
+        "and workspace file on every run (the baseline of this bench's figures before "
+        "2026-12-07's host-compiled test files, where the shell set it).",
+    )
     args = parser.parse_args()
+    if args.plain_no_bytecode:
+        PLAIN_ENV["PYTHONDONTWRITEBYTECODE"] = "1"
+    print(
+        "plain pytest: "
+        + ("no bytecode written (compiles every run)" if args.plain_no_bytecode else
+           "bytecode cached in __pycache__ (pytest's default)")
+    )  # fmt: skip
     global CLOCK
     CLOCK = CgroupClock.open()
     print(

@@ -9,6 +9,7 @@ import hashlib
 import os
 import shlex
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from loopwright.scoring._frame import RunGrader, RunnerGrading, Step, Verdict
 from loopwright.scoring._guard import guard_verdict
 from loopwright.scoring._junit import JunitReport, Outcome, parse_junit
 from loopwright.scoring._kit import BOOT, RECORD_ENV, Kit, write_kit
+from loopwright.scoring._precompile import precompiled
 from loopwright.tasks import Task, node_files
 
 __all__ = ["PytestGrader", "PytestGrading"]
@@ -75,8 +77,13 @@ class PytestGrader(RunGrader):
         tests = node_files(task.test_ids)
         rels = [p.relative_to(workspace) for p in conftests]
         helpers = _helpers(workspace, task, {*tests, *map(str, rels)})
-        digests = _digests(workspace, [*tests, *(p.as_posix() for p in rels), *helpers])
-        kit = write_kit(private, rels, tests, helpers, digests)
+        restored = _contents(workspace, [*tests, *(p.as_posix() for p in rels), *helpers])
+        digests = {rel: hashlib.sha256(data).hexdigest() for rel, data in restored.items()}
+        compiled = None
+        if self.sandbox.environment is None and self.python == sys.executable:
+            # The graded Python is this one: its test and conftest files compiled here, once.
+            compiled = precompiled(data for rel, data in restored.items() if rel not in helpers)
+        kit = write_kit(private, rels, tests, helpers, digests, compiled)
         environment = self.sandbox.environment
         paths = environment.import_paths(seen(workspace)) if environment else [seen(workspace)]
         flags = ["-I", "-S", "-B"] if environment else ["-I", "-B"]
@@ -116,15 +123,15 @@ class PytestGrader(RunGrader):
         ]
 
 
-def _digests(workspace: Path, rels: list[str]) -> dict[str, str]:
-    """The SHA-256 of each restored file `rels` (workspace-relative), as the host reads it right
-    after restoration: the guard holds what it reads as it loads to these, so that a file
+def _contents(workspace: Path, rels: list[str]) -> dict[str, bytes]:
+    """Each restored file `rels` (workspace-relative) as the host reads it right after
+    restoration: the guard holds what it reads as it loads to their SHA-256, so that a file
     rewritten in between (by a process left running beside the grade) is `tamper:`. A file that
-    cannot be read as a regular file gets no digest (the guard then reads nothing of it either)."""
-    found: dict[str, str] = {}
+    cannot be read as a regular file is left out (the guard then reads nothing of it either)."""
+    found: dict[str, bytes] = {}
     for rel in rels:
         try:
-            found[rel] = hashlib.sha256(read_regular(workspace / rel)).hexdigest()
+            found[rel] = read_regular(workspace / rel)
         except OSError:
             continue
     return found

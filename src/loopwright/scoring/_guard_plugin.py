@@ -29,11 +29,14 @@ remains possible. Runs on Python 3.7+ (no newer syntax or API here).
 # ruff: noqa: PTH100, PTH116, PTH118, PTH120, B905  (runs on Python 3.7+: os.path, zip without strict)
 from __future__ import annotations
 
+import _imp
 import ast
 import atexit
 import fcntl
 import hashlib
+import importlib.util
 import json
+import marshal
 import os
 import signal
 import sys
@@ -116,6 +119,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     write, getpid, dumps, getcode = os.write, os.getpid, json.dumps, attrgetter("__code__")
     code_digest, nested, root_of, abspath = _code_digest, _nested, _rootpath, os.path.abspath
     scan_defs = _scan_defs
+    fix_filename = getattr(_imp, "_fix_co_filename", None)  # CPython's, as importlib uses it
     function_type = types.FunctionType
     settings = json.loads(Path(here).with_suffix(".json").read_text(encoding="utf-8"))
     record = Path(os.environ.pop("LOOPWRIGHT_GUARD_RECORD"))  # as the sandbox shows it
@@ -186,6 +190,9 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         data = sources.get(rel, helpers.get(rel))
         if data is None or hashlib.sha256(data).hexdigest() != expected:
             found(f"{rel} changed after the tests were restored (before the test run read it)")
+    # Test files and plugins as the host compiled them (scoring/_precompile.py), by the SHA-256
+    # of their source, read now too: each used only for a file whose source is the one compiled.
+    precompiled = _precompiled(here)
 
     known_codes: dict[
         int, types.CodeType
@@ -311,10 +318,28 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         rel = relative(key, config) if config is not None else None
         source = sources.get(rel) if rel is not None else None
         if source is None or original_rewrite_test is None:
-            return original_rewrite_test(fn, config)  # type: ignore[no-any-return]
-        code = rewrite(key, source, config)
+            code = loaded(key, None, config) if original_rewrite_test is not None else None
+            if code is None:  # not a task file (a plugin named by `-p`): as pytest does
+                return original_rewrite_test(fn, config)  # type: ignore[no-any-return]
+            return os.stat(key), code
+        code = loaded(key, source, config) or rewrite(key, source, config)
         rewritten[key] = nested(code, [])
         return os.stat(key), code
+
+    def loaded(key: str, source: bytes | None, config: Any) -> types.CodeType | None:
+        """The code the host compiled (scoring/_precompile.py) from exactly `source` (None: the
+        file `key` as read now), its file name set to `key`; None when there is none."""
+        if not precompiled or fix_filename is None or config.getini("enable_assertion_pass_hook"):
+            return None
+        if source is None:
+            try:
+                source = Path(key).read_bytes()
+            except OSError:
+                return None
+        code = precompiled.pop(hashlib.sha256(source).hexdigest(), None)
+        if code is not None:
+            fix_filename(code, key)  # its file's path here, in it and every nested code object
+        return code
 
     def matches(code: types.CodeType, codes: list[types.CodeType]) -> bool:
         return any(c == code for c in codes if c.co_firstlineno == code.co_firstlineno)
@@ -645,6 +670,22 @@ def _scan_defs(nodes: Any, scope: tuple[str, ...], into: set[tuple[str, ...]]) -
             _scan_defs(node.body, (*scope, node.name), into)
         elif not isinstance(node, ast.expr):
             _scan_defs(list(ast.iter_child_nodes(node)), scope, into)
+
+
+def _precompiled(here: str) -> dict[str, types.CodeType]:
+    """The kit's precompiled files (`.code` beside the plugin), by the SHA-256 of their source:
+    empty unless compiled for this Python and this pytest."""
+    try:
+        table = marshal.loads(Path(here).with_suffix(".code").read_bytes())
+        if table["magic"] != importlib.util.MAGIC_NUMBER or table["pytest"] != pytest.__version__:
+            return {}
+        return {
+            str(digest): code
+            for digest, code in table["code"].items()
+            if isinstance(code, types.CodeType)
+        }
+    except Exception:  # noqa: BLE001  no file, or not ours: every file is compiled here
+        return {}
 
 
 def _cells(function: Any) -> tuple[object, ...]:

@@ -191,6 +191,7 @@ def write_kit(
     tests: Sequence[str] = (),
     helpers: Sequence[str] = (),
     digests: Mapping[str, str] | None = None,
+    compiled: bytes | None = None,
 ) -> Kit:
     """Create `private/kit` and `private/out` (private must exist and be empty) and the files.
 
@@ -201,7 +202,10 @@ def write_kit(
     restored test directory (workspace-relative, posix): read as the guard loads too, the code a
     test imported or inherited from one of them is held to. `digests` (workspace-relative path ->
     SHA-256 of its bytes as the host read them after restoration): the guard reads each of those
-    files as it loads, and a difference is `tamper:`. The guard's record path
+    files as it loads, and a difference is `tamper:`. `compiled`: the test and conftest files
+    compiled on the host (scoring/_precompile.py), written beside the plugin (`.code`), which
+    the guard loads instead of compiling a file whose source it read is the one compiled. The
+    guard's record path
     reaches the test run in the environment (`RECORD_ENV`), as the sandbox shows it."""
     token = secrets.token_hex(8)
     directory, out = private / "kit", private / "out"
@@ -225,6 +229,8 @@ def write_kit(
         "digests": dict(digests or {}),
     }
     (directory / f"{plugin}.json").write_text(json.dumps(settings), encoding="utf-8")
+    if compiled is not None:
+        (directory / f"{plugin}.code").write_bytes(compiled)
     ini = directory / "pytest.ini"
     ini.write_text("[pytest]\n", encoding="utf-8")
     return Kit(
