@@ -170,7 +170,7 @@ def run_arm(
             "seed_workflow": "builder-only", "bench": args.bench, "sandbox": "local",
             "model": spec, "seed": landscape, "population": args.population,
             "elitism": 1, "train_tasks": train, "holdout_tasks": holdout,
-            "holdout_repetitions": 1, "designs": [], **ARMS.get(arm, ARMS["guided"]),
+            "holdout_repetitions": 1, "designs": [], **ARMS[arm],
             "budgets": {"max_generations": 1000, "max_train_evaluations": budget},
         }
     )  # fmt: skip
