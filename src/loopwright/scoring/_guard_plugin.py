@@ -32,6 +32,7 @@ from __future__ import annotations
 import _imp
 import ast
 import atexit
+import dis
 import fcntl
 import hashlib
 import importlib.util
@@ -99,6 +100,44 @@ def _code_digest(codes: list[types.CodeType]) -> bytes:
     return b"".join(map(attrgetter("co_code"), codes))
 
 
+_MASK = bytes([0] + [255] * 255)  # an opcode byte of `co_code` -> its mask byte (CACHE, 0: none)
+
+
+def _deopt_table(codes: list[types.CodeType]) -> bytes | None:
+    """Since Python 3.11 the bytecode that runs is `_co_code_adaptive`, which the interpreter
+    specialises as it goes, and `co_code` is a copy made once (deoptimised, inline caches zeroed)
+    and cached: an edit in place of the running bytecode (ctypes) does not show in `co_code`.
+    This is the table (bytes.translate) from each opcode to its base opcode (dis's own map), to
+    read the running bytecode as `co_code` (`_runs_as_compiled`). None before 3.11 (`co_code`
+    is the bytecode that runs), without dis's map, or when the reading does not hold for
+    `codes` (the framework's, before any workspace code ran: checked, so that a Python whose
+    specialisation the reading does not cover never has a grade called tamper for it)."""
+    deopt = getattr(dis, "_deoptop", None)
+    if deopt is None or not hasattr(_deopt_table.__code__, "_co_code_adaptive"):
+        return None
+    try:
+        table = bytes(deopt(op) for op in range(256))
+    except Exception:  # noqa: BLE001  another layout of dis: the check is off
+        return None
+    return table if all(_runs_as_compiled(code, table) for code in codes) else None
+
+
+def _runs_as_compiled(code: types.CodeType, table: bytes) -> bool:
+    """True when the bytecode `code` runs is its `co_code`: every instruction's base opcode and
+    argument the same, inline caches (opcode 0 in `co_code`) left out. C-level passes only."""
+    running: bytes = code._co_code_adaptive  # type: ignore[attr-defined]
+    plain = code.co_code
+    if running == plain:
+        return True
+    if len(running) != len(plain):
+        return False
+    ops, args = plain[0::2], plain[1::2]
+    mask = int.from_bytes(ops.translate(_MASK), "little")
+    return int.from_bytes(running[0::2].translate(table), "little") & mask == int.from_bytes(
+        ops, "little"
+    ) and int.from_bytes(running[1::2], "little") & mask == int.from_bytes(args, "little")
+
+
 def _nested(code: types.CodeType, into: list[types.CodeType]) -> list[types.CodeType]:
     """`code` and every code object nested in it, appended to `into`."""
     stack = [code]
@@ -118,6 +157,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
 
     write, getpid, dumps, getcode = os.write, os.getpid, json.dumps, attrgetter("__code__")
     code_digest, nested, root_of, abspath = _code_digest, _nested, _rootpath, os.path.abspath
+    deopt_table, runs_as_compiled = _deopt_table, _runs_as_compiled
     scan_defs = _scan_defs
     fix_filename = getattr(_imp, "_fix_co_filename", None)  # CPython's, as importlib uses it
     function_type = types.FunctionType
@@ -198,6 +238,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         int, types.CodeType
     ] = {}  # id -> code of every function pytest, pluggy and the kit loaded so far
     digest: list[bytes] = []
+    running: list[bytes | None] = []  # the table to read running bytecode by (_deopt_table)
 
     framework: list[Any] = []  # (name, module) as they are in sys.modules at the snapshot
     groups: list[Any] = []  # (namespace, getter of its watched names, their values then,
@@ -270,6 +311,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
                         for function in _functions(value):
                             known_codes[id(function.__code__)] = function.__code__
         digest.append(code_digest(list(known_codes.values())))
+        running.append(deopt_table(list(known_codes.values())))
 
     compiled: dict[
         str, list[types.CodeType]
@@ -422,12 +464,19 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         if state["tamper"]:
             return  # the first finding is the evidence; later ones follow from it
         problem = changed_code() or changed_manager() or changed_guard()
-        if problem is None and last and code_digest(list(known_codes.values())) != digest[0]:
+        if problem is None and last and changed_in_place():
             problem = "the bytecode of a pytest or pluggy function was changed in place"
         if problem is None:
             problem = foreign_hook(full)
         if problem is not None:
             found(f"{problem} (noticed {where})")
+
+    def changed_in_place() -> bool:
+        codes = list(known_codes.values())
+        if code_digest(codes) != digest[0]:
+            return True
+        table = running[0] if running else None
+        return table is not None and not all(runs_as_compiled(code, table) for code in codes)
 
     def changed_code() -> str | None:
         """Fast (C-level passes over flat sequences) while nothing changed; then names what
