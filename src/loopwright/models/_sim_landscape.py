@@ -68,15 +68,11 @@ def draw_landscape(seed: int, family: int = 1) -> SimParams:
     if family == 2:
         return _draw_family_2(seed)
     rng = random.Random(f"{LANDSCAPE_FAMILY}:{seed}")
-    e1 = rng.uniform(0.35, 0.80)
-    e2 = min(0.97, e1 + rng.uniform(0.10, 0.35))
-    e3 = min(0.98, e2 + rng.uniform(0.0, 0.10))
+    base_error = _base_error(rng)
     notes = {level: rng.uniform(0.35, 1.0) for level in (1, 2, 3)}
     guidance = rng.uniform(0.50, 0.95)
     by_kind = {kind.value: rng.uniform(0.30, 1.0) for kind in FailureKind}
-    r1 = rng.uniform(0.10, 0.85)
-    r2 = r1 * rng.uniform(0.30, 1.0)
-    r3 = r2 * rng.uniform(0.50, 1.0)
+    repair = _repair(rng, 0.10)
     reviews = rng.random() < 0.5
     review = {level: rng.uniform(0.20, 0.70) if reviews else 0.0 for level in (1, 2, 3)}
     tests_first = rng.uniform(0.60, 1.40)
@@ -85,10 +81,10 @@ def draw_landscape(seed: int, family: int = 1) -> SimParams:
     penalty = rng.uniform(0.05, 0.35) if penalised else 0.0
     extra = {role: rng.randint(0, 4) for role in ("builder", "researcher", "reviewer")}
     return SimParams(
-        base_error={1: e1, 2: e2, 3: e3},
+        base_error=base_error,
         notes_factor=notes[1],
         guidance_factor=guidance,
-        repair={1: r1, 2: r2, 3: r3},
+        repair=repair,
         notes_by_level=notes,
         guidance_by_kind=by_kind,
         review=review,
@@ -120,6 +116,20 @@ RANGES_2: dict[str, str] = {
 """Family 2's ranges, in the order drawn (docs/sim-model.md, "Family 2")."""
 
 
+def _base_error(rng: random.Random) -> dict[int, float]:
+    """base_error[1..3] as both families draw it (RANGES): each level adds to the one below."""
+    e1 = rng.uniform(0.35, 0.80)
+    e2 = min(0.97, e1 + rng.uniform(0.10, 0.35))
+    return {1: e1, 2: e2, 3: min(0.98, e2 + rng.uniform(0.0, 0.10))}
+
+
+def _repair(rng: random.Random, low: float) -> dict[int, float]:
+    """repair[1..3]: U(low, 0.85), then each level a share of the one below (RANGES)."""
+    r1 = rng.uniform(low, 0.85)
+    r2 = r1 * rng.uniform(0.30, 1.0)
+    return {1: r1, 2: r2, 3: r2 * rng.uniform(0.50, 1.0)}
+
+
 def _levels(rng: random.Random, p_zero: float, low: float, high: float) -> dict[int, float]:
     """0 on every level with probability `p_zero`, else U(low, high) per level."""
     on = rng.random() >= p_zero
@@ -128,15 +138,11 @@ def _levels(rng: random.Random, p_zero: float, low: float, high: float) -> dict[
 
 def _draw_family_2(seed: int) -> SimParams:
     rng = random.Random(f"{LANDSCAPE_FAMILY_2}:{seed}")
-    e1 = rng.uniform(0.35, 0.80)
-    e2 = min(0.97, e1 + rng.uniform(0.10, 0.35))
-    e3 = min(0.98, e2 + rng.uniform(0.0, 0.10))
+    base_error = _base_error(rng)
     notes = {level: rng.uniform(0.40, 1.50) for level in (1, 2, 3)}
     guidance = rng.uniform(0.50, 1.0)
     by_kind = {kind.value: rng.uniform(0.30, 1.40) for kind in FailureKind}
-    r1 = rng.uniform(0.05, 0.85)
-    r2 = r1 * rng.uniform(0.30, 1.0)
-    r3 = r2 * rng.uniform(0.50, 1.0)
+    repair = _repair(rng, 0.05)
     regress = _levels(rng, 1 / 3, 0.20, 0.90)
     review = _levels(rng, 1 / 2, 0.20, 0.70)
     review_break = _levels(rng, 1 / 3, 0.10, 0.60)
@@ -145,10 +151,10 @@ def _draw_family_2(seed: int) -> SimParams:
     penalty = rng.uniform(0.05, 0.50) if rng.random() >= 1 / 3 else 0.0
     extra = {role: rng.randint(0, 8) for role in ("builder", "researcher", "reviewer")}
     return SimParams(
-        base_error={1: e1, 2: e2, 3: e3},
+        base_error=base_error,
         notes_factor=min(1.0, notes[1]),
         guidance_factor=guidance,
-        repair={1: r1, 2: r2, 3: r3},
+        repair=repair,
         notes_by_level=notes,
         guidance_by_kind=by_kind,
         review=review,
