@@ -246,6 +246,9 @@ class _Watcher:
             )
         if self.pidfd is not None:
             self.selector.register(self.pidfd, selectors.EVENT_READ, None)
+        # Without a pidfd the leader's exit is polled for after every wake-up; with one, only
+        # once it became readable (a wait-status syscall per line of output costs the host CPU).
+        self.exit_due = self.pidfd is None
 
     def channel_bytes(self) -> bytes | None:
         """What the command wrote to its channel (marked when it overflowed), None without one."""
@@ -281,7 +284,7 @@ class _Watcher:
                     return True
                 break  # a process that escaped the group still holds a pipe: stop reading
             self._step(drain_until if self.pidfd is not None else min(drain_until, now + _POLL_S))
-            if not self.exited and self._leader_exited():
+            if not self.exited and self.exit_due and self._leader_exited():
                 self.exited = True
                 self._kill_group(signal.SIGKILL)  # leftovers in the background
                 drain_until = min(deadline, time.monotonic() + _DRAIN_S)
@@ -296,6 +299,7 @@ class _Watcher:
                 self._write()
             else:  # the pidfd became readable: the leader exited; `run` notices it
                 self.selector.unregister(key.fileobj)
+                self.exit_due = True
 
     def _read(self, pipe: object, capture: _Capture) -> None:
         assert isinstance(pipe, io.IOBase)
@@ -326,7 +330,9 @@ class _Watcher:
                 fileobj.close()
 
     def _pipes_open(self) -> bool:
-        return any(key.fileobj is not self.pidfd for key in self.selector.get_map().values())
+        """Whether a pipe is still registered (the only other key is the pidfd, until it fires)."""
+        watching_exit = self.pidfd is not None and not self.exit_due
+        return len(self.selector.get_map()) > watching_exit
 
     def _leader_exited(self) -> bool:
         """True once the leader is a zombie; does not reap it (WNOWAIT keeps its pgid reserved)."""
