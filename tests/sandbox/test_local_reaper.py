@@ -2,7 +2,9 @@
 daemon that leaves its process group (`setsid`, `setpgid`, a double fork) and would later write
 into the workspace (a forged conftest.py, say); when `run` returns the daemon must be dead, whether
 the command exited 0, exited non-zero or was killed at its timeout. Well-behaved commands see no
-difference."""
+difference. The tests on the `local` fixture run both ways a command can be reaped: host-reaped
+(a marked shell, the host itself the subreaper that sweeps, the default where `setpriv` exists)
+and under the Python reaper (what a command running beside a host-reaped one gets)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import pytest
 from loopwright.errors import SandboxError
 from loopwright.sandbox import LocalSandbox
 from loopwright.sandbox._process import reaper_supported, run_process
+from loopwright.sandbox._spawn import host_reaper
 from loopwright.sandbox._strays import host_can_adopt
 from tests.sandbox.conftest import processes_with, py, sleep_marker, wait_until
 
@@ -60,8 +63,21 @@ DAEMON = textwrap.dedent(
 ).format(delay=DELAY_S)
 
 
-@pytest.fixture
-def local() -> LocalSandbox:
+HOST_REAPED = host_reaper() is not None and host_can_adopt()
+
+
+@pytest.fixture(
+    params=[
+        pytest.param(
+            "host-reaped",
+            marks=pytest.mark.skipif(not HOST_REAPED, reason="no setpriv, or cannot adopt"),
+        ),
+        "reaper",
+    ]
+)
+def local(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> LocalSandbox:
+    if request.param == "reaper":  # as for a command that runs beside a host-reaped one
+        monkeypatch.setattr("loopwright.sandbox._process.host_reaper", lambda: None)
     return LocalSandbox()
 
 
@@ -189,12 +205,56 @@ def test_the_command_and_the_reaper_get_only_the_built_environment(
     assert {line.split("=")[0] for line in reaper.splitlines()} == {"FOO", "PATH", "HOME"}
 
 
-def test_the_reaper_reports_a_command_it_cannot_execute(local: LocalSandbox, work: Path) -> None:
+@pytest.mark.parametrize("content", [b"\x7fELF but not really\n", b"echo not a script\n"])
+def test_the_reaper_reports_a_command_it_cannot_execute(
+    local: LocalSandbox, work: Path, content: bytes
+) -> None:
+    """Neither an ELF executable nor a `#!` script: the exec fails (a shell would run the second
+    as a shell script; the host-reaped start must refuse it as the exec does)."""
     script = work / "not-a-program"
-    script.write_bytes(b"\x7fELF but not really\n")
+    script.write_bytes(content)
     script.chmod(0o755)
     with pytest.raises(SandboxError, match=r"not-a-program.*[Ee]xec format error"):
         local.run(["./not-a-program"], cwd=work, timeout_s=30)
+    assert not (work / "ran").exists()
+
+
+@pytest.mark.skipif(not HOST_REAPED, reason="no setpriv, or this process cannot adopt")
+def test_a_host_reaped_command_runs_under_a_marked_shell_never_under_the_host(work: Path) -> None:
+    """The command's parent is the shell (a `kill -9 $PPID` kills that, not loopwright), marked
+    with no_new_privs like the command; without adoption the Python reaper is the parent."""
+    argv = ["sh", "-c", "cat /proc/$PPID/comm; grep NoNewPrivs /proc/$PPID/status"]
+    reaped = LocalSandbox().run(argv, cwd=work, timeout_s=30)
+    assert reaped.stdout == "sh\nNoNewPrivs:\t1\n"
+    assert Unadopting().run(argv, cwd=work, timeout_s=30).stdout.startswith("python")
+    builtin = LocalSandbox().run(["echo", "-n", "a\\tb"], cwd=work, timeout_s=30)
+    assert builtin.stdout == "a\\tb"  # /bin/echo, not the shell's builtin (which expands \t)
+
+
+@pytest.mark.skipif(not HOST_REAPED, reason="no setpriv, or this process cannot adopt")
+def test_a_command_ending_beside_a_host_reaped_one_leaves_that_ones_daemon_alone(
+    work: Path, marker: str
+) -> None:
+    """A host-reaped command's orphans are adopted by the host and swept when it ends; a second
+    command ending while the first still runs must not sweep them (it runs under the reaper):
+    the first command's own daemon lives as long as the first command, and no longer."""
+    first = (
+        f"(setsid sleep {marker} & echo $! > daemon.pid); sleep 1.5; "
+        'kill -0 "$(cat daemon.pid)" && exit 0; exit 3'
+    )
+    results: list[int | None] = []
+    running = threading.Thread(
+        target=lambda: results.append(
+            LocalSandbox().run(["sh", "-c", first], cwd=work, timeout_s=30).exit_code
+        )
+    )
+    running.start()
+    assert wait_until(lambda: bool(processes_with(marker)))
+    beside = LocalSandbox().run(["sh", "-c", "echo $PPID"], cwd=work, timeout_s=30)
+    assert beside.exit_code == 0
+    running.join()
+    assert results == [0], "the daemon of the running command was killed by the other's sweep"
+    assert processes_with(marker) == []
 
 
 def test_killing_the_reaper_still_kills_the_process_group(local: LocalSandbox, work: Path) -> None:

@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING
 from loopwright.errors import SandboxError
 from loopwright.sandbox._base import CommandResult
 from loopwright.sandbox._reaper import descendants
-from loopwright.sandbox._spawn import CHANNEL_ENV, launch
+from loopwright.sandbox._spawn import CHANNEL_ENV, host_reaper, launch
 from loopwright.sandbox._strays import (
     adopting,
+    alone,
     claim,
     kill_adopted,
     kill_strays,
@@ -152,6 +153,12 @@ def run_process(
     (`NAME=value`, unique to this command), is killed (sandbox/_strays.py). Stdin, output, timeout
     and exit code are the same either way.
 
+    Host-reaped (with `reap` and adoption, where `host_reaper()` finds `setpriv`, and while no
+    other command of this process runs so): the command runs under a marked shell instead of the
+    Python reaper, this process adopts its orphans at once, and once the shell has exited (or
+    was killed, or the command timed out) kills them and all below them (`kill_adopted`): the
+    same guarantee without a second interpreter's start (sandbox/_spawn.py).
+
     With `channel`, the command inherits the write end of a pipe that is drained like its output
     (`ProcessOutcome.channel`): its number is in the command's `CHANNEL_ENV`, or it is moved to
     descriptor `channel_at` (for a client that passes descriptors by number; the caller then
@@ -159,21 +166,27 @@ def run_process(
     """
     started = time.monotonic()
     reaping = reap and reaper_supported()
-    with adopting(reaping and adopt) as adopts:
+    with (
+        adopting(reaping and adopt) as adopts,
+        alone(adopts and host_reaper() is not None) as by_host,
+    ):
         with starting():
             proc, status_fd, reading = launch(
-                argv, cwd, env, stdin is not None, reaping, adopts, channel, channel_at
+                argv, cwd, env, stdin is not None, reaping, adopts, channel, channel_at, by_host
             )
             claim(proc.pid)
         assert proc.stdout is not None and proc.stderr is not None  # PIPE was asked for
         pipes = pipe_names([proc.stdout.fileno(), proc.stderr.fileno()]) if reaping else frozenset()
+        sweep = _Sweep() if by_host else None
         try:
-            with _Watcher(proc, stdin or b"", output_cap, status_fd, reading) as watcher:
+            with _Watcher(proc, stdin or b"", output_cap, status_fd, reading, sweep) as watcher:
                 timed_out = watcher.run(started + timeout_s)
         finally:
             release(proc.pid)
+            if sweep is not None and not sweep.done:  # ended by an exception: sweep now
+                sweep()
             if reaping and (proc.returncode or 0) < 0:  # the reaper was killed: orphans are loose
-                if adopts:
+                if adopts and sweep is None:
                     kill_adopted()
                 kill_strays(marker.encode() if marker else None, pipes)
     if watcher.status.kept:  # the reaper could not start the command
@@ -194,6 +207,19 @@ def run_process(
         duration_s=time.monotonic() - started,
         channel=watcher.channel_bytes(),
     )
+
+
+class _Sweep:
+    """What a host-reaped command left, killed once its shell has exited (`kill_adopted`): its
+    orphans, every one adopted by this process, and all below them."""
+
+    def __init__(self) -> None:
+        self.done = False
+
+    def __call__(self) -> None:
+        if not self.done:
+            self.done = True
+            kill_adopted()
 
 
 @functools.cache
@@ -218,8 +244,10 @@ class _Watcher:
         cap: int,
         status_fd: int | None = None,
         channel_fd: int | None = None,
+        sweep: _Sweep | None = None,
     ) -> None:
         self.proc = proc
+        self.sweep = sweep
         self.captures = (_Capture(cap), _Capture(cap))
         self.status = _Capture(4096)
         self.channel = _Capture(_CHANNEL_CAP) if channel_fd is not None else None
@@ -287,6 +315,8 @@ class _Watcher:
             if not self.exited and self.exit_due and self._leader_exited():
                 self.exited = True
                 self._kill_group(signal.SIGKILL)  # leftovers in the background
+                if self.sweep is not None:  # and those that left it (host-reaped)
+                    self.sweep()
                 drain_until = min(deadline, time.monotonic() + _DRAIN_S)
         self._reap()
         return False
@@ -354,6 +384,8 @@ class _Watcher:
             strays = descendants(self.proc.pid)
         self._kill_group(signal.SIGKILL)
         _signal_all(strays, signal.SIGKILL)
+        if self.sweep is not None:
+            self.sweep()
         self.exited = True
         self._drain(time.monotonic() + _DRAIN_S)
         self._reap()

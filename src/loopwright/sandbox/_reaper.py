@@ -29,7 +29,11 @@ A command running as the same user can still kill the reaper (`kill -9 $PPID`, `
 then what it orphaned is reparented to the host, itself a subreaper while commands run, which
 kills what carries the mark (and what holds the command's pipes or HOME): sandbox/_strays.py.
 
-This module is loaded by a fresh interpreter before every local command, so it imports only
+Where the host can adopt and `setpriv` exists, a local command is host-reaped instead (a marked
+shell, the host the subreaper that sweeps; sandbox/_spawn.py, `run_process`): this reaper runs for
+a command that starts while a host-reaped one runs, and where the host cannot adopt.
+
+This module is loaded by a fresh interpreter before every command it reaps, so it imports only
 modules built into the interpreter or already loaded at its start (`posix`, `errno`, `_signal`,
 `_ctypes`, `time`), not `os`, `signal` and `ctypes`, whose imports would cost about as much again
 as the interpreter's own start; and it never imports loopwright.

@@ -1,9 +1,12 @@
-"""Starting a command for `run_process` (sandbox/_process.py): under the process reaper or not,
-with an outcome channel or not, always in a new session with piped output."""
+"""Starting a command for `run_process` (sandbox/_process.py): under the process reaper, under a
+shell with the host as its reaper, or plain; with an outcome channel or not; always in a new
+session with piped output."""
 
 from __future__ import annotations
 
+import functools
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -11,7 +14,7 @@ from pathlib import Path
 
 from loopwright.errors import SandboxError
 
-__all__ = ["CHANNEL_ENV", "launch"]
+__all__ = ["CHANNEL_ENV", "host_reaper", "launch"]
 
 CHANNEL_ENV = "LOOPWRIGHT_CHANNEL_FD"
 """The variable naming the outcome channel's descriptor in a command run with `channel=True`."""
@@ -27,6 +30,24 @@ _REAPER_START = (
 )
 
 
+# The host-reaped start (`host_reaper`): `setpriv` gives the shell, and so the command and all
+# it starts, no_new_privs (the host's mark, sandbox/_strays.py) and execs the shell; the shell
+# runs the command as its child, waits and exits with its status (128+N after a death by signal
+# N), so that the command's parent is the shell, never the host: a `kill -9 $PPID` kills the
+# shell. The command is given by its resolved path, so that no shell builtin stands in for it.
+_SHELL = "/bin/sh"
+_SHELL_SCRIPT = '"$@"; exit $?'
+
+
+@functools.cache
+def host_reaper() -> str | None:
+    """The path of `setpriv` (util-linux) when a command can be started host-reaped here (it and
+    /bin/sh exist), else None. Cached."""
+    if not os.access(_SHELL, os.X_OK):
+        return None
+    return shutil.which("setpriv", path="/usr/bin:/bin:/usr/sbin:/sbin")
+
+
 def launch(
     argv: Sequence[str],
     cwd: Path,
@@ -36,16 +57,19 @@ def launch(
     mark: bool,
     channel: bool,
     channel_at: int | None,
+    host_reaped: bool = False,
 ) -> tuple[subprocess.Popen[bytes], int | None, int | None]:
-    """Start `argv` (under the reaper when `reaping`, marked with no_new_privs when `mark`), with
-    an outcome channel when asked; return the process, the reaper's status pipe and the read
-    end of the channel."""
+    """Start `argv` (under the reaper when `reaping`, marked with no_new_privs when `mark`; with
+    `host_reaped` instead, under the shell of `host_reaper`, marked), with an outcome channel
+    when asked; return the process, the reaper's status pipe and the read end of the channel."""
     reading, writing = os.pipe() if channel else (None, None)
     try:
         if writing is not None:
             env = {**env, CHANNEL_ENV: str(writing)} if channel_at is None else env
             argv = argv if channel_at is None else _moving(argv, writing, channel_at)
         passed = () if writing is None else (writing,)
+        if host_reaped:
+            return _start_host_reaped(argv, cwd, env, feed_stdin, passed), None, reading
         if reaping:
             proc, status_fd = _start_under_reaper(argv, cwd, env, feed_stdin, passed, mark)
             return proc, status_fd, reading
@@ -61,6 +85,65 @@ def launch(
 
 def _moving(argv: Sequence[str], fd: int, to: int) -> list[str]:
     return ["bash", "-c", _MOVE_FD.format(fd=fd, to=to), "bash", *argv]
+
+
+def _start_host_reaped(
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    feed_stdin: bool,
+    passed: tuple[int, ...],
+) -> subprocess.Popen[bytes]:
+    """`argv` run by a shell child of this process, shell and command marked with no_new_privs.
+    What the exec of `argv` would refuse (not found, not executable, a file that is neither a
+    script nor an ELF executable) is a SandboxError before anything starts, as the reaper
+    reports it; what only the exec itself finds (an ELF file for another machine, a missing
+    script interpreter) is the shell's message and exit status 126 or 127."""
+    setpriv = host_reaper()
+    assert setpriv is not None  # run_process asks host_reaper() first
+    path = _executable(argv[0], cwd, env.get("PATH", os.defpath))
+    wrapped = [setpriv, "--no-new-privs", "--", _SHELL, "-c", _SHELL_SCRIPT, "sh", path, *argv[1:]]
+    return _start(wrapped, cwd, env, feed_stdin, pass_fds=passed)
+
+
+def _executable(name: str, cwd: Path, search: str) -> str:
+    """The absolute path `execvpe` would run for `name`; SandboxError with the reason it would
+    give where it would refuse (not found, not an executable file, or, read from the file's
+    first bytes as the kernel reads them, neither an ELF executable nor a `#!` script: ENOEXEC,
+    which a shell would take for a shell script instead)."""
+    found = cwd / name if "/" in name else _search(name, cwd, search)
+    if found is None or not found.exists():
+        raise SandboxError(f"cannot start {name!r}: No such file or directory")
+    if not found.is_file() or not os.access(found, os.X_OK):
+        raise SandboxError(f"cannot start {name!r}: Permission denied")
+    try:
+        fd = os.open(found, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:  # executable but not readable: the exec itself decides
+        return str(found.absolute())
+    try:
+        head = os.read(fd, 8)
+    except OSError:  # replaced meanwhile (by a FIFO, say): the exec itself decides
+        return str(found.absolute())
+    finally:
+        os.close(fd)
+    elf = head[:4] == b"\x7fELF" and head[4:5] in _ELF_CLASSES and head[5:7] in _ELF_DATA
+    if not (elf or head[:2] == b"#!"):
+        raise SandboxError(f"cannot start {name!r}: Exec format error")
+    return str(found.absolute())
+
+
+_ELF_CLASSES = (b"\x01", b"\x02")  # 32- and 64-bit
+_ELF_DATA = (b"\x01\x01", b"\x02\x01")  # little- or big-endian; identification version 1
+
+
+def _search(name: str, cwd: Path, search: str) -> Path | None:
+    """The first executable file `name` in the directories of `search` (a PATH; relative ones,
+    and an empty one, taken from `cwd`, where the command runs)."""
+    for directory in search.split(":"):
+        candidate = cwd / (directory or ".") / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
 
 
 def _start_under_reaper(

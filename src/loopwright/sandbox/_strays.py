@@ -37,6 +37,7 @@ from loopwright.sandbox._reaper import children, descendants
 
 __all__ = [
     "adopting",
+    "alone",
     "claim",
     "host_can_adopt",
     "kill_adopted",
@@ -53,14 +54,15 @@ _lock = threading.Lock()  # guards the counts below and the subreaper switch
 _running = 0  # reaped commands now running in this process (any thread)
 _was_subreaper = False  # this process was a subreaper before the first command: leave it on
 _own: dict[int, int] = {}  # PIDs run_process started and has not reaped yet, with counts
+_host_reaped = 0  # host-reaped commands (no reaper of their own) now running in this process
 
 
 def _forget_after_fork() -> None:
     """In a forked child: no command runs there yet, it is no subreaper (fork does not pass that
     on), and a lock another thread of the parent held at the fork would never be released."""
-    global _lock, _gate, _running, _was_subreaper, _own
+    global _lock, _gate, _running, _was_subreaper, _own, _host_reaped
     _lock, _gate = threading.Lock(), _Gate()
-    _running, _was_subreaper, _own = 0, False, {}
+    _running, _was_subreaper, _own, _host_reaped = 0, False, {}, 0
 
 
 @functools.cache
@@ -98,6 +100,28 @@ def adopting(wanted: bool = True) -> Iterator[bool]:
                 _running -= 1
                 if _running == 0 and not _was_subreaper:
                     _prctl(_PR_SET_CHILD_SUBREAPER, 0)
+
+
+@contextlib.contextmanager
+def alone(wanted: bool) -> Iterator[bool]:
+    """Yield whether a command may run host-reaped now (when `wanted`): under a shell, with no
+    reaper of its own, so that what it orphans is adopted by this process at once (within
+    `adopting`) and swept by `kill_adopted` when it ends. Only one such command at a time: the
+    sweep cannot tell the orphans of one command from another's, and would kill a daemon that a
+    command still running had started. The others run under the reaper meanwhile, which keeps
+    their orphans to itself."""
+    global _host_reaped
+    on = False
+    if wanted:
+        with _lock:
+            on = _host_reaped == 0
+            _host_reaped += on
+    try:
+        yield on
+    finally:
+        if on:
+            with _lock:
+                _host_reaped -= 1
 
 
 class _Gate:
