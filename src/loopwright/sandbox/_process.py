@@ -324,16 +324,15 @@ class _Watcher:
     def _step(self, until: float) -> None:
         for key, _ in self.selector.select(max(0.0, until - time.monotonic())):
             if isinstance(key.data, _Capture):
-                self._read(key.fileobj, key.data)
+                self._read(key.fileobj, key.fd, key.data)
             elif key.fileobj is self.proc.stdin:
                 self._write()
             else:  # the pidfd became readable: the leader exited; `run` notices it
                 self.selector.unregister(key.fileobj)
                 self.exit_due = True
 
-    def _read(self, pipe: object, capture: _Capture) -> None:
-        assert isinstance(pipe, io.IOBase)
-        chunk = os.read(pipe.fileno(), _CHUNK)
+    def _read(self, pipe: FileDescriptorLike, fd: int, capture: _Capture) -> None:
+        chunk = os.read(fd, _CHUNK)
         if chunk:
             capture.feed(chunk)
         else:

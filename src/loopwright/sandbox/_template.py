@@ -47,17 +47,26 @@ class Template:
 
     def write(self, dest: Path) -> None:
         """Recreate the workspace in the existing, empty directory `dest`."""
+        base = f"{os.fspath(dest)}/"  # plain strings and descriptors: no Path or file objects
         for entry in self.entries:  # parents come before children (walk order)
-            target = dest / entry.rel
+            target = base + entry.rel
             if entry.link is not None:
-                target.symlink_to(entry.link)
+                os.symlink(entry.link, target)  # noqa: PTH211  (strings: see above)
             elif entry.content is None:
-                target.mkdir(mode=0o700)
-                target.chmod(stat.S_IMODE(entry.mode))
+                os.mkdir(target, 0o700)  # noqa: PTH102
+                os.chmod(target, stat.S_IMODE(entry.mode))  # noqa: PTH101
             else:
-                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IMODE(entry.mode))
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(entry.content)
+                fd = os.open(
+                    target,
+                    os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
+                    stat.S_IMODE(entry.mode),
+                )
+                try:
+                    view = memoryview(entry.content)
+                    while view:
+                        view = view[os.write(fd, view) :]
+                finally:
+                    os.close(fd)
 
 
 def signature(source: Path) -> Signature:

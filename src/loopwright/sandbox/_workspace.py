@@ -193,8 +193,9 @@ def create_workspace(
         )
         commit = _commit_base(dest)
         # One pack instead of a directory and a file per object: later workspaces of this source
-        # are written from the template, and fewer files are much faster to write.
-        git(["repack", "-a", "-d", "-q"], cwd=dest)
+        # are written from the template, and fewer files are much faster to write (for the same
+        # reason no server info for dumb transports, `-n`, and no reflog of the base commit).
+        git(["repack", "-a", "-d", "-q", "-n"], cwd=dest)
         kept = read_template(dest, sig, commit)
         if kept is not None:
             cached_template.put(source, kept)
@@ -262,7 +263,9 @@ def _commit_base(dest: Path) -> str:
     (dotgit / "info").mkdir(exist_ok=True)
     (dotgit / "info" / "exclude").write_text(BASE_EXCLUDES, encoding="utf-8")
     git(["add", "--all", "--force", "--", "."], cwd=dest)
-    git(["commit", "--quiet", "--no-verify", "--allow-empty", "-m", BASE_MESSAGE], cwd=dest)
+    git(["-c", "core.logAllRefUpdates=false", "commit", "--quiet", "--no-verify", "--allow-empty",
+         "-m", BASE_MESSAGE], cwd=dest)  # fmt: skip
+    (dotgit / "COMMIT_EDITMSG").unlink(missing_ok=True)
     return (dotgit / "refs" / "heads" / "main").read_text(encoding="ascii").strip()
 
 
