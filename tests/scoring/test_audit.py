@@ -269,3 +269,17 @@ def test_a_suspect_run_is_a_zero_in_its_record_and_in_means(tmp_path: Path) -> N
     assert SUSPECT_PREFIX in (tmp_path / "run" / "grade.json").read_text()
     summary = aggregate([record])
     assert (summary.mean_score, summary.tampered_runs) == (0.0, 1)
+
+
+def test_remembered_findings_follow_the_content_not_the_path() -> None:
+    """audit_source keeps the findings of sources it saw, by their SHA-256: a file changed under
+    the same path is audited afresh, and each content keeps its own findings."""
+    hostile, clean = b"import ctypes\n", b"import json\n"
+    first = audit_source(hostile, "pkg/mod.py")
+    assert [f.family for f in first] == ["ctypes"]
+    assert audit_source(clean, "pkg/mod.py") == []
+    again = audit_source(hostile, "pkg/mod.py")
+    assert again == first and again is not first
+    again.clear()  # the caller's copy: what is remembered is untouched
+    assert audit_source(hostile, "pkg/mod.py") == first
+    assert [f.path for f in audit_source(hostile, "other.py")] == ["other.py"]

@@ -16,8 +16,10 @@ Deterministic; reads files only through `read_regular` (a FIFO is never opened) 
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,14 +132,34 @@ def mark_suspect(grade: GradeResult, findings: list[Finding]) -> GradeResult:
 
 
 def audit_source(source: bytes, path: str) -> list[Finding]:
-    """Every construct of FAMILIES in one file's source (empty when it does not parse)."""
+    """Every construct of FAMILIES in one file's source (empty when it does not parse).
+    Deterministic: the findings of the last `_REMEMBERED` (source, path) pairs are kept, by the
+    source's SHA-256, and given again without parsing (a run grades the same files again and
+    again: repetitions, tasks sharing a candidate's change, the repo's own versions)."""
+    key = (hashlib.sha256(source).digest(), path)
+    with _remembered_lock:
+        known = _remembered.get(key)
+        if known is not None:
+            _remembered.move_to_end(key)
+            return list(known)
     try:
         tree = ast.parse(source, filename=path)
     except (SyntaxError, ValueError):
-        return []
-    visitor = _Visitor(path)
-    visitor.visit(tree)
-    return visitor.found
+        found: tuple[Finding, ...] = ()
+    else:
+        visitor = _Visitor(path)
+        visitor.visit(tree)
+        found = tuple(visitor.found)
+    with _remembered_lock:
+        _remembered[key] = found
+        if len(_remembered) > _REMEMBERED:
+            _remembered.popitem(last=False)
+    return list(found)
+
+
+_REMEMBERED = 1024
+_remembered: OrderedDict[tuple[bytes, str], tuple[Finding, ...]] = OrderedDict()
+_remembered_lock = threading.Lock()
 
 
 def _new_only(findings: list[Finding], before: list[Finding]) -> list[Finding]:

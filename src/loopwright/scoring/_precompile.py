@@ -94,8 +94,12 @@ def precompiled(sources: Iterable[bytes]) -> bytes | None:
     version = _pytest_version()
     if version is None:
         return None
-    table = dict(filter(None, map(_entry, (*sources, *_plugin_sources()))))
-    if not table:
-        return None
+    entries = tuple(filter(None, map(_entry, (*sources, *_plugin_sources()))))
+    return _table(entries, version) if entries else None
+
+
+@functools.lru_cache(maxsize=256)
+def _table(entries: tuple[tuple[str, types.CodeType], ...], version: str) -> bytes:
+    """The marshalled table of `entries` (made once per set: every grade of a task asks again)."""
     header = {"magic": importlib.util.MAGIC_NUMBER, "pytest": version}
-    return marshal.dumps({**header, "code": table})
+    return marshal.dumps({**header, "code": dict(entries)})
