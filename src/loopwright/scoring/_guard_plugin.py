@@ -195,10 +195,19 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         "plugins": -1,
     }
     finished: list[bool] = []
+    held: list[bytes] = []  # lines of passed setups and teardowns, not sent yet
 
-    def send(*fields: str) -> None:
-        """One line on the channel: space-separated fields, text ones hex-encoded."""
+    def send(*fields: str, hold: bool = False) -> None:
+        """One line on the channel: space-separated fields, text ones hex-encoded. With `hold`
+        (a setup or teardown that passed: nothing a later line could need, and nothing the
+        host counts without the `finish` that always follows), the line waits for the next
+        one sent and goes out with it, in one write: a third of the writes, and of the host's
+        wake-ups to read them. Every failure, and every test's call, goes out at once."""
         if channel is None:
+            return
+        line = (" ".join(fields) + "\n").encode("ascii")
+        if hold:
+            held.append(line)
             return
         try:
             now = fstat(channel)
@@ -209,7 +218,8 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             # Redirected: whatever stream a copy carries now is not the guard's. Dying by a
             # signal no handler can catch makes the exit code contradict any forged `finish`.
             kill(getpid(), signal.SIGKILL)
-        data = (" ".join(fields) + "\n").encode("ascii")
+        data = b"".join(held) + line
+        del held[:]
         try:
             while data:
                 data = data[write(channel, data) :]
@@ -279,16 +289,19 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             ]
             if not names:
                 continue
-            values = [namespace[name] for name in names]
             owner = getattr(space, "__qualname__", None) or space.__name__
             # An itemgetter of one name returns that value, not a tuple: ask for it twice.
-            twice = len(names) == 1
-            keys: list[str] = names + names if twice else names
-            getter: Any = itemgetter(*keys)
-            then = tuple(values + values) if twice else tuple(values)
+            getter: Any = itemgetter(*(names + names if len(names) == 1 else names))
+            then = getter(namespace)
             groups.append((namespace, getter, then, f"{owner}.", names))
-            for value in values:
-                for function in (value,) if type(value) is function_type else _functions(value):
+            for value in then:
+                if type(value) is function_type:
+                    found: Any = (value,)
+                elif isinstance(value, _FUNCTION_KINDS):  # the rest (classes...) hold none
+                    found = _functions(value)
+                else:
+                    continue
+                for function in found:
                     if id(function) not in watched:  # re-exported elsewhere: watched once
                         watched[id(function)] = function
                         functions.append(function)
@@ -655,7 +668,10 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         if report.when == "call" or report.outcome != "passed":  # once a test, and at any failure
             check(f"at {report.nodeid}")
         xfail = "1" if hasattr(report, "wasxfail") else "0"
-        send("report", hexed(report.nodeid), str(report.when), str(report.outcome), xfail)
+        hold = report.when != "call" and report.outcome == "passed"
+        send(
+            "report", hexed(report.nodeid), str(report.when), str(report.outcome), xfail, hold=hold
+        )
         name = report.nodeid.rsplit("::", 1)[-1]
         if name in canaries and (report.when == "call" or report.outcome != "passed"):
             outcome = str(report.outcome)
