@@ -15,7 +15,7 @@ import pytest
 
 from loopwright.errors import MissingDependencyError
 from loopwright.sandbox import BubblewrapSandbox, LocalSandbox, Sandbox
-from loopwright.sandbox._bwrap import bwrap_argv
+from loopwright.sandbox._bwrap import _within, bwrap_argv
 from tests.sandbox.conftest import py
 
 CONNECT = """
@@ -259,3 +259,19 @@ def test_bwrap_argv_binds_nothing_the_system_directories_already_show() -> None:
     ro = [argv[i + 1 : i + 3] for i, a in enumerate(argv) if a == "--ro-bind"]
     assert ["/usr/bin/dash", "/usr/bin/sh"] not in ro
     assert ro.count(["/usr", "/usr"]) <= 1  # the system bind alone, where /usr exists
+
+
+@pytest.mark.parametrize(
+    ("path", "place"),
+    [
+        ("/a/b", "/a/b"),
+        ("/a/b/c", "/a/b"),
+        ("/a/bc", "/a/b"),  # a sibling that shares a prefix is not inside
+        ("/a", "/a/b"),
+        ("/usr/lib", "/"),
+        ("/", "/"),
+        ("/tmp/x", "/tmpx"),
+    ],
+)
+def test_the_string_test_of_containment_agrees_with_pathlib(path: str, place: str) -> None:
+    assert _within(Path(path), Path(place)) == Path(path).is_relative_to(place)

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePath, PurePosixPath
 
 from loopwright.errors import MissingDependencyError
 from loopwright.sandbox._base import (
@@ -158,7 +158,7 @@ def bwrap_argv(
     """
     inside = relocated[0] if relocated is not None else None
     rw = sorted(
-        {p for p in (cwd, *writable) if inside is None or not p.is_relative_to(inside)}, key=_depth
+        {p for p in (cwd, *writable) if inside is None or not _within(p, inside)}, key=_depth
     )
     args = [bwrap, *_isolation_flags(network=network)]
     kept = _not_yet_visible(readonly, [*map(Path, SYSTEM_DIRS), *rw])
@@ -173,13 +173,20 @@ def bwrap_argv(
         if cwd.is_relative_to(relocated[0]):
             chdir = str(relocated[1].joinpath(cwd.relative_to(relocated[0])))
     for path in sorted(set(masked), key=_depth):
-        if any(path.is_relative_to(place) for place in shown):
+        if any(_within(path, place) for place in shown):
             args += ["--tmpfs", str(path)]
     return [*args, "--chdir", chdir, "--", *argv]
 
 
 def _depth(path: Path) -> tuple[int, str]:
     return len(path.parts), str(path)
+
+
+def _within(path: PurePath, place: PurePath) -> bool:
+    """`path.is_relative_to(place)` for absolute, normalised paths (what bwrap_argv is given),
+    on their strings: pathlib's answers by raising and catching, for every pair of every grade."""
+    inner, outer = str(path), str(place)
+    return inner == outer or outer == "/" or inner.startswith(outer + "/")
 
 
 def _not_yet_visible(
@@ -191,7 +198,7 @@ def _not_yet_visible(
     kept: list[tuple[Path, Path]] = []
     for src, dst in sorted(set(readonly), key=lambda pair: _depth(pair[1])):
         shown = [*shown_as_is, *(d for s, d in kept if s == d)]
-        if not any(dst.is_relative_to(path) for path in shown):
+        if not any(_within(dst, path) for path in shown):
             kept.append((src, dst))
     return kept
 
