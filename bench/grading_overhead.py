@@ -431,8 +431,7 @@ def command_profile(tasks: list[Task], repeat: int, root: Path) -> None:
             "no guard": ([*step.argv[:at], "", *step.argv[at + 1 :]], path, {**env, **step.env}),
         }
         for rep in range(repeat + 1):  # the first round warms the caches, untimed
-            names = list(variants)
-            for name in names[rep % 3 :] + names[: rep % 3]:
+            for name in balanced(list(variants), rep):
                 cpu = child_cpu(*variants[name])
                 if rep:
                     runs[name].setdefault(task.id, []).append(cpu)
@@ -492,7 +491,7 @@ def measure(
         arms = ["plain", *extra, *kinds]
         for rep in range(repeat):
             # Interleaved, in an order that rotates, so drift hits every arm alike.
-            for arm in arms[rep % len(arms) :] + arms[: rep % len(arms)]:
+            for arm in balanced(arms, rep):
                 times.setdefault(arm, []).append(run(arm, task))
         for kind in kinds:
             rows[kind].append(
@@ -503,6 +502,19 @@ def measure(
         if in_container is not None:
             in_container.close()
     return rows
+
+
+def balanced(arms: list[str], rep: int) -> list[str]:
+    """Round `rep`'s order of `arms` (the first is the baseline): rotated by one each round, and
+    every other round with the arms after the baseline reversed, so that each arm runs right
+    after the baseline as often as another (2 rounds in 5 for each of two sandboxes; a plain
+    rotation gave the first 3 and the second 1). The run right after plain pytest pays more,
+    in the caches its process evicted: with the two host sandboxes' arms swapped, local's CPU
+    ratio rose from 1.15 to 1.18 and bubblewrap's fell from 1.17-1.20 to 1.18
+    (bench/results/grading-overhead-2026-12-07b)."""
+    order = arms if rep % 2 == 0 else [arms[0], *reversed(arms[1:])]
+    k = rep % len(order)
+    return order[k:] + order[:k]
 
 
 def _median(times: dict[str, list[tuple[float, float, float]]], arm: str, i: int) -> float:
