@@ -14,7 +14,8 @@ reading bytecode from the workspace. The first, compiling run of either arm is o
 several, which the median leaves aside.
 Prints the median of each per task and the ratio of the sums, for each sandbox available. The
 arms (plain, each sandbox) are interleaved in one loop, so that the machine's drift hits all
-of them alike. Targets: at most 1.3 with bubblewrap (aim 1.10), 1.15 without. It also prints the
+of them alike, in a balanced order (`balanced`: each sandbox arm runs right after plain pytest
+as often as another, since that run pays more). Targets: at most 1.3 with bubblewrap (aim 1.10), 1.15 without. It also prints the
 ratio of CPU time, which a loaded machine stretches much less than wall time: for the local
 sandbox always (this process and its waited-for children), and for bubblewrap too where the
 bench can make a cgroup of its own to count all it starts (`CgroupClock`: root or a delegated
@@ -508,10 +509,9 @@ def balanced(arms: list[str], rep: int) -> list[str]:
     """Round `rep`'s order of `arms` (the first is the baseline): rotated by one each round, and
     every other round with the arms after the baseline reversed, so that each arm runs right
     after the baseline as often as another (2 rounds in 5 for each of two sandboxes; a plain
-    rotation gave the first 3 and the second 1). The run right after plain pytest pays more,
-    in the caches its process evicted: with the two host sandboxes' arms swapped, local's CPU
-    ratio rose from 1.15 to 1.18 and bubblewrap's fell from 1.17-1.20 to 1.18
-    (bench/results/grading-overhead-2026-12-07b)."""
+    rotation gave the first 3 and the second 1). The run right after plain pytest seems to pay
+    more, in the caches its process evicted: with the two host sandboxes' arms swapped, local's
+    CPU ratio rose from 1.15 to 1.18 (one run; bench/results/grading-overhead-2026-12-07b)."""
     order = arms if rep % 2 == 0 else [arms[0], *reversed(arms[1:])]
     k = rep % len(order)
     return order[k:] + order[:k]
