@@ -1,8 +1,9 @@
 """Process reaper overhead: LocalSandbox.run with and without the reaper, in one process run.
 
 For each command (`true`, and a small Python command), times N runs through `LocalSandbox`
-(reaper on and the host adopting, the default), through a subclass with `adopt = False` (the
-reaper alone, as before adoption) and through one with `reap = False` (the behaviour before the
+(reaper on and the host adopting, the default: host-reaped, a marked shell under this process,
+where `setpriv` exists), through a subclass with `adopt = False` (the Python reaper alone, as
+before adoption) and through one with `reap = False` (the behaviour before the
 reaper), interleaved so that machine noise hits all alike. Prints the median wall time per run of
 each, the difference (what the reaper and adoption add per command) and the ratio to no reaper,
 and for reference the bare start of the interpreter the reaper runs on (`python -I -S -c pass`).
