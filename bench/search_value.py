@@ -105,6 +105,13 @@ ARMS: dict[str, dict[str, Any]] = {
         "stage_rule": "better",
         "parents": "pareto",
     },
+    "guided+staged+pareto+cost": {
+        "strategy": "guided",
+        "stages": (3,),
+        "stage_rule": "better",
+        "parents": "pareto",
+        "objective": "cost-aware",
+    },
     "guided+staged+pareto+designs": {
         "strategy": "guided",
         "stages": (3,),
