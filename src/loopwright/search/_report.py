@@ -13,7 +13,7 @@ from loopwright.records import CycleRecord, load_record
 from loopwright.search._checkpoint import Checkpoint
 from loopwright.search._hand_designs import DesignScore, best_design, design_scores
 from loopwright.search._individual import Individual
-from loopwright.search._objective import FrontPoint, choose_winner, front_points
+from loopwright.search._objective import FrontPoint, choose_winner, run_points
 from loopwright.search._progress import GenerationSummary, Spent
 from loopwright.search._selection import cost_aware_order
 from loopwright.stats import BootstrapCI, paired_bootstrap
@@ -234,7 +234,7 @@ def evolve_result(checkpoint: Checkpoint) -> EvolveResult:
         spent=checkpoint.spent,
         generation=checkpoint.generation,
         tied=tied,
-        points=tuple(front_points(inds.values(), seed=checkpoint.config.seed)),
+        points=tuple(run_points(checkpoint)),
         objective=checkpoint.config.objective,
         designs=design_scores(checkpoint.hand_designs, winner, seed=checkpoint.config.seed),
     )
