@@ -147,7 +147,7 @@ class EvolveResult:
     training), the seed, every summary, the winner's holdout gain over the seed and spend.
     `tied` lists the individuals tied at the best training fitness (`tied_best`). `points` are
     the holdout-evaluated individuals as (holdout, dollars per task) points, cheapest first,
-    marked on the front and within the best's interval (search/_objective.py); `objective` is
+    marked on the front and tying the best (search/_objective.py); `objective` is
     the run's (`holdout` or `cost-aware`), which chose the winner. `stopped` is True when
     `should_stop` stopped the call before the run ended (`stop_reason` is then None and
     `resume` continues the run). `designs` are the built-in hand designs on the same holdout
