@@ -144,13 +144,8 @@ def stage_verdict(
         stopped = child_mean <= parent_mean
         said = f"{'not above' if stopped else 'above'} the parent's {parent_mean:.3f}"
         usd = _paired_usd(child, parent, runs) if parent is not None else None
-        if stopped and _cheaper_tie(child_mean, parent_mean, usd, tolerance):
-            assert usd is not None and tolerance is not None
-            stopped = False
-            said = (
-                f"within {tolerance:g} of the parent's {parent_mean:.3f} at "
-                f"${usd[0]:.4f} against ${usd[1]:.4f} a run (cost-aware: a cheaper tie)"
-            )
+        if stopped and (tie := _cheaper_tie(child_mean, parent_mean, usd, tolerance)):
+            stopped, said = False, tie
     else:
         stopped = child_mean < parent_mean - margin
         said = (
@@ -172,12 +167,18 @@ def _cheaper_tie(
     parent_mean: float,
     usd: tuple[float, float] | None,
     tolerance: float | None,
-) -> bool:
-    """A child within `tolerance` of its parent whose paired dollars are at most CHEAPER times
-    the parent's (False without a tolerance or a known, positive parent cost)."""
+) -> str | None:
+    """What the verdict says of a child within `tolerance` of its parent whose paired dollars
+    are at most CHEAPER times the parent's; None for any other child, and without a tolerance
+    or a known, positive parent cost."""
     if tolerance is None or usd is None or usd[1] <= 0.0:
-        return False
-    return child_mean >= parent_mean - tolerance - 1e-12 and usd[0] <= CHEAPER * usd[1]
+        return None
+    if child_mean < parent_mean - tolerance - 1e-12 or usd[0] > CHEAPER * usd[1]:
+        return None
+    return (
+        f"within {tolerance:g} of the parent's {parent_mean:.3f} at ${usd[0]:.4f} against "
+        f"${usd[1]:.4f} a run (cost-aware: a cheaper tie)"
+    )
 
 
 def _paired_usd(
