@@ -102,11 +102,9 @@ def front_points(
     return sorted(points, key=_cost_key)
 
 
-def cost_front(
-    individuals: Iterable[Individual], *, seed: int = 0, tolerance: float | None = None
-) -> list[FrontPoint]:
+def cost_front(individuals: Iterable[Individual], *, seed: int = 0) -> list[FrontPoint]:
     """The points on the front (holdout up, dollars per task down), cheapest first."""
-    return [p for p in front_points(individuals, seed=seed, tolerance=tolerance) if p.on_front]
+    return [p for p in front_points(individuals, seed=seed) if p.on_front]
 
 
 def run_points(checkpoint: Checkpoint) -> list[FrontPoint]:
