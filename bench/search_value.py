@@ -213,7 +213,7 @@ def run_arm(
         "trajectory": trajectory, "spent": train_runs, "scores": scores, "usd": usd,
         "holdout_runs": cp.spent.evaluations - train_runs,
         "nodes": len(cp.individuals[best_id].workflow.nodes), "best_seen": best_seen,
-        "operator": cp.individuals[best_id].lineage.operator,
+        "operator": cp.individuals[best_id].lineage.operator, "stop_reason": cp.stop_reason,
         "designs_in_generation_0": sorted(
             i.lineage.operator for i in cp.individuals.values()
             if i.lineage.operator.startswith("design:")
