@@ -12,7 +12,10 @@ level in id order, alternately to training and to holdout; 1 repetition each):
   arms          random, guided, guided+pareto, guided+staging, guided+merge, guided+cost,
                 guided+staged+pareto (stages 3 under stage_rule better, with Pareto parents),
                 guided+staged+pareto+designs (the same with evolve's default designer on: its
-                minimal and thorough designs in generation 0, a user's run out of the box):
+                minimal and thorough designs in generation 0, a user's run out of the box),
+                guided+staged+pareto+cost (staged + Pareto with objective cost-aware: a
+                cheaper tie passes a stage, the winner is the cheapest that ties the best) and
+                guided+staged+pareto+cost+designs (the same with the designer on):
                 `evolve` from
                 `builder-only` with the designer off (but in the +designs arm) and `--budget`
                 training runs (holdout
@@ -20,8 +23,9 @@ level in id order, alternately to training and to holdout; 1 repetition each):
                 holdout is never cut short; they are reported apart, `holdout_runs`); the
                 holdout of the best-on-training individual after each generation against the
                 training runs spent so far; its final workflow is the
-                last such best, except for guided+cost (objective cost-aware), whose final
-                workflow is the run's winner: the cheapest within the best's holdout interval
+                last such best, except for the arms with objective cost-aware, whose final
+                workflow is the run's winner: the cheapest that ties the best on holdout
+                (within its interval; since 2026-12-07 also within cost_tolerance of its mean)
   hand designs  every built-in task workflow in the registry, evaluated alone on the holdout
                 tasks (its task runs: the holdout tasks)
   optimum       the best holdout seen on the landscape: every design, every arm's best-on-
@@ -105,11 +109,26 @@ ARMS: dict[str, dict[str, Any]] = {
         "stage_rule": "better",
         "parents": "pareto",
     },
+    "guided+staged+pareto+cost": {
+        "strategy": "guided",
+        "stages": (3,),
+        "stage_rule": "better",
+        "parents": "pareto",
+        "objective": "cost-aware",
+    },
     "guided+staged+pareto+designs": {
         "strategy": "guided",
         "stages": (3,),
         "stage_rule": "better",
         "parents": "pareto",
+        "designs": ["minimal", "thorough"],
+    },
+    "guided+staged+pareto+cost+designs": {
+        "strategy": "guided",
+        "stages": (3,),
+        "stage_rule": "better",
+        "parents": "pareto",
+        "objective": "cost-aware",
         "designs": ["minimal", "thorough"],
     },
 }
@@ -194,7 +213,7 @@ def run_arm(
         "trajectory": trajectory, "spent": train_runs, "scores": scores, "usd": usd,
         "holdout_runs": cp.spent.evaluations - train_runs,
         "nodes": len(cp.individuals[best_id].workflow.nodes), "best_seen": best_seen,
-        "operator": cp.individuals[best_id].lineage.operator,
+        "operator": cp.individuals[best_id].lineage.operator, "stop_reason": cp.stop_reason,
         "designs_in_generation_0": sorted(
             i.lineage.operator for i in cp.individuals.values()
             if i.lineage.operator.startswith("design:")

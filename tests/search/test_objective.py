@@ -122,3 +122,47 @@ def test_the_engine_records_the_objectives_choice_as_the_winner(
     make_engine(tmp_path / "run", make_config(budgets={"max_generations": 1})).run()
     cp = load_checkpoint(tmp_path / "run")
     assert chosen and cp.winner_id == cp.seed_id
+
+
+def test_a_point_far_below_the_best_does_not_tie_it_even_inside_a_wide_interval() -> None:
+    # 0.0 and 0.9 on two of eight tasks, equal elsewhere: no task shows it better, so the
+    # interval's upper end is 0, but its mean is 0.1375 below the best's
+    far = ind("far", [1.0] * 6 + [0.0, 0.9], 0.01)
+    loose = {p.individual_id: p.within_best for p in front_points([BEST, far])}
+    assert loose["far"]  # the interval alone calls it a tie: this was the winner before
+    tight = {p.individual_id: p.within_best for p in front_points([BEST, far], tolerance=0.03)}
+    assert not tight["far"] and tight["best"]
+
+
+def test_choose_winner_skips_the_cheap_point_far_below_the_best(cost_aware_run: Checkpoint) -> None:
+    far = ind("far", [1.0] * 6 + [0.0, 0.9], 0.01)
+    synthetic = {i.id: i for i in (BEST, CLOSE, far)}
+    aware = cost_aware_run.model_copy(update={"individuals": synthetic})
+    assert choose_winner(aware, "best") == "close"
+
+
+def test_the_holdout_round_measures_the_fittest_as_well_as_a_cheaper_leader() -> None:
+    from types import SimpleNamespace
+
+    from loopwright.search.strategies._evaluation import EvaluationRound
+
+    asked: list[list[str]] = []
+
+    class Round(EvaluationRound):
+        def evaluate(self, state, split, ids, *, runs=None):  # type: ignore[no-untyped-def]
+            asked.append([split, *ids])
+            return None
+
+    def state(leader: str, fittest: str, generation: int):  # type: ignore[no-untyped-def]
+        return SimpleNamespace(
+            leader=lambda: SimpleNamespace(id=leader), fittest=lambda: SimpleNamespace(id=fittest),
+            checkpoint=SimpleNamespace(generation=generation, seed_id="seed"),
+        )  # fmt: skip
+
+    round_ = Round(evaluator=None)  # type: ignore[arg-type]
+    round_.holdout(state("cheap", "fit", 3))  # type: ignore[arg-type]
+    round_.holdout(state("same", "same", 3))  # type: ignore[arg-type]
+    round_.holdout(state("cheap", "fit", 0))  # type: ignore[arg-type]
+    assert asked == [
+        ["holdout", "cheap", "fit"], ["holdout", "same"], ["holdout", "seed", "cheap", "fit"],
+    ]  # fmt: skip

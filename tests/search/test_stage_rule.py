@@ -37,6 +37,36 @@ def test_better_stops_a_tie_and_a_worse_child_and_lets_a_better_one_go_on() -> N
         assert not stage_verdict(ind("c", WF, scores), parent, RUNS, stage=0, margin=0.1).stopped
 
 
+def _priced(individual, usd: dict[str, float]):  # type: ignore[no-untyped-def]
+    results = tuple(r.model_copy(update={"cost_usd": usd[r.task_id]}) for r in individual.results)
+    return individual.model_copy(update={"results": results})
+
+
+def test_better_under_cost_aware_lets_a_clearly_cheaper_tie_go_on_and_nothing_else() -> None:
+    parent = _priced(ind("p", WF, {"t1": 1.0, "t2": 0.5}), {"t1": 0.10, "t2": 0.10})
+
+    def verdict(scores: dict[str, float], usd: dict[str, float], tolerance: float | None = 0.03):
+        child = _priced(ind("c", WF, scores), usd)
+        return stage_verdict(child, parent, RUNS, stage=0, margin=0.1, rule="better",
+                             tolerance=tolerance)  # fmt: skip
+
+    cheap = verdict({"t1": 1.0, "t2": 0.5}, {"t1": 0.04, "t2": 0.05})
+    assert not cheap.stopped and "cheaper tie" in cheap.reason
+    # within the tolerance (0.49 against 0.5 on t2) and cheap: a tie by the objective
+    assert not verdict({"t1": 1.0, "t2": 0.49}, {"t1": 0.04, "t2": 0.05}).stopped
+    # cheap but worse than the tolerance allows: stopped
+    assert verdict({"t1": 1.0, "t2": 0.4}, {"t1": 0.01, "t2": 0.01}).stopped
+    # a tie only a few per cent cheaper (a reworded prompt's noise): stopped
+    assert verdict({"t1": 1.0, "t2": 0.5}, {"t1": 0.095, "t2": 0.095}).stopped
+    # the dollars are paired: a run only the child has does not make it look cheaper
+    assert verdict({"t1": 1.0, "t2": 0.5}, {"t1": 0.10, "t2": 0.10}).stopped
+    # without a tolerance (objective holdout) the same cheap tie stops, as before
+    assert verdict({"t1": 1.0, "t2": 0.5}, {"t1": 0.04, "t2": 0.05}, None).stopped
+    # `worse` is unchanged by cost: a tie goes on either way
+    child = _priced(ind("c", WF, {"t1": 1.0, "t2": 0.5}), {"t1": 0.5, "t2": 0.5})
+    assert not stage_verdict(child, parent, RUNS, stage=0, margin=0.1, tolerance=0.03).stopped
+
+
 def test_the_stage_compares_only_runs_valid_for_child_and_parent() -> None:
     parent = ind("p", WF, {"t1": 1.0, "t2": 0.2})
     child = ind("c", WF).model_copy(

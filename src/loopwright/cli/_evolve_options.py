@@ -120,8 +120,8 @@ Objective = Annotated[
     str,
     typer.Option(
         "--objective",
-        help="The winner: holdout (best on training) or cost-aware (cheapest within the best's "
-        "holdout interval, from the score/cost front; docs/evolve.md).",
+        help="The winner: holdout (best on training) or cost-aware (the cheapest that ties the "
+        "best on holdout, from the score/cost front; docs/evolve.md).",
     ),
 ]
 

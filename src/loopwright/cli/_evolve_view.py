@@ -279,7 +279,8 @@ def _report(result: EvolveResult, *, simulated: bool) -> None:
 
 def _front_table(result: EvolveResult) -> Table:
     """Holdout score against mean dollars per task for every holdout-evaluated individual,
-    cheapest first: on the Pareto front or not, within the best's interval or not, the winner."""
+    cheapest first: on the Pareto front or not, tying the best or not (`within_best`), the
+    winner."""
     title = f"holdout vs cost (objective: {result.objective}; * on the front)"
     table = Table(title=title, title_justify="left", box=None)
     for col in ("individual", "gen", "holdout", "$/task", "front", "within best", ""):

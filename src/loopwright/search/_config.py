@@ -195,8 +195,8 @@ class EvolveConfig(_Frozen):
     a three-way merge of two frontier members that lead on different tasks.
 
     `objective` decides the winner at the end: `holdout` (default) the best on training;
-    `cost-aware` the cheapest holdout-evaluated individual whose holdout is within the best's
-    interval, from the Pareto front of holdout score against mean dollars per task
+    `cost-aware` the cheapest holdout-evaluated individual that ties the best (inside its
+    paired interval, mean within `cost_tolerance` of its), from the Pareto front of holdout score against mean dollars per task
     (search/_objective.py, docs/evolve.md). Under `cost-aware` it also puts cost pressure on
     the search: in selection (the leader, the elites, tournament parents) a training fitness
     within `cost_tolerance` of the best counts as a tie, broken by dollars per training run

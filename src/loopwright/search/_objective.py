@@ -1,15 +1,17 @@
 """Cost as an objective: the Pareto front of holdout score against dollars per task, and the
 winner a cost-aware run chooses from it.
 
-Every individual with holdout results (each generation's best on training, and the seed) is a
-point: its mean valid holdout score and its mean dollars per holdout task run. A point is on the
-front when no other point has a holdout at least as high and a cost at least as low, one of them
-strictly. `objective: holdout` (the default) leaves the winner as the best on training;
-`objective: cost-aware` chooses the cheapest point whose holdout is *within the best's
-interval*: the paired bootstrap of (point - best) over the holdout tasks does not exclude zero
-from above, i.e. the best is not shown better. The best is the point with the highest mean
-holdout (ties: the cheaper, then the lower id). Holdout results decide only this final choice,
-never selection (docs/evolve.md, "Cost as an objective").
+Every individual with holdout results (the seed, each generation's best on training and, under
+cost-aware, the best on training by fitness alone) is a point: its mean valid holdout score and
+its mean dollars per holdout task run. A point is on the front when no other point has a holdout
+at least as high and a cost at least as low, one of them strictly. `objective: holdout` (the
+default) leaves the winner as the best on training; `objective: cost-aware` chooses the
+cheapest point that *ties the best*: the paired bootstrap of (point - best) over the holdout
+tasks does not exclude zero from above (the best is not shown better) and its mean holdout is
+at most `cost_tolerance` below the best's (a wide interval alone, with few holdout tasks,
+would let a clearly poorer point such as the seed win). The best is the point with the highest
+mean holdout (ties: the cheaper, then the lower id). Holdout results decide only this final
+choice, never selection (docs/evolve.md, "Cost as an objective").
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from loopwright.search._checkpoint import Checkpoint
 from loopwright.search._individual import Individual
 from loopwright.stats import paired_bootstrap
 
-__all__ = ["FrontPoint", "Objective", "choose_winner", "cost_front", "front_points"]
+__all__ = [
+    "FrontPoint", "Objective", "choose_winner", "cost_front", "front_points", "run_points",
+]  # fmt: skip
 
 Objective = Literal["holdout", "cost-aware"]
 
@@ -32,7 +36,8 @@ Objective = Literal["holdout", "cost-aware"]
 class FrontPoint:
     """One holdout-evaluated individual: `holdout` (mean valid score), `usd_per_task` (mean
     dollars per holdout run; None when a cost is unknown), `on_front` (not dominated),
-    `within_best` (the best is not shown better by the paired bootstrap; True for the best)."""
+    `within_best` (it ties the best: the paired bootstrap does not show the best better and,
+    given a tolerance, its mean is at most that far below the best's; True for the best)."""
 
     individual_id: str
     generation: int
@@ -68,10 +73,12 @@ def _cost_key(p: FrontPoint) -> tuple[float, float, str]:
     return (cost, -p.holdout, p.individual_id)
 
 
-def front_points(individuals: Iterable[Individual], *, seed: int = 0) -> list[FrontPoint]:
+def front_points(
+    individuals: Iterable[Individual], *, seed: int = 0, tolerance: float | None = None
+) -> list[FrontPoint]:
     """Every individual with valid holdout results as a point, cheapest first, each marked
-    `on_front` and `within_best` (the module docstring has the rules). Deterministic for a
-    given `seed` (the bootstrap's)."""
+    `on_front` and `within_best` (the module docstring has the rules; `tolerance` None: the
+    interval alone). Deterministic for a given `seed` (the bootstrap's)."""
     inds = [i for i in individuals if _holdout(i)]
     raw = [
         FrontPoint(i.id, i.generation, fmean(fmean(v) for v in _holdout(i).values()), _usd(i),
@@ -85,7 +92,8 @@ def front_points(individuals: Iterable[Individual], *, seed: int = 0) -> list[Fr
     points = []
     for p in raw:
         ci = paired_bootstrap(scores[best.individual_id], scores[p.individual_id], seed=seed)
-        within = p is best or (ci is not None and ci.high >= 0.0)
+        close = tolerance is None or p.holdout >= best.holdout - tolerance - 1e-12
+        within = p is best or (ci is not None and ci.high >= 0.0 and close)
         on_front = not any(_dominates(q, p) for q in raw if q is not p)
         points.append(
             FrontPoint(p.individual_id, p.generation, p.holdout, p.usd_per_task, p.n_tasks,
@@ -99,13 +107,22 @@ def cost_front(individuals: Iterable[Individual], *, seed: int = 0) -> list[Fron
     return [p for p in front_points(individuals, seed=seed) if p.on_front]
 
 
+def run_points(checkpoint: Checkpoint) -> list[FrontPoint]:
+    """`front_points` of the checkpoint's individuals as its run judges them: the bootstrap
+    seeded with the run's seed, ties within the run's `cost_tolerance`."""
+    config = checkpoint.config
+    return front_points(
+        checkpoint.individuals.values(), seed=config.seed, tolerance=config.cost_tolerance
+    )
+
+
 def choose_winner(checkpoint: Checkpoint, leader_id: str) -> str:
     """The winner's id under the run's objective: `leader_id` (the best on training) for
-    `holdout`; for `cost-aware`, the cheapest point within the best's interval (`leader_id`
-    when no individual has holdout results). Deterministic (bootstrap seeded with the run's
-    seed)."""
+    `holdout`; for `cost-aware`, the cheapest point that ties the best (`run_points`;
+    `leader_id` when no individual has holdout results). Deterministic (bootstrap seeded with
+    the run's seed)."""
     if checkpoint.config.objective != "cost-aware":
         return leader_id
-    points = front_points(checkpoint.individuals.values(), seed=checkpoint.config.seed)
+    points = run_points(checkpoint)
     within = [p for p in points if p.within_best]
     return min(within, key=_cost_key).individual_id if within else leader_id

@@ -13,7 +13,7 @@ from loopwright.records import CycleRecord, load_record
 from loopwright.search._checkpoint import Checkpoint
 from loopwright.search._hand_designs import DesignScore, best_design, design_scores
 from loopwright.search._individual import Individual
-from loopwright.search._objective import FrontPoint, choose_winner, front_points
+from loopwright.search._objective import FrontPoint, choose_winner, run_points
 from loopwright.search._progress import GenerationSummary, Spent
 from loopwright.search._selection import cost_aware_order
 from loopwright.stats import BootstrapCI, paired_bootstrap
@@ -147,7 +147,7 @@ class EvolveResult:
     training), the seed, every summary, the winner's holdout gain over the seed and spend.
     `tied` lists the individuals tied at the best training fitness (`tied_best`). `points` are
     the holdout-evaluated individuals as (holdout, dollars per task) points, cheapest first,
-    marked on the front and within the best's interval (search/_objective.py); `objective` is
+    marked on the front and tying the best (search/_objective.py); `objective` is
     the run's (`holdout` or `cost-aware`), which chose the winner. `stopped` is True when
     `should_stop` stopped the call before the run ended (`stop_reason` is then None and
     `resume` continues the run). `designs` are the built-in hand designs on the same holdout
@@ -234,7 +234,7 @@ def evolve_result(checkpoint: Checkpoint) -> EvolveResult:
         spent=checkpoint.spent,
         generation=checkpoint.generation,
         tied=tied,
-        points=tuple(front_points(inds.values(), seed=checkpoint.config.seed)),
+        points=tuple(run_points(checkpoint)),
         objective=checkpoint.config.objective,
         designs=design_scores(checkpoint.hand_designs, winner, seed=checkpoint.config.seed),
     )

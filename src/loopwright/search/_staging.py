@@ -19,7 +19,10 @@ crossover's or merge's base). The rule (`stage_rule`, docs/evolve.md "Staged eva
   when it beats its parent on the minibatch. Ties stop. The stage is the first tasks of the
   order *on which the parent scored below 1* (only there can a child show it is better),
   then the rest of the order: a prefix of one fixed order per (generation, parent), so the
-  stages still nest.
+  stages still nest. Under `objective: cost-aware` (a `tolerance` is given: the run's
+  `cost_tolerance`) "better" is better by that objective: a child also goes on when its mean
+  is within the tolerance of its parent's and its paired mean dollars per run are at most
+  CHEAPER times its parent's (a cheaper tie, which cost-aware selection would prefer).
 
 Under either rule a child goes on when the stage cannot compare: the parent lacks one of the
 stage's runs, or no run is valid for both.
@@ -37,9 +40,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from loopwright.search._individual import Individual
 
 __all__ = [
-    "StageRule", "StageVerdict", "parent_stage_order", "stage_order", "stage_runs",
+    "CHEAPER", "StageRule", "StageVerdict", "parent_stage_order", "stage_order", "stage_runs",
     "stage_verdict",
 ]  # fmt: skip
+
+CHEAPER = 0.9
+"""Under `better` with a cost tolerance, the most a tied child's paired mean dollars per run
+may be, as a share of its parent's, for it to go on as a cheaper tie: a removed agent saves far
+more; a reworded prompt's noise in tokens (a few per cent) does not pass."""
 
 StageRule = Literal["worse", "better"]
 """`worse`: stop a child clearly worse than its parent on the stage (ties go on); `better`: go
@@ -116,9 +124,12 @@ def stage_verdict(
     stage: int,
     margin: float,
     rule: StageRule = "worse",
+    tolerance: float | None = None,
 ) -> StageVerdict:
     """The verdict on `child` after a stage of `runs` under `rule` (see the module docstring).
-    Both means are over the runs valid for both (paired). Deterministic."""
+    Both means are over the runs valid for both (paired). `tolerance` (the run's cost
+    tolerance under `objective: cost-aware`, else None) lets a cheaper tie go on under
+    `better`. Deterministic."""
     tasks = tuple(task for task, _ in runs)
     child_mean, parent_mean = _paired_means(child, parent, runs)
     parent_id = parent.id if parent is not None else ""
@@ -132,6 +143,9 @@ def stage_verdict(
     if rule == "better":
         stopped = child_mean <= parent_mean
         said = f"{'not above' if stopped else 'above'} the parent's {parent_mean:.3f}"
+        usd = _paired_usd(child, parent, runs) if parent is not None else None
+        if stopped and (tie := _cheaper_tie(child_mean, parent_mean, usd, tolerance)):
+            stopped, said = False, tie
     else:
         stopped = child_mean < parent_mean - margin
         said = (
@@ -146,6 +160,46 @@ def stage_verdict(
         child_mean=child_mean, parent_mean=parent_mean, margin=margin, stopped=stopped,
         reason=reason,
     )  # fmt: skip
+
+
+def _cheaper_tie(
+    child_mean: float,
+    parent_mean: float,
+    usd: tuple[float, float] | None,
+    tolerance: float | None,
+) -> str | None:
+    """What the verdict says of a child within `tolerance` of its parent whose paired dollars
+    are at most CHEAPER times the parent's; None for any other child, and without a tolerance
+    or a known, positive parent cost."""
+    if tolerance is None or usd is None or usd[1] <= 0.0:
+        return None
+    if child_mean < parent_mean - tolerance - 1e-12 or usd[0] > CHEAPER * usd[1]:
+        return None
+    return (
+        f"within {tolerance:g} of the parent's {parent_mean:.3f} at ${usd[0]:.4f} against "
+        f"${usd[1]:.4f} a run (cost-aware: a cheaper tie)"
+    )
+
+
+def _paired_usd(
+    child: Individual, parent: Individual, runs: Sequence[tuple[str, int]]
+) -> tuple[float, float] | None:
+    """The child's and the parent's mean dollars per run over the `runs` valid for both with a
+    known cost; None when there is no such run."""
+    mine, theirs = _costs(child), _costs(parent)
+    both = [r for r in runs if r in mine and r in theirs]
+    if not both:
+        return None
+    return fmean(mine[r] for r in both), fmean(theirs[r] for r in both)
+
+
+def _costs(ind: Individual) -> dict[tuple[str, int], float]:
+    """(task, repetition) -> dollars of `ind`'s valid training results with a known cost."""
+    return {
+        (r.task_id, r.repetition): r.cost_usd
+        for r in ind.results
+        if r.split == "train" and not r.invalid and r.cost_usd is not None
+    }  # fmt: skip
 
 
 def _scores(ind: Individual) -> dict[tuple[str, int], float]:

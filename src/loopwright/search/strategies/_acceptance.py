@@ -99,7 +99,7 @@ def _judge(state: RunState, ind_id: str, stage: int, runs: Runs) -> None:
     parent = state.individuals.get(child.lineage.parents[0])
     verdict = stage_verdict(
         child, parent, runs, stage=stage, margin=state.config.stage_margin,
-        rule=state.config.stage_rule,
+        rule=state.config.stage_rule, tolerance=state.config.selection_tolerance,
     )  # fmt: skip
     state.update(stage_verdicts=(*cp.stage_verdicts, verdict))
     state.save()

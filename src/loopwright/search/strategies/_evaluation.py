@@ -57,9 +57,15 @@ class EvaluationRound:
         return exhausted(state, split) if allowed < len(pending) else None
 
     def holdout(self, state: RunState) -> StopReason | None:
-        """The generation's leader on holdout (reported, never selected on); in generation 0
-        the seed too, the baseline of the holdout gain."""
+        """The generation's leader on holdout (reported, never selected on); under
+        `objective: cost-aware` also the best on training by fitness alone when that is
+        another (the leader is then the cheapest near-best, and the final choice needs the
+        front's high point too); in generation 0 the seed too, the baseline of the holdout
+        gain."""
         ids = [state.leader().id]
+        fittest = state.fittest().id
+        if fittest not in ids:
+            ids.append(fittest)
         if state.checkpoint.generation == 0 and state.checkpoint.seed_id not in ids:
             ids.insert(0, state.checkpoint.seed_id)
         return self.evaluate(state, "holdout", ids)
@@ -68,11 +74,14 @@ class EvaluationRound:
 def planned(state: RunState) -> int:
     """The most evaluations the current generation can still run: the training runs its
     population lacks, plus the holdout runs its leader may lack (the most any member lacks;
-    the leader is known only after training), plus the seed's in generation 0. Staged
+    the leader is known only after training; twice that under cost-aware, which also
+    measures the fittest), plus the seed's in generation 0. Staged
     evaluation and budgets may run fewer."""
     cp = state.checkpoint
     train = len(_pending(state, "train", list(cp.population), None))
     holdout = max((len(_pending(state, "holdout", [i], None)) for i in cp.population), default=0)
+    if state.config.selection_tolerance is not None:
+        holdout *= 2  # the cost-aware leader and the fittest may be two
     seed = len(_pending(state, "holdout", [cp.seed_id], None)) if cp.generation == 0 else 0
     return train + holdout + seed
 

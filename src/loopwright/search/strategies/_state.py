@@ -96,6 +96,14 @@ class RunState:
             self.config.selection_tolerance,
         )
 
+    def fittest(self) -> Individual:
+        """The leader by training fitness alone (`selection_key`, no cost tolerance): the
+        `leader` itself unless the run is cost-aware."""
+        seed = self.individuals[self.checkpoint.seed_id]
+        return leader(
+            self.population(), seed, self.checkpoint.train_tasks, self.config.repetitions, None
+        )
+
     def winner(self) -> Individual:
         """The run's winner under its objective: the `leader`, or under `objective: cost-aware`
         the point `choose_winner` takes from the holdout/cost front."""
