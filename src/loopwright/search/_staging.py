@@ -197,18 +197,14 @@ def _costs(ind: Individual) -> dict[tuple[str, int], float]:
     """(task, repetition) -> dollars of `ind`'s valid training results with a known cost."""
     return {
         (r.task_id, r.repetition): r.cost_usd
-        for r in ind.results
-        if r.split == "train" and not r.invalid and r.cost_usd is not None
+        for r in ind.split_results("train")
+        if r.cost_usd is not None
     }  # fmt: skip
 
 
 def _scores(ind: Individual) -> dict[tuple[str, int], float]:
     """(task, repetition) -> score of `ind`'s valid training results."""
-    return {
-        (r.task_id, r.repetition): r.score
-        for r in ind.results
-        if r.split == "train" and not r.invalid
-    }  # fmt: skip
+    return {(r.task_id, r.repetition): r.score for r in ind.split_results("train")}
 
 
 def _paired_means(
