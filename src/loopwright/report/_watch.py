@@ -208,8 +208,8 @@ def _handler(watcher: Watcher) -> type[BaseHTTPRequestHandler]:
             if not watcher.authorised(self.headers.get(STOP_HEADER)):
                 self._send(403, b"a stop needs the page's token", "text/plain; charset=utf-8")
                 return
+            watcher.stopped_from_page = True  # before the reply: whoever reads it sees the flag
             self._send(200, b"stopped", "text/plain; charset=utf-8")
-            watcher.stopped_from_page = True
             watcher.stop()
 
     return Handler
