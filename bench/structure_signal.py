@@ -16,7 +16,12 @@ fixer (an editing reviewer) after it, `tbrv` both; and the hand designs `builder
 `research-build-verify`, `thorough`.
 
     python bench/structure_signal.py [--landscapes 0 1 2] [--family 2] [--bench forge]
-        [--train 12] [--holdout 20] [--jobs 2] [--out DIR]   (DIR/L{n}.json: per-task scores)
+        [--train 12] [--holdout 20] [--structures bv tbv ...] [--holdout-from DIR]
+        [--jobs 2] [--out DIR]   (DIR/L{n}.json: per-task scores)
+
+`--holdout-from DIR` takes each structure's holdout runs from an earlier run's DIR/L{n}.json
+(same landscapes, family and holdout) instead of running them again: a run is a function of the
+landscape, the workflow and the task alone, so only the training set's runs are new.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import random
 import statistics
 import sys
 import tempfile
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -34,6 +40,7 @@ from typing import Any
 from loopwright.evaluation import FitnessCache
 from loopwright.search._protocols import MutationContext, MutationResult
 from loopwright.search.mutations._guided_ops import AddGate, InsertAgent
+from loopwright.stats import paired_bootstrap
 from loopwright.tasks import load_benchmark
 from loopwright.workflow import Workflow, builtin_workflow
 
@@ -68,19 +75,30 @@ def run_landscape(landscape: int, args: argparse.Namespace) -> dict[str, Any]:
     bench = load_benchmark(args.bench)
     train, holdout = split(bench, args.train, args.holdout)
     by_id = {t.id: t for t in bench.tasks}
+    earlier: dict[str, Any] = {}
+    if args.holdout_from is not None:
+        earlier = json.loads((args.holdout_from / f"L{landscape}.json").read_text())
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         cache = FitnessCache(Path(tmp) / "cache.db")
         ev = _evaluator(model_spec(landscape, args.family), bench, landscape, cache)
         for name, wf in structures().items():
+            if args.structures and name not in args.structures:
+                continue
             row = {}
+            if name in earlier:
+                if sorted(earlier[name]["holdout"]) != sorted(holdout):
+                    raise SystemExit(f"{args.holdout_from}: L{landscape}'s holdout is not this one")
+                row["holdout"] = earlier[name]["holdout"]
             for part, ids in (("train", train), ("holdout", holdout)):
+                if part in row:
+                    continue
                 e = ev.evaluate(wf, [by_id[t] for t in ids], Path(tmp) / name / part, run_id=name)
                 row[part] = {
                     r.task_id: [r.grade.score if r.grade else 0.0, r.total_cost_usd or 0.0]
                     for r in e.records
                 }
-            out[name] = row
+            out[name] = {"train": row["train"], "holdout": row["holdout"]}
     return out
 
 
@@ -120,6 +138,53 @@ def report(results: dict[int, dict[str, Any]]) -> None:
     print(f"the holdout's best is (tied) best on training on {found} of {len(results)} landscapes")
 
 
+DESIGNS = ("builder-only", "research-build-verify", "thorough")
+
+
+def _on(row: dict[str, list[float]], ids: Sequence[str], i: int) -> float:
+    return statistics.fmean(row[t][i] for t in ids)
+
+
+def picks(results: dict[int, dict[str, Any]], train: Sequence[str], tolerance: float) -> None:
+    """What selection on the training tasks `train` would pick among the structures run, and
+    how that pick fares against the best hand design on holdout, read as search_value reads
+    target (a) (strictly): by fitness (the best training mean, ties: the cheaper) and
+    cost-aware (the cheapest whose training mean is within `tolerance` of the best's)."""
+    print(f"\nselection on the first {len(train)} training tasks (cost-aware: within {tolerance}):")
+    met = {"fitness": 0, "cost-aware": 0}
+    for land, res in sorted(results.items()):
+        means = {n: _on(res[n]["train"], train, 0) for n in res}
+        costs = {n: _on(res[n]["train"], train, 1) for n in res}
+        top = max(means.values())
+        chosen = {
+            "fitness": min(res, key=lambda n: (-means[n], costs[n])),
+            "cost-aware": min(
+                (n for n in res if means[n] >= top - tolerance), key=lambda n: costs[n]
+            ),
+        }
+        design = best({n: res[n] for n in res if n in DESIGNS}, "holdout")
+        base = res[design]["holdout"]
+        cells = []
+        for how, name in chosen.items():
+            row = res[name]["holdout"]
+            ci = paired_bootstrap(
+                {t: [v[0]] for t, v in base.items()}, {t: [v[0]] for t, v in row.items()}, seed=land
+            )
+            ratio = _mean(row, 1) / _mean(base, 1)
+            beats = ci is not None and ci.low > 0
+            tie = (
+                ci is not None and ci.includes_zero and ratio <= 0.6
+                and (ci.high > 0 or ci.gain == 0)
+            )  # fmt: skip
+            met[how] += beats or tie
+            verdict = "beats" if beats else "ties cheaper" if tie else "no"
+            gain = f"{ci.gain:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]" if ci else "-"
+            cells.append(f"{how} {name} {gain} {ratio:.2f}x {verdict}")
+        print(f"  L{land} (best design {design}): " + "; ".join(cells))
+    print("  target (a) met if search found the pick: " + ", ".join(
+        f"{how} {n}/{len(results)}" for how, n in met.items()))  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--landscapes", type=int, nargs="+", default=list(range(10)))
@@ -127,9 +192,16 @@ def main() -> None:
     parser.add_argument("--bench", default="forge")
     parser.add_argument("--train", type=int, default=12)
     parser.add_argument("--holdout", type=int, default=20)
+    parser.add_argument("--structures", nargs="+", default=[], choices=list(structures()))
+    parser.add_argument("--holdout-from", type=Path, default=None)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--report-only", action="store_true")
+    parser.add_argument(
+        "--prefixes", type=int, nargs="*", default=[],
+        help="also read selection on the first N training tasks, for each N (default: --train)",
+    )  # fmt: skip
+    parser.add_argument("--tolerance", type=float, default=0.03, help="cost-aware tie (evolve's)")
     args = parser.parse_args()
     results: dict[int, dict[str, Any]] = {}
     if args.out is not None:
@@ -145,6 +217,9 @@ def main() -> None:
             if args.out is not None:
                 (args.out / f"L{land}.json").write_text(json.dumps(res, indent=1) + "\n")
     report(results)
+    train = split(load_benchmark(args.bench), args.train, args.holdout)[0]
+    for n in args.prefixes or [args.train]:
+        picks(results, train[:n], args.tolerance)
 
 
 if __name__ == "__main__":
