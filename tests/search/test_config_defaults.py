@@ -12,7 +12,7 @@ import yaml
 
 from loopwright._caller import called_from_cli
 from loopwright.cli import main
-from loopwright.cli._evolve_options import _run_settings
+from loopwright.cli._evolve_options import _run_settings, new_config
 from loopwright.errors import ConfigError, UsageError
 from loopwright.evaluation import select_tasks
 from loopwright.search import EvolveConfig, load_checkpoint
@@ -74,6 +74,8 @@ REFUSED: list[tuple[dict[str, object], str, str, str]] = [
     ({"stage_margin": 2.0}, "stage_margin", "set stage_margin to", "set --stage-margin to"),
     ({"merge_rate": 0.2}, "merge_rate", "set parents='pareto' with merge_rate",
      "pass --parents pareto with --merge"),
+    ({"cost_tolerance": 1.5}, "cost_tolerance", "set cost_tolerance to e.g. 0.03",
+     "set --cost-tolerance to e.g. 0.03"),
 ]  # fmt: skip
 
 
@@ -113,3 +115,16 @@ def test_an_unknown_task_id_names_the_tasks_argument_or_the_flag() -> None:
     with called_from_cli(), pytest.raises(UsageError) as at_cli:
         select_tasks(load_benchmark("mini"), ["nope"], None)
     assert "unknown task id(s) in --tasks: nope" in str(at_cli.value)
+
+
+def test_the_cost_tolerance_flag_sets_the_field_with_the_same_default() -> None:
+    options = {name: p.default for name, p in inspect.signature(_run_settings).parameters.items()}
+    assert (
+        options["cost_tolerance"]
+        == EvolveConfig(seed_workflow="builder-only", bench="mini").cost_tolerance
+    )
+    options |= {"seed_workflow": "builder-only", "bench": "mini", "objective": "cost-aware",
+                "cost_tolerance": 0.07}  # fmt: skip
+    config = new_config(options)
+    assert (config.objective, config.cost_tolerance) == ("cost-aware", 0.07)
+    assert config.selection_tolerance == 0.07

@@ -125,6 +125,15 @@ Objective = Annotated[
     ),
 ]
 
+CostTolerance = Annotated[
+    float,
+    typer.Option(
+        "--cost-tolerance",
+        help="cost-aware: a score this close to the best's counts as a tie, broken by dollars "
+        "per task (in selection on training, and for the winner on holdout).",
+    ),
+]
+
 Designs = Annotated[
     str,
     typer.Option(
@@ -222,7 +231,8 @@ _PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
     **{name: ((name,),) for name in (
         "seed_workflow", "bench", "sandbox", "seed", "population", "tournament_k", "elitism",
         "overfit_gap", "strategy", "exploration", "first_children", "stages", "stage_margin",
-        "stage_rule", "parents", "objective", "designs", "compare_designs")},
+        "stage_rule", "parents", "objective", "cost_tolerance", "designs",
+        "compare_designs")},
     "reps": (("repetitions",),), "holdout_reps": (("holdout_repetitions",),),
     "train": (("train_tasks",),), "holdout": (("holdout_tasks",),), "merge": (("merge_rate",),),
     "band": (("calibration", "band_low"), ("calibration", "band_high")),
@@ -263,7 +273,8 @@ def _fields(params: Mapping[str, Any]) -> dict[str, Any]:
             "first_children": p["first_children"], "stages": _stages(p["stages"]),
             "stage_margin": p["stage_margin"], "stage_rule": p["stage_rule"],
             "parents": p["parents"], "merge_rate": p["merge"],
-            "objective": p["objective"], "reflection": {"reflector": p["reflector"]},
+            "objective": p["objective"], "cost_tolerance": p["cost_tolerance"],
+            "reflection": {"reflector": p["reflector"]},
             "designs": _designs(p["designs"]), "compare_designs": p["compare_designs"],
             "calibration": {"band_low": low, "band_high": high,
                             "repetitions": p["calibration_reps"],
@@ -382,6 +393,7 @@ def _run_settings(
     parents: Parents = "tournament",
     merge: Merge = 0.0,
     objective: Objective = "holdout",
+    cost_tolerance: CostTolerance = 0.03,
     reflector: ReflectorKind = "digest",
     designs: Designs = _ALL_DESIGNS,
     compare_designs: CompareDesigns = False,

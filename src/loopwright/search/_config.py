@@ -402,8 +402,8 @@ def _check_economy(config: EvolveConfig) -> None:
         raise ConfigError(
             "cost_tolerance must lie in [0, 1]",
             got=str(config.cost_tolerance),
-            fix="set cost_tolerance to e.g. 0.03 (training fitness that close to the best "
-            "counts as a tie under objective cost-aware, broken by cost)",
+            fix=f"set {_say('cost_tolerance', '--cost-tolerance')} to e.g. 0.03 (a score that "
+            "close to the best's counts as a tie under objective cost-aware, broken by cost)",
         )
     if config.merge_rate > 0 and config.parents != "pareto":
         raise ConfigError(
