@@ -155,7 +155,7 @@ def test_the_holdout_round_measures_the_fittest_as_well_as_a_cheaper_leader() ->
 
     def state(leader: str, fittest: str, generation: int):  # type: ignore[no-untyped-def]
         return SimpleNamespace(
-            leader=lambda: SimpleNamespace(id=leader), fittest=lambda: SimpleNamespace(id=fittest),
+            leader=lambda by_cost=True: SimpleNamespace(id=leader if by_cost else fittest),
             checkpoint=SimpleNamespace(generation=generation, seed_id="seed"),
         )  # fmt: skip
 

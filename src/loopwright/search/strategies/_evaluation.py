@@ -63,7 +63,7 @@ class EvaluationRound:
         front's high point too); in generation 0 the seed too, the baseline of the holdout
         gain."""
         ids = [state.leader().id]
-        fittest = state.fittest().id
+        fittest = state.leader(by_cost=False).id
         if fittest not in ids:
             ids.append(fittest)
         if state.checkpoint.generation == 0 and state.checkpoint.seed_id not in ids:

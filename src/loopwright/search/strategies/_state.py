@@ -86,22 +86,17 @@ class RunState:
             self.config.selection_tolerance,
         )
 
-    def leader(self) -> Individual:
-        seed = self.individuals[self.checkpoint.seed_id]
+    def leader(self, *, by_cost: bool = True) -> Individual:
+        """The best fully evaluated individual of the population on training (the seed when
+        none is): by the run's selection, a fitness within `cost_tolerance` of the best a tie
+        broken by cost under `objective: cost-aware`; with `by_cost=False` by fitness alone
+        (the fittest, which differs from the leader only under cost-aware)."""
         return leader(
             self.population(),
-            seed,
+            self.individuals[self.checkpoint.seed_id],
             self.checkpoint.train_tasks,
             self.config.repetitions,
-            self.config.selection_tolerance,
-        )
-
-    def fittest(self) -> Individual:
-        """The leader by training fitness alone (`selection_key`, no cost tolerance): the
-        `leader` itself unless the run is cost-aware."""
-        seed = self.individuals[self.checkpoint.seed_id]
-        return leader(
-            self.population(), seed, self.checkpoint.train_tasks, self.config.repetitions, None
+            self.config.selection_tolerance if by_cost else None,
         )
 
     def winner(self) -> Individual:
