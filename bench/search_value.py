@@ -159,7 +159,9 @@ def _take(by_level: list[list[str]], n: int) -> tuple[str, ...]:
     return tuple(out[:n])
 
 
-def _evaluator(spec: str, bench: Benchmark, seed: int, cache: FitnessCache) -> Evaluator:
+def sim_evaluator(spec: str, bench: Benchmark, seed: int, cache: FitnessCache) -> Evaluator:
+    """The evaluator every arm and design runs with: the sim model of `spec` on `bench`, the
+    local sandbox, evaluation seed `seed`, results kept in `cache`."""
     return Evaluator(
         model_factory(spec, benchmark=bench),
         default_sandbox("local"),
@@ -195,7 +197,7 @@ def run_arm(
     )  # fmt: skip
     cache = FitnessCache(folder / "cache.db")
     run_dir = folder / arm
-    engine = EvolutionEngine.start(config, run_dir, _evaluator(spec, bench, landscape, cache))
+    engine = EvolutionEngine.start(config, run_dir, sim_evaluator(spec, bench, landscape, cache))
     engine.run()
     cp = load_checkpoint(run_dir)
     trajectory = [(_train_runs(cp, s.generation), s.holdout_best) for s in cp.summaries]
@@ -271,7 +273,7 @@ def run_landscape(landscape: int, args: argparse.Namespace, out: Path) -> dict[s
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cache = FitnessCache(folder / "cache.db")
-        evaluator = _evaluator(spec, bench, landscape, cache)
+        evaluator = sim_evaluator(spec, bench, landscape, cache)
         designs = outcome["designs"]
         for name, wf in hand_designs().items():
             if name in designs:

@@ -45,7 +45,7 @@ from loopwright.tasks import load_benchmark
 from loopwright.workflow import Workflow, builtin_workflow
 
 sys.path.insert(0, str(Path(__file__).parent))
-from search_value import _evaluator, model_spec, split
+from search_value import model_spec, sim_evaluator, split
 
 
 def structures() -> dict[str, Workflow]:
@@ -81,7 +81,7 @@ def run_landscape(landscape: int, args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         cache = FitnessCache(Path(tmp) / "cache.db")
-        ev = _evaluator(model_spec(landscape, args.family), bench, landscape, cache)
+        ev = sim_evaluator(model_spec(landscape, args.family), bench, landscape, cache)
         for name, wf in structures().items():
             if args.structures and name not in args.structures:
                 continue
