@@ -283,3 +283,26 @@ def test_a_fixer_suggestion_puts_an_editing_reviewer_after_the_writer() -> None:
     removal = report(suggestion("node_remove", "remove_idle", "s2") | {"target": fixer.id})
     pruned = apply_suggestion(result.child, removal.mutation_suggestions[0], ctx(), removal)
     assert pruned.child is not None and workflow_hash(pruned.child) == workflow_hash(parent)
+
+
+def test_a_suggestion_whose_kind_never_paid_off_mostly_gives_way_to_the_neighbourhood() -> None:
+    """On a parent holding every structural suggestion, the prompt lesson is the only usable
+    one; weights rank suggestions only against each other, so before `kept` it was carried out
+    every time however often its kind had failed (the family-2 probe: 27 of 38 children)."""
+    has_both = with_gate(with_study())
+    failed = CreditTable((CreditRow("prompt_verification", "prompt_mutate", 8, 8, 0, -0.1),))
+    paid = CreditTable((CreditRow("prompt_verification", "prompt_mutate", 8, 8, 6, 0.1),))
+    strategy = GuidedStrategy(exploration=0.0)
+
+    def modes(credit: CreditTable | None) -> list[str]:
+        out = []
+        for seed in range(200):
+            result = guided_mutate(has_both, strategy, ctx(seed, report=ALL, credit=credit))
+            assert result.child is not None and result.guidance is not None
+            out.append(result.guidance.mode)
+        return out
+
+    assert set(modes(None)) == set(modes(paid)) == {"suggestion"}  # factor >= 1: always
+    thinned = modes(failed)  # factor 0.04: carried out about one time in 25
+    assert 0 < thinned.count("suggestion") < 0.15 * len(thinned)
+    assert thinned.count("fallback") == len(thinned) - thinned.count("suggestion")

@@ -255,7 +255,7 @@ def outer_status(
     _report(result, simulated=is_simulated(checkpoint.config.model))
     _print_spend(run_dir)
     console.print(_index_line(run_dir))
-    rows = credit_table(checkpoint.individuals.values()).rows
+    rows = credit_table(checkpoint.individuals.values(), checkpoint.config.selection_tolerance).rows
     if rows:
         console.print(_credit_table(rows))
     if checkpoint.stage_verdicts:

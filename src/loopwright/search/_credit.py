@@ -1,11 +1,16 @@
 """Credit assignment: which suggestion kinds and operators have made children that beat their
 parents, so the guided strategy can shift weight toward what has paid off.
 
-The table is derived from the individuals' lineages and training fitness, never stored apart:
+The table is derived from the individuals' lineages and training results, never stored apart:
 a run resumed from its checkpoint has the same table. A child counts once it has a training
-fitness and so does (each of) its parents; it *beats* its parents when its fitness is strictly
-above the best parent's. Children of the random strategy count under the kind `random`, a
-guided strategy's exploration draws under `exploration`.
+result and so does (each of) its parents. Its delta against a parent is paired: the mean over
+the (task, repetition) runs valid for both, so a child stopped at a stage is compared with its
+parent on the stage's tasks, not with the parent's mean over every task (which set a
+three-task mean against a twelve-task one); with no shared run, the two fitnesses. It *beats*
+its parents when its delta is above zero against each; under `objective: cost-aware` (a
+`tolerance` given) also when it is within `tolerance` of each at most CHEAPER times its paired
+dollars (a cheaper tie, which cost-aware selection prefers). Children of the random strategy
+count under the kind `random`, a guided strategy's exploration draws under `exploration`.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from dataclasses import dataclass
 from statistics import fmean
 
 from loopwright.search._individual import Individual
+from loopwright.search._staging import CHEAPER
 
 __all__ = ["CreditRow", "CreditTable", "credit_key", "credit_table"]
 
@@ -51,11 +57,17 @@ class CreditTable:
     rows: tuple[CreditRow, ...] = ()
 
     def factor(self, kind: str, operator: str) -> float:
-        """The row's factor; 1.0 for a pair never tried."""
+        """The pair's win rate over a coin flip, shrunk toward its operator's: (wins + 2 p) /
+        (evaluated + 2) / 0.5, where p is the operator's smoothed win rate over every kind
+        (`operator_factor` / 2). A kind never tried takes its operator's factor: a reflection
+        that words the same failing change four ways (four prompt-lesson kinds) starts each
+        new wording where the others left the operator, not at an even chance. For an
+        operator never tried p = 0.5 and this is the row's own `factor`."""
+        p = self.operator_factor(operator) * 0.5
         for row in self.rows:
             if row.kind == kind and row.operator == operator:
-                return row.factor
-        return 1.0
+                return (row.beat_parent + 2 * p) / (row.evaluated + 2) / 0.5
+        return 2 * p
 
     def operator_factor(self, operator: str) -> float:
         """The factor of `operator` pooled over every kind (same smoothing as a row's);
@@ -78,31 +90,57 @@ def credit_key(ind: Individual) -> tuple[str, str] | None:
     return kind, lineage.operator
 
 
-def credit_table(individuals: Iterable[Individual]) -> CreditTable:
-    """The credit table over every bred individual in `individuals` (deterministic)."""
+def credit_table(individuals: Iterable[Individual], tolerance: float | None = None) -> CreditTable:
+    """The credit table over every bred individual in `individuals` (the module docstring has
+    the rules; `tolerance` None: no cheaper tie counts). Deterministic."""
     known = {ind.id: ind for ind in individuals}
     made: dict[tuple[str, str], int] = {}
-    deltas: dict[tuple[str, str], list[float]] = {}
+    deltas: dict[tuple[str, str], list[tuple[float, bool]]] = {}
     for ind in known.values():
         key = credit_key(ind)
         if key is None:
             continue
         made[key] = made.get(key, 0) + 1
         deltas.setdefault(key, [])
-        parents = [known[p].fitness for p in ind.lineage.parents if p in known]
-        child = ind.fitness
-        if child is None or not parents or any(f is None for f in parents):
+        parents = [known[p] for p in ind.lineage.parents if p in known]
+        if ind.fitness is None or not parents or any(p.fitness is None for p in parents):
             continue
-        deltas[key].append(child - max(f for f in parents if f is not None))
+        against = [_against(ind, p, tolerance) for p in parents]
+        deltas[key].append((min(d for d, _ in against), all(b for _, b in against)))
     rows = [
         CreditRow(
             kind=kind,
             operator=op,
             children=made[(kind, op)],
             evaluated=len(d),
-            beat_parent=sum(1 for x in d if x > 1e-9),
-            mean_delta=round(fmean(d), 4) if d else None,
+            beat_parent=sum(1 for _, beat in d if beat),
+            mean_delta=round(fmean(x for x, _ in d), 4) if d else None,
         )
         for (kind, op), d in sorted(deltas.items())
     ]
     return CreditTable(tuple(rows))
+
+
+def _against(child: Individual, parent: Individual, tolerance: float | None) -> tuple[float, bool]:
+    """(the child's paired delta against `parent`, whether it beats it)."""
+    mine, theirs = _runs(child), _runs(parent)
+    both = [r for r in mine if r in theirs]
+    if not both:
+        assert child.fitness is not None and parent.fitness is not None
+        return child.fitness - parent.fitness, child.fitness - parent.fitness > 1e-9
+    delta = fmean(mine[r][0] for r in both) - fmean(theirs[r][0] for r in both)
+    if delta > 1e-9:
+        return delta, True
+    if tolerance is None or delta < -tolerance - 1e-12:
+        return delta, False
+    usd = [(mine[r][1], theirs[r][1]) for r in both]
+    if any(c is None or p is None for c, p in usd):
+        return delta, False
+    child_usd = fmean(c for c, _ in usd if c is not None)
+    parent_usd = fmean(p for _, p in usd if p is not None)
+    return delta, parent_usd > 0.0 and child_usd <= CHEAPER * parent_usd
+
+
+def _runs(ind: Individual) -> dict[tuple[str, int], tuple[float, float | None]]:
+    """(task, repetition) -> (score, dollars) of `ind`'s valid training results."""
+    return {(r.task_id, r.repetition): (r.score, r.cost_usd) for r in ind.split_results("train")}

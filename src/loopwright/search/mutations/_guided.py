@@ -13,7 +13,11 @@ Per child, with a report on the parent's generation:
    report's prompt improvement for that agent, node_remove / gate_remove of its node, crossover
    with a mate from the population; other operators apply as usual. A suggestion that cannot
    apply, or whose child the novelty filter would reject (`ctx.novel`), is set aside and
-   another drawn, up to `max_tries` in all.
+   another drawn, up to `max_tries` in all. So is a drawn suggestion whose credit factor is
+   below 1, with probability 1 - factor (one draw, `kept`): weights only rank the usable
+   suggestions against each other, so without it a kind whose children never beat their
+   parents was carried out every time it was the only one usable (on a parent holding every
+   structural suggestion, prompt lessons were most children of a run).
    Before that draw, with two or more usable structural suggestions, one draw below
    COMPOUND_SHARE makes a compound child carrying them all out (`_neighbourhood.compound`).
 3. If none applies, a novel structural neighbour of the parent (`_neighbourhood.neighbours`:
@@ -110,6 +114,13 @@ class GuidedStrategy:
         """One suggestion drawn with `ctx.rng`, weighted by `weight`."""
         weights = [self.weight(s, ctx) for s in suggestions]
         return ctx.rng.choices(list(suggestions), weights=weights, k=1)[0]
+
+    def kept(self, s: MutationSuggestion, ctx: MutationContext) -> bool:
+        """Whether a drawn suggestion is carried out: always with a credit factor of 1 or more
+        (no credit, no evidence, or a record of beating parents), else with probability
+        `factor` (one draw from `ctx.rng`)."""
+        factor = ctx.credit.factor(s.kind, s.operator) if ctx.credit is not None else 1.0
+        return factor >= 1.0 or ctx.rng.random() < factor
 
     def explore(self, ctx: MutationContext) -> bool:
         """One draw: True with probability `exploration`."""
@@ -266,6 +277,10 @@ def guided_mutate(
         if not usable:
             break
         s = strategy.pick(usable, ctx)
+        if not strategy.kept(s, ctx):
+            reasons.append(f"{s.id}: set aside, its kind's children rarely beat their parents")
+            usable.remove(s)
+            continue
         result = apply_suggestion(parent, s, ctx, report)
         if result.child is not None and (ctx.novel is None or ctx.novel(result.child)):
             return result

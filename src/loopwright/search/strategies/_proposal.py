@@ -108,7 +108,11 @@ class SearchProposer:
         generation) and the credit table reach the strategy through the MutationContext."""
         children: list[Individual] = []
         tries = 0
-        credit = credit_table(state.individuals.values()) if report is not None else None
+        credit = (
+            credit_table(state.individuals.values(), state.config.selection_tolerance)
+            if report is not None
+            else None
+        )
         selector = parent_selector(state, self.parts.tournament)
         while len(children) < n and tries < 4 * n + 4:
             tries += 1
