@@ -288,7 +288,7 @@ def test_a_fixer_suggestion_puts_an_editing_reviewer_after_the_writer() -> None:
 def test_a_suggestion_whose_kind_never_paid_off_mostly_gives_way_to_the_neighbourhood() -> None:
     """On a parent holding every structural suggestion, the prompt lesson is the only usable
     one; weights rank suggestions only against each other, so before `kept` it was carried out
-    every time however often its kind had failed (the family-2 probe: 27 of 38 children)."""
+    every time however often its kind had failed (the family-2 probe: 24 of 36 children)."""
     has_both = with_gate(with_study())
     failed = CreditTable((CreditRow("prompt_verification", "prompt_mutate", 8, 8, 0, -0.1),))
     paid = CreditTable((CreditRow("prompt_verification", "prompt_mutate", 8, 8, 6, 0.1),))
