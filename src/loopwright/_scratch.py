@@ -21,6 +21,7 @@ and those of dead processes.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -79,8 +80,8 @@ def memory_scratch() -> Path | None:
     <start>-<pid namespace>` (created 0700), for small files a step writes and removes again;
     None where there is none to use (no MEMORY_ROOT, less than MEMORY_MIN_FREE free in it, not
     writable, or the parent not this user's own): then the caller uses the system temp dir.
-    Removed by `process_scratch` when its block ends, or by a later one once this process is
-    gone."""
+    Removed at this process's normal exit, by `process_scratch` when its block ends, or by a
+    later one once this process is gone (killed outright)."""
     try:
         free = os.statvfs(MEMORY_ROOT)
         if free.f_bavail * free.f_frsize < MEMORY_MIN_FREE:
@@ -92,7 +93,21 @@ def memory_scratch() -> Path | None:
         own.mkdir(mode=0o700, exist_ok=True)
     except OSError:
         return None
+    if os.getpid() not in _MEMORY_EXIT:  # once a process (a forked child registers its own)
+        _MEMORY_EXIT.add(os.getpid())
+        atexit.register(_rmtree_if_mine, own, os.getpid())
     return own
+
+
+_MEMORY_EXIT: set[int] = set()  # processes whose memory directory is removed at their exit
+
+
+def _rmtree_if_mine(path: Path, pid: int) -> None:
+    """Remove `path` at a normal exit of process `pid` (not of a forked child that inherited the
+    handler: it exits through its own)."""
+    if os.getpid() == pid:
+        with contextlib.suppress(OSError):
+            _rmtree(path)
 
 
 @contextlib.contextmanager

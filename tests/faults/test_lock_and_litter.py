@@ -101,6 +101,18 @@ def test_the_memory_directory_is_removed_on_exit_and_a_dead_ones_at_the_next_sta
     assert not own.exists()
 
 
+def test_the_memory_directory_of_a_process_outside_any_block_is_removed_at_its_exit() -> None:
+    if memory_scratch() is None:
+        pytest.skip(f"no memory-backed storage to use here ({MEMORY_ROOT})")
+    code = (
+        "import tempfile; from loopwright._scratch import memory_scratch; own = memory_scratch(); "
+        "tempfile.mkdtemp(prefix='lw-grade-', dir=own); print(own)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    own = Path(out.stdout.strip())
+    assert own.parent == MEMORY_ROOT / f"{SCRATCH_PREFIX}{os.getuid()}" and not own.exists()
+
+
 @pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
 def test_the_process_directory_is_removed_on_an_exception(error: type[BaseException]) -> None:
     with pytest.raises(error), process_scratch() as own:
