@@ -14,7 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from loopwright._scratch import process_scratch, remove_stale, scratch_parent
+from loopwright._scratch import (
+    MEMORY_ROOT,
+    SCRATCH_PREFIX,
+    memory_scratch,
+    process_scratch,
+    remove_stale,
+    scratch_parent,
+)
 from loopwright.errors import UsageError
 from loopwright.store import DirLock
 from tests.faults.conftest import CLI
@@ -75,6 +82,35 @@ def test_temporary_files_go_to_the_process_directory_and_are_removed_on_exit() -
         (made / "sub" / "f").write_text("x")
         (made / "sub").chmod(0o500)  # an agent took write permission away
     assert not own.exists() and tempfile.tempdir != str(own)
+
+
+def test_the_memory_directory_is_removed_on_exit_and_a_dead_ones_at_the_next_start() -> None:
+    if memory_scratch() is None:
+        pytest.skip(f"no memory-backed storage to use here ({MEMORY_ROOT})")
+    parent = MEMORY_ROOT / f"{SCRATCH_PREFIX}{os.getuid()}"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    space = Path("/proc/self/ns/pid").stat().st_ino
+    stale = parent / f"{dead.pid}-1-{space}"  # a start time no live process has
+    (stale / "lw-grade-x").mkdir(parents=True)
+    with process_scratch():
+        assert not stale.exists()
+        own = memory_scratch()
+        assert own is not None and own.parent == parent
+        (Path(tempfile.mkdtemp(prefix="lw-grade-", dir=own)) / "junit.xml").write_text("x")
+    assert not own.exists()
+
+
+def test_the_memory_directory_of_a_process_outside_any_block_is_removed_at_its_exit() -> None:
+    if memory_scratch() is None:
+        pytest.skip(f"no memory-backed storage to use here ({MEMORY_ROOT})")
+    code = (
+        "import tempfile; from loopwright._scratch import memory_scratch; own = memory_scratch(); "
+        "tempfile.mkdtemp(prefix='lw-grade-', dir=own); print(own)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    own = Path(out.stdout.strip())
+    assert own.parent == MEMORY_ROOT / f"{SCRATCH_PREFIX}{os.getuid()}" and not own.exists()
 
 
 @pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])

@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
 
+from loopwright import _scratch
+from loopwright._scratch import memory_scratch
 from loopwright.sandbox import CommandResult
 from loopwright.scoring import JunitCase, JunitReport, Outcome, PytestGrader
 from loopwright.scoring._grader import _invalid_reason, _Run
@@ -125,6 +128,30 @@ def test_grade_result_round_trips_through_json(grade_with: GradeFn) -> None:
 
 def test_grader_runs_in_the_sandbox_it_was_given(grader: PytestGrader, grade_with: GradeFn) -> None:
     assert grade_with(GOLD).sandbox == grader.sandbox.name
+
+
+def test_the_grades_private_files_are_in_memory_backed_storage_and_removed_after(
+    grader: PytestGrader, grade_with: GradeFn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kit and the results directory (a handful of files a grade writes and removes) are
+    made in `memory_scratch()` where there is one, else in the system temp dir."""
+    seen: list[tuple[Path, ...]] = []
+    run = type(grader.sandbox).run
+
+    def spy(self: object, *args: object, **kwargs: object) -> CommandResult:
+        seen.append(tuple(kwargs["readonly"]) + tuple(kwargs["writable"]))  # type: ignore[arg-type]
+        return run(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(grader.sandbox), "run", spy)
+    memory = memory_scratch()
+    assert grade_with(GOLD).score == 1.0
+    kit, out = seen[-1]
+    assert kit.parent == out.parent and not kit.parent.exists()  # removed after the grade
+    assert memory is None or kit.parent.parent == memory
+    monkeypatch.setattr(_scratch, "MEMORY_MIN_FREE", 1 << 62)  # none with that much free
+    assert memory_scratch() is None
+    assert grade_with(GOLD).score == 1.0
+    assert seen[-1][0].parent.parent == Path(tempfile.gettempdir())
 
 
 def test_task_is_not_modified_by_grading(calc_task: Task, grade_with: GradeFn) -> None:

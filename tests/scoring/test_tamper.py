@@ -188,6 +188,40 @@ def test_forging_attack_is_an_invalid_tamper_grade(
     assert (grade.score, grade.resolved) == (0.0, False)
 
 
+# In a later test, once some have passed (the guard holds a passed report's line until the next
+# line it sends: a failure, a finding, `finish`), the run is cut short with an all-pass junit XML.
+CUT_SHORT_WHILE_PASSES_ARE_HELD = """
+import os, sys
+from textkit import transform as _transform
+
+_real, _calls = _transform.slugify, []
+
+def _slugify(*args, **kwargs):
+    _calls.append(1)
+    if len(_calls) == 8:
+        for arg in sys.argv:
+            if arg.startswith("--junitxml="):
+                with open(arg.split("=", 1)[1], "w") as out:
+                    out.write('<testsuites><testsuite name="pytest" tests="0"/></testsuites>')
+        os._exit(0)
+    return _real(*args, **kwargs)
+
+_transform.slugify = _slugify
+"""
+
+
+def test_a_run_cut_short_while_passed_reports_are_held_is_tamper(
+    slugify: Task, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The lines of passed reports the guard held are lost with the process, and so is the
+    `finish` that would have carried them: the stream says the run ended before pytest did."""
+    steps = [*gold_steps(slugify), *_init_with(CUT_SHORT_WHILE_PASSES_ARE_HELD)]
+    grade = _grade(slugify, steps, sandbox, tmp_path)
+    assert grade.tampered and (grade.score, grade.resolved) == (0.0, False)
+    reason = grade.invalid_reason or ""
+    assert reason.startswith("tamper:") and "ended before pytest finished" in reason, reason
+
+
 def test_forging_on_top_of_the_gold_is_still_tamper(
     slugify: Task, sandbox: Sandbox, tmp_path: Path
 ) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import ClassVar, Self, TypedDict
 
 from loopwright._caller import carried
+from loopwright._scratch import memory_scratch
 from loopwright.sandbox import CommandResult, Sandbox, TaskEnvironment, default_sandbox
 from loopwright.scoring._audit import audit_change, mark_suspect
 from loopwright.scoring._guard import failed_grade, mark_tampered
@@ -165,8 +166,10 @@ class RunGrader(ABC):
     def verdict(self, workspace: Path, task: Task, conftests: tuple[Path, ...] = ()) -> Verdict:
         """Run this kind's command for `task` once in `workspace` (resolved; its tests restored
         already, `conftests` the restore's conftest list) with a fresh private directory, removed
-        afterwards, and read the result. Raises what the run raises."""
-        private = Path(tempfile.mkdtemp(prefix="lw-grade-"))
+        afterwards, and read the result. Raises what the run raises. The private directory is
+        in memory-backed storage where there is some (`_scratch.memory_scratch`), else in the
+        system temp dir."""
+        private = Path(tempfile.mkdtemp(prefix="lw-grade-", dir=memory_scratch()))
         try:
             step = self._step(workspace, task, private, conftests)
             result = self.sandbox.run(

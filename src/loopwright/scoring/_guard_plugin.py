@@ -195,14 +195,16 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         "plugins": -1,
     }
     finished: list[bool] = []
-    held: list[bytes] = []  # lines of passed setups and teardowns, not sent yet
+    held: list[bytes] = []  # lines of passed reports, not sent yet
 
     def send(*fields: str, hold: bool = False) -> None:
         """One line on the channel: space-separated fields, text ones hex-encoded. With `hold`
-        (a setup or teardown that passed: nothing a later line could need, and nothing the
-        host counts without the `finish` that always follows), the line waits for the next
-        one sent and goes out with it, in one write: a third of the writes, and of the host's
-        wake-ups to read them. Every failure, and every test's call, goes out at once."""
+        (a report that passed: what the stream is for is that no failure can be taken back,
+        and the host counts nothing without the `finish` or `early` line that always follows
+        and carries the held lines with it), the line waits for the next one sent and goes out
+        with it, in one write: a run whose tests all pass makes three writes (start, the
+        canary's xfail, finish), not one a test, and wakes the host as often. Every failure
+        and skip, every finding, and the finish go out at once."""
         if channel is None:
             return
         line = (" ".join(fields) + "\n").encode("ascii")
@@ -668,7 +670,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         if report.when == "call" or report.outcome != "passed":  # once a test, and at any failure
             check(f"at {report.nodeid}")
         xfail = "1" if hasattr(report, "wasxfail") else "0"
-        hold = report.when != "call" and report.outcome == "passed"
+        hold = report.outcome == "passed"
         send(
             "report", hexed(report.nodeid), str(report.when), str(report.outcome), xfail, hold=hold
         )
