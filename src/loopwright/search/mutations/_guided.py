@@ -116,9 +116,9 @@ class GuidedStrategy:
         return ctx.rng.choices(list(suggestions), weights=weights, k=1)[0]
 
     def kept(self, s: MutationSuggestion, ctx: MutationContext) -> bool:
-        """Whether a drawn suggestion is carried out: always with a credit factor of 1 or more
-        (no credit, no evidence, or a record of beating parents), else with probability
-        `factor` (one draw from `ctx.rng`)."""
+        """Whether a drawn suggestion is carried out: always without a credit table or with a
+        factor (`CreditTable.factor`: its kind's record, shrunk toward its operator's) of 1 or
+        more, else with probability `factor` (one draw from `ctx.rng`)."""
         factor = ctx.credit.factor(s.kind, s.operator) if ctx.credit is not None else 1.0
         return factor >= 1.0 or ctx.rng.random() < factor
 
