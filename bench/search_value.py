@@ -85,7 +85,7 @@ from loopwright.evaluation import (
 from loopwright.models import DEFAULT_PRICES, model_factory
 from loopwright.sandbox import default_sandbox
 from loopwright.search import EvolutionEngine, EvolveConfig, hand_designs, load_checkpoint
-from loopwright.stats import paired_bootstrap, sign_test, wilcoxon
+from loopwright.stats import BootstrapCI, paired_bootstrap, sign_test, wilcoxon
 from loopwright.tasks import Benchmark, load_benchmark
 
 FAMILIES = {1: "sim-landscapes-1", 2: "sim-landscapes-2"}
@@ -386,6 +386,25 @@ def _paired(regret: dict[str, list[float]], arms: list[str], designs: list[str])
               f"sign p {sign_test(diffs):.3f}")  # fmt: skip
 
 
+STRICT = ("beats", "ties cheaper")
+"""The verdicts of `target_a` that meet target (a) strictly (any but "no" meets it literally)."""
+
+
+def target_a(ci: BootstrapCI | None, usd: float, design_usd: float) -> str:
+    """A workflow against the best hand design, as target (a) reads it: "beats" (the paired
+    interval of its gain is above zero); "ties cheaper" (the interval includes zero, it costs
+    at most 0.6x the design's dollars, and it is better on some task: the high end above zero,
+    or equal on every task); "ties cheaper, never better on a task" (the other cheap ties,
+    met only literally); else "no"."""
+    if ci is not None and ci.low > 0:
+        return "beats"
+    if ci is None or not ci.includes_zero or usd > 0.6 * design_usd:
+        return "no"
+    if ci.high > 0 or ci.gain == 0:
+        return "ties cheaper"
+    return "ties cheaper, never better on a task"
+
+
 def _target_a(outcomes: list[dict[str, Any]], designs: list[str], arms: list[str]) -> None:
     """Target (a), read two ways: `literal` counts a tie whenever the interval includes zero
     (its ends included); `strict` also asks the winner to be better on some task (the
@@ -398,14 +417,9 @@ def _target_a(outcomes: list[dict[str, Any]], designs: list[str], arms: list[str
             d, w = o["designs"][best], o["arms"][arm]
             ci = paired_bootstrap({t: [s] for t, s in d["scores"].items()},
                                   {t: [s] for t, s in w["scores"].items()}, seed=o["landscape"])  # fmt: skip
-            cheap = w["usd"] <= 0.6 * d["usd"]
-            beats = ci is not None and ci.low > 0
-            tie = ci is not None and ci.includes_zero and cheap
-            tie_strict = tie and ci is not None and (ci.high > 0 or ci.gain == 0)
-            literal += beats or tie
-            strict += beats or tie_strict
-            verdict = "beats" if beats else "ties cheaper" if tie_strict else (
-                "ties cheaper, never better on a task" if tie else "no")  # fmt: skip
+            verdict = target_a(ci, w["usd"], d["usd"])
+            literal += verdict != "no"
+            strict += verdict in STRICT
             gain = ci.describe() if ci else "no shared tasks"
             print(f"  {arm} L{o['landscape']}: vs {best} {gain}; ${w['usd']:.4f} vs "
                   f"${d['usd']:.4f}/task ({w['usd'] / d['usd']:.2f}x) -> {verdict}")  # fmt: skip

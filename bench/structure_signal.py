@@ -45,7 +45,7 @@ from loopwright.tasks import load_benchmark
 from loopwright.workflow import Workflow, builtin_workflow
 
 sys.path.insert(0, str(Path(__file__).parent))
-from search_value import model_spec, sim_evaluator, split
+from search_value import STRICT, model_spec, sim_evaluator, split, target_a
 
 
 def structures() -> dict[str, Workflow]:
@@ -171,13 +171,9 @@ def picks(results: dict[int, dict[str, Any]], train: Sequence[str], tolerance: f
                 {t: [v[0]] for t, v in base.items()}, {t: [v[0]] for t, v in row.items()}, seed=land
             )
             ratio = _mean(row, 1) / _mean(base, 1)
-            beats = ci is not None and ci.low > 0
-            tie = (
-                ci is not None and ci.includes_zero and ratio <= 0.6
-                and (ci.high > 0 or ci.gain == 0)
-            )  # fmt: skip
-            met[how] += beats or tie
-            verdict = "beats" if beats else "ties cheaper" if tie else "no"
+            verdict = target_a(ci, _mean(row, 1), _mean(base, 1))
+            verdict = verdict if verdict in STRICT else "no"
+            met[how] += verdict != "no"
             gain = f"{ci.gain:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]" if ci else "-"
             cells.append(f"{how} {name} {gain} {ratio:.2f}x {verdict}")
         print(f"  L{land} (best design {design}): " + "; ".join(cells))
