@@ -8,9 +8,10 @@ the (task, repetition) runs valid for both, so a child stopped at a stage is com
 parent on the stage's tasks, not with the parent's mean over every task (which set a
 three-task mean against a twelve-task one); with no shared run, the two fitnesses. It *beats*
 its parents when its delta is above zero against each; under `objective: cost-aware` (a
-`tolerance` given) also when it is within `tolerance` of each at most CHEAPER times its paired
-dollars (a cheaper tie, which cost-aware selection prefers). Children of the random strategy
-count under the kind `random`, a guided strategy's exploration draws under `exploration`.
+`tolerance` given) also when it is a cheaper tie with each, by the stage's own rule
+(`_staging.cheaper_tie`: within `tolerance`, at most CHEAPER times its paired dollars), which
+cost-aware selection prefers. Children of the random strategy count under the kind `random`,
+a guided strategy's exploration draws under `exploration`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from statistics import fmean
 
 from loopwright.search._individual import Individual
-from loopwright.search._staging import CHEAPER
+from loopwright.search._staging import cheaper_tie
 
 __all__ = ["CreditRow", "CreditTable", "credit_key", "credit_table"]
 
@@ -128,17 +129,16 @@ def _against(child: Individual, parent: Individual, tolerance: float | None) -> 
     if not both:
         assert child.fitness is not None and parent.fitness is not None
         return child.fitness - parent.fitness, child.fitness - parent.fitness > 1e-9
-    delta = fmean(mine[r][0] for r in both) - fmean(theirs[r][0] for r in both)
+    child_mean = fmean(mine[r][0] for r in both)
+    parent_mean = fmean(theirs[r][0] for r in both)
+    delta = child_mean - parent_mean
     if delta > 1e-9:
         return delta, True
-    if tolerance is None or delta < -tolerance - 1e-12:
-        return delta, False
     usd = [(mine[r][1], theirs[r][1]) for r in both]
     if any(c is None or p is None for c, p in usd):
         return delta, False
-    child_usd = fmean(c for c, _ in usd if c is not None)
-    parent_usd = fmean(p for _, p in usd if p is not None)
-    return delta, parent_usd > 0.0 and child_usd <= CHEAPER * parent_usd
+    paired = (fmean(c for c, _ in usd if c is not None), fmean(p for _, p in usd if p is not None))
+    return delta, cheaper_tie(child_mean, parent_mean, paired, tolerance) is not None
 
 
 def _runs(ind: Individual) -> dict[tuple[str, int], tuple[float, float | None]]:

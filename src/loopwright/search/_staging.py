@@ -40,8 +40,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from loopwright.search._individual import Individual
 
 __all__ = [
-    "CHEAPER", "StageRule", "StageVerdict", "parent_stage_order", "stage_order", "stage_runs",
-    "stage_verdict",
+    "CHEAPER", "StageRule", "StageVerdict", "cheaper_tie", "parent_stage_order", "stage_order",
+    "stage_runs", "stage_verdict",
 ]  # fmt: skip
 
 CHEAPER = 0.9
@@ -144,7 +144,7 @@ def stage_verdict(
         stopped = child_mean <= parent_mean
         said = f"{'not above' if stopped else 'above'} the parent's {parent_mean:.3f}"
         usd = _paired_usd(child, parent, runs) if parent is not None else None
-        if stopped and (tie := _cheaper_tie(child_mean, parent_mean, usd, tolerance)):
+        if stopped and (tie := cheaper_tie(child_mean, parent_mean, usd, tolerance)):
             stopped, said = False, tie
     else:
         stopped = child_mean < parent_mean - margin
@@ -162,7 +162,7 @@ def stage_verdict(
     )  # fmt: skip
 
 
-def _cheaper_tie(
+def cheaper_tie(
     child_mean: float,
     parent_mean: float,
     usd: tuple[float, float] | None,
