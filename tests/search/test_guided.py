@@ -123,13 +123,26 @@ def test_when_no_suggestion_applies_a_structural_neighbour_is_the_fallback() -> 
     assert result.operator in ("node_insert", "gate_remove")
 
 
-def test_when_no_neighbour_is_novel_a_random_operator_is_the_fallback() -> None:
+def test_when_every_neighbour_is_known_the_child_is_two_steps_away() -> None:
     only_gate = report(suggestion("gate_add", "add_gate", "s1"))
-    seen_structure = {workflow_hash(c) for c in _neighbour_children(with_gate())}
-    novel = ctx(3, report=only_gate)
-    novel = MutationContext(rng=novel.rng, report=only_gate,
-                            novel=lambda wf: workflow_hash(wf) not in seen_structure)  # fmt: skip
-    result = guided_mutate(with_gate(), GuidedStrategy(exploration=0.0), novel)
+    parent = with_gate()
+    one_step = {workflow_hash(c) for c in _neighbour_children(parent)}
+    two_steps = {workflow_hash(g) for c in _neighbour_children(parent)
+                 for g in _neighbour_children(c)} - one_step - {workflow_hash(parent)}  # fmt: skip
+    assert two_steps
+    for seed in range(6):
+        known = MutationContext(rng=random.Random(seed), report=only_gate,
+                                novel=lambda wf: workflow_hash(wf) not in one_step)  # fmt: skip
+        result = guided_mutate(parent, GuidedStrategy(exploration=0.0), known)
+        assert result.guidance is not None and result.guidance.kind == "neighbourhood"
+        assert "two steps: " in result.reason and "; then " in result.reason
+        assert result.child is not None and workflow_hash(result.child) in two_steps
+
+
+def test_when_nothing_near_is_novel_a_random_operator_is_the_fallback() -> None:
+    only_gate = report(suggestion("gate_add", "add_gate", "s1"))
+    nothing = MutationContext(rng=random.Random(3), report=only_gate, novel=lambda wf: False)
+    result = guided_mutate(with_gate(), GuidedStrategy(exploration=0.0), nothing)
     assert result.guidance is not None and result.guidance.kind == "fallback"
     assert result.reason.startswith("fallback (no usable suggestion for this parent)")
 
