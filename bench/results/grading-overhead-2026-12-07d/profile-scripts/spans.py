@@ -4,7 +4,7 @@ import sys, subprocess, tempfile, re, json, statistics, os
 sys.path.insert(0, "/tmp/ov3")
 from pathlib import Path
 exec(open("/tmp/ov3/cg2.py").read().split("def ir(")[0].replace("VARIANTS = json.loads(Path(sys.argv[2]).read_text()) if len(sys.argv) > 2 else {}", "VARIANTS = {}; N = int(sys.argv[2])"))
-src = (kit / f"{plugin}.py").read_text()
+src = Path(sys.argv[3]).read_text() if len(sys.argv) > 3 else (kit / f"{plugin}.py").read_text()
 inst = '''
 import time as _t
 _SPANS = {}
@@ -28,7 +28,7 @@ src = src.replace('        record.write_text(dumps(result), encoding="utf-8")', 
 src = src.replace('def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:\n', 'def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:\n    _c0 = _t.thread_time()\n', 1)
 src = src.replace('    send("start")\n    return names', '    send("start")\n    _SPANS["guard setup"] = _t.thread_time() - _c0\n    return names')
 marks = [("        framework.extend((m.__name__, m) for m in modules)", "a_modules"),
-         ("        # Each function once (one re-exported elsewhere is held twice), in the order they lie in", "b_spaces"),
+         ("        # In the order they lie in memory: the per-test pass", "b_spaces"),
          ("        known_codes.update(zip(map(id, function_codes), function_codes))", "c_sort"),
          ("        for plugin in list(sys.modules.values()):  # plugins named by `-p`, loaded by now", "d_flat"),
          ("        digest.append(code_digest(list(known_codes.values())))", "e_plugins"),
