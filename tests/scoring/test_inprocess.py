@@ -477,7 +477,7 @@ def test_bytecode_edited_in_place_is_tamper_even_where_ctypes_is_allowed(
     assert "changed in place" in reason, reason
 
 
-# The guard's cheap per-test passes (over flat sequences) and what they must still see. Each
+# What the guard's per-test checks (of the plugin manager, and of its own state) must see. Each
 # attack is allowed every construct it uses, so that the audit passes it and only the guard can
 # forfeit the grade; each leaves the guard's `check` working.
 # A hook caller's own executor (`_hookexec`, an attribute of the caller, not of the manager)
