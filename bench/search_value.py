@@ -55,10 +55,21 @@ The issue's targets (issue 28):
   bounded over every landscape either reached (an arm that did not reach the level counted as
   needing more than its runs spent), since the first leaves out where one arm is fastest.
 
+Replicas (`--replicas R`): every arm also runs with R - 1 more search seeds, `ARM#1` ...
+(evolve seed REPLICA_SEED x k + L; the evaluation seed stays L, so replicas share the
+landscape's evaluations and differ only in the search's draws), kept in the same L{n}.json.
+With R > 1 the report adds the replicated reading of (b) and (c): on each landscape the median
+over the R seeds of the training runs to reach the regret level (a seed that did not reach it
+counts as never, so the median is never when half or more did not) and the mean of their
+regrets at the budget, then the same paired reading across landscapes as for one seed. With one
+search seed a landscape's verdict rode on single draws (random reached L2 and L4 of family 2
+with its first generation's children); the rule above was written before any replica ran.
+
     python bench/search_value.py [--landscapes 10] [--first 0] [--budget 60] [--bench mini]
         [--long-budget 0] [--regret 0.02] [--jobs 2] [--out DIR] [--report-only]
         [--train N] [--holdout M]   (subsets of the split, the levels' mix kept; 0: all)
         [--family 1]   (the landscape family: 1 or 2; recorded in each L{n}.json's settings)
+        [--replicas 1] (search seeds per arm and landscape)
 """
 
 from __future__ import annotations
@@ -179,24 +190,43 @@ def _holdout_of(results: Any) -> tuple[dict[str, float], float]:
     return scores, usd
 
 
+REPLICA_SEED = 10_000
+"""Replica k >= 1 of an arm on landscape L runs evolve with seed `REPLICA_SEED * k + L` (replica 0
+is the arm itself, seed L); the evaluation seed stays L, so replicas share the landscape's
+evaluations (common random numbers) and differ only in the search's own draws."""
+
+
+def replica_names(arm: str, replicas: int) -> list[str]:
+    """`arm` and its replicas' names in an L{n}.json: `arm`, `arm#1`, ..., `arm#{replicas-1}`."""
+    return [arm] + [f"{arm}#{k}" for k in range(1, replicas)]
+
+
+def _search_seed(landscape: int, name: str) -> int:
+    """The evolve seed of the arm or replica `name` (see REPLICA_SEED)."""
+    _, _, k = name.partition("#")
+    return REPLICA_SEED * int(k) + landscape if k else landscape
+
+
 def run_arm(
     landscape: int, arm: str, budget: int, args: argparse.Namespace, folder: Path
 ) -> dict[str, Any]:
-    """One evolve run: its trajectory (runs spent, holdout of the best) and its final best."""
+    """One evolve run: its trajectory (runs spent, holdout of the best) and its final best.
+    `arm` may name a replica (`guided#2`: the arm `guided` with another search seed)."""
+    name, arm = arm, arm.partition("#")[0]
     bench = load_benchmark(args.bench)
     train, holdout = split(bench, args.train, args.holdout)
     spec = model_spec(landscape, args.family)
     config = EvolveConfig.model_validate(
         {
             "seed_workflow": "builder-only", "bench": args.bench, "sandbox": "local",
-            "model": spec, "seed": landscape, "population": args.population,
+            "model": spec, "seed": _search_seed(landscape, name), "population": args.population,
             "elitism": 1, "train_tasks": train, "holdout_tasks": holdout,
             "holdout_repetitions": 1, "designs": [], **ARMS[arm],
             "budgets": {"max_generations": 1000, "max_train_evaluations": budget},
         }
     )  # fmt: skip
     cache = FitnessCache(folder / "cache.db")
-    run_dir = folder / arm
+    run_dir = folder / name
     engine = EvolutionEngine.start(config, run_dir, sim_evaluator(spec, bench, landscape, cache))
     engine.run()
     cp = load_checkpoint(run_dir)
@@ -285,7 +315,8 @@ def run_landscape(landscape: int, args: argparse.Namespace, out: Path) -> dict[s
             usd = statistics.fmean(r.total_cost_usd or 0.0 for r in evaluation.records)
             designs[name] = {"scores": scores, "usd": usd, "spent": len(holdout)}
         save()
-        for name in [a for a in args.arms if a not in outcome["arms"]]:
+        wanted = [r for a in args.arms for r in replica_names(a, args.replicas)]
+        for name in [a for a in wanted if a not in outcome["arms"]]:
             arm = run_arm(landscape, name, args.budget, args, folder)
             if not arm["scores"]:  # the budget ran out before any holdout: the user has the seed
                 arm.update(
@@ -368,6 +399,11 @@ def report(outcomes: list[dict[str, Any]], args: argparse.Namespace) -> None:
     _paired(regret, arms, designs)
     _target_a(outcomes, designs, arms)
     _target_bc(outcomes, arms, args.regret)
+    if args.replicas > 1:
+        replicated = [a for a in arms
+                      if all(n in o["arms"] for o in outcomes for n in replica_names(a, args.replicas))]  # fmt: skip
+        if replicated:
+            _replicated(outcomes, replicated, args.replicas, args.regret)
 
 
 def _paired(regret: dict[str, list[float]], arms: list[str], designs: list[str]) -> None:
@@ -427,38 +463,58 @@ def _target_a(outcomes: list[dict[str, Any]], designs: list[str], arms: list[str
               "interval that includes zero (target: >= 7 of 10)")  # fmt: skip
 
 
+PAIRS = (
+    ("guided", "random", 0.6),
+    ("guided+staged+pareto", "guided", 0.7),
+    ("guided+staging", "guided", 0.7),
+    ("guided+pareto", "guided", 0.7),
+    ("guided+cost", "guided", 0.7),
+)
+"""Targets (b) and (c): (first, second, goal for first's runs over second's)."""
+
+
 def _target_bc(outcomes: list[dict[str, Any]], arms: list[str], level: float) -> None:
     print(f"\ntargets (b), (c): training runs to reach regret <= {level} (-: not within budget):")
     runs = {a: [runs_to(o["arms"][a], optimum(o) - level) for o in outcomes] for a in arms}
+    spent = {a: [_spent(o["arms"][a]) for o in outcomes] for a in arms}
     for a in arms:
         print(f"  {a:>15}: " + " ".join("-" if math.isinf(r) else f"{r:.0f}" for r in runs[a]))
-    for first, second, goal in (("guided", "random", 0.6), ("guided+staged+pareto", "guided", 0.7),
-                                ("guided+staging", "guided", 0.7), ("guided+pareto", "guided", 0.7),
-                                ("guided+cost", "guided", 0.7)):  # fmt: skip
+    for first, second, goal in PAIRS:
         if first not in runs or second not in runs:
             continue
         if second == "guided":
             _no_worse(outcomes, first)
-        both = [(f, s) for f, s in zip(runs[first], runs[second], strict=True)
-                if not (math.isinf(f) and math.isinf(s))]  # fmt: skip
-        ratios = [f / s for f, s in both if not math.isinf(f) and not math.isinf(s)]
-        diffs = [(-1.0 if f < s else 1.0 if f > s else 0.0) for f, s in both]
-        med = f"{statistics.median(ratios):.2f}" if ratios else "undefined"
-        print(f"  {first}/{second}: median ratio {med} over {len(ratios)} landscapes both reached "
-              f"({len(both)} reached by either); fewer runs on {sum(d < 0 for d in diffs)}, more on "
-              f"{sum(d > 0 for d in diffs)}; sign p {sign_test(diffs):.3f} (goal <= {goal}, p < 0.05)")  # fmt: skip
-        low, high = _censored_median(outcomes, first, second, runs[first], runs[second])
-        if low is not None and high is not None:
-            print(f"    over the {len(both)} reached by either, an arm that did not reach it counted "
-                  f"as beyond its runs spent: median ratio between {low:.2f} and {high:.2f}")  # fmt: skip
+        _pair_runs(first, second, goal, runs, spent)
+
+
+def _pair_runs(
+    first: str,
+    second: str,
+    goal: float,
+    runs: dict[str, list[float]],
+    spent: dict[str, list[float]],
+) -> None:
+    """first/second runs-to-regret over the landscapes: the median ratio where both reached the
+    level, the sign test over every landscape either reached, and the censored bounds."""
+    both = [(f, s) for f, s in zip(runs[first], runs[second], strict=True)
+            if not (math.isinf(f) and math.isinf(s))]  # fmt: skip
+    ratios = [f / s for f, s in both if not math.isinf(f) and not math.isinf(s)]
+    diffs = [(-1.0 if f < s else 1.0 if f > s else 0.0) for f, s in both]
+    med = f"{statistics.median(ratios):.2f}" if ratios else "undefined"
+    print(f"  {first}/{second}: median ratio {med} over {len(ratios)} landscapes both reached "
+          f"({len(both)} reached by either); fewer runs on {sum(d < 0 for d in diffs)}, more on "
+          f"{sum(d > 0 for d in diffs)}; sign p {sign_test(diffs):.3f} (goal <= {goal}, p < 0.05)")  # fmt: skip
+    low, high = _censored_median(runs[first], runs[second], spent[first], spent[second])
+    if low is not None and high is not None:
+        print(f"    over the {len(both)} reached by either, an arm that did not reach it counted "
+              f"as beyond its runs spent: median ratio between {low:.2f} and {high:.2f}")  # fmt: skip
 
 
 def _censored_median(
-    outcomes: list[dict[str, Any]],
-    first: str,
-    second: str,
     runs_first: list[float],
     runs_second: list[float],
+    spent_first: list[float],
+    spent_second: list[float],
 ) -> tuple[float | None, float | None]:
     """Bounds on the median of first/second runs-to-regret over every landscape either arm
     reached: an arm that did not reach the level within its training runs spent would need
@@ -468,14 +524,16 @@ def _censored_median(
     (None, None) when neither arm reached the level anywhere."""
     lows: list[float] = []
     highs: list[float] = []
-    for o, f, s in zip(outcomes, runs_first, runs_second, strict=True):
+    for f, s, f_spent, s_spent in zip(
+        runs_first, runs_second, spent_first, spent_second, strict=True
+    ):
         if math.isinf(f) and math.isinf(s):
             continue
         if math.isinf(s):
             lows.append(0.0)
-            highs.append(f / _spent(o["arms"][second]))
+            highs.append(f / s_spent)
         elif math.isinf(f):
-            lows.append(_spent(o["arms"][first]) / s)
+            lows.append(f_spent / s)
             highs.append(math.inf)
         else:
             lows.append(f / s)
@@ -483,6 +541,50 @@ def _censored_median(
     if not lows:
         return None, None
     return statistics.median(lows), statistics.median(highs)
+
+
+def _replicated(
+    outcomes: list[dict[str, Any]], arms: list[str], replicas: int, level: float
+) -> None:
+    """Targets (b) and (c) over replicated arms: on each landscape an arm's runs to reach the
+    regret level is the median over its `replicas` search seeds (a seed that did not reach it
+    counts as never: the median is then never when half or more did not), its regret at the
+    budget the mean over them; then the same paired reading across landscapes as one seed."""
+    names = {a: replica_names(a, replicas) for a in arms}
+    print(f"\nreplicated: each arm run with {replicas} search seeds per landscape (evolve seeds "
+          f"L, {REPLICA_SEED}+L, ...; the same evaluations); per landscape, training runs to "
+          f"regret <= {level} of each seed, then their median:")  # fmt: skip
+    runs: dict[str, list[float]] = {}
+    spent: dict[str, list[float]] = {}
+    regret: dict[str, list[float]] = {}
+    for a in arms:
+        runs[a], spent[a], regret[a] = [], [], []
+        for o in outcomes:
+            best = optimum(o)
+            each = [runs_to(o["arms"][n], best - level) for n in names[a]]
+            runs[a].append(statistics.median(each))
+            spent[a].append(min(_spent(o["arms"][n]) for n in names[a]))
+            regret[a].append(
+                statistics.fmean(best - _mean(o["arms"][n]["scores"]) for n in names[a])
+            )
+        cells = []
+        for o in outcomes:
+            best = optimum(o)
+            each = [runs_to(o["arms"][n], best - level) for n in names[a]]
+            cells.append("/".join("-" if math.isinf(r) else f"{r:.0f}" for r in each))
+        print(f"  {a:>15}: " + " ".join(cells))
+        print(
+            f"  {'median':>15}: " + " ".join("-" if math.isinf(r) else f"{r:.0f}" for r in runs[a])
+        )
+    print("  mean regret at the budget over the seeds, median over landscapes: " + ", ".join(
+        f"{a} {statistics.median(regret[a]):.3f}" for a in arms))  # fmt: skip
+    for first, second, goal in PAIRS:
+        if first in runs and second in runs:
+            diffs = [f - s for f, s in zip(regret[first], regret[second], strict=True)]
+            print(f"  {first} vs {second}, mean regret: median {statistics.median(diffs):+.3f}, "
+                  f"wins {sum(d < 0 for d in diffs)}/ties {sum(d == 0 for d in diffs)}/losses "
+                  f"{sum(d > 0 for d in diffs)}, Wilcoxon p {wilcoxon(diffs):.3f}")  # fmt: skip
+            _pair_runs(first, second, goal, runs, spent)
 
 
 def _spent(arm: dict[str, Any]) -> float:
@@ -516,7 +618,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("search_value_out"))
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--family", type=int, default=1, choices=sorted(FAMILIES))
+    parser.add_argument(
+        "--replicas", type=int, default=1, help="search seeds per arm and landscape (>= 1)"
+    )
     args = parser.parse_args()
+    if args.replicas < 1:
+        parser.error("--replicas must be at least 1")
     print("SIMULATED: the offline sim model stands in for an LLM (docs/sim-model.md); "
           f"landscape family {FAMILIES[args.family]}.")  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)

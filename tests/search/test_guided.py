@@ -232,6 +232,21 @@ def test_credit_shifts_weight_toward_what_paid_off() -> None:
     assert picks.count("add_gate") > 0.8 * len(picks)
 
 
+def test_an_operator_counts_once_however_many_suggestions_name_it() -> None:
+    """Four prompt lessons and one gate of equal confidence: the gate is drawn about half the
+    time (one draw over the five suggestions gave it a fifth)."""
+    lessons = [suggestion("prompt_mutate", f"prompt_{k}", f"s{k}") for k in range(2, 6)]
+    many = report(suggestion("gate_add", "add_gate", "s1"), *lessons)
+    strategy = GuidedStrategy(exploration=0.0)
+    usable = strategy.usable(SEED, ctx(report=many))
+    assert len(usable) == 5
+    draws = ctx(3, report=many)
+    picks = [strategy.pick(usable, draws).operator for _ in range(2000)]
+    assert 0.45 < picks.count("gate_add") / len(picks) < 0.55
+    kinds = {strategy.pick(usable, draws).kind for _ in range(400)}
+    assert kinds == {"add_gate", "prompt_2", "prompt_3", "prompt_4", "prompt_5"}
+
+
 def test_the_fallback_draws_operators_by_their_pooled_credit() -> None:
     only_gate = report(suggestion("gate_add", "add_gate", "s1"))
     credit = CreditTable((

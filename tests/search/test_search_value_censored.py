@@ -54,8 +54,43 @@ def test_target_b_bounds_the_median_over_landscapes_only_one_arm_reached(
 
 def test_censored_median_is_exact_when_both_arms_reach_everywhere() -> None:
     sv = _script()
-    a, b = _arm([(12, 0.8), (24, 1.0)]), _arm([(12, 0.8), (48, 1.0)])
-    outcomes = [_landscape(0, a, b), _landscape(1, a, b)]
-    assert sv._censored_median(outcomes, "guided", "random", [24.0, 24.0], [48.0, 48.0]) == (
-        0.5, 0.5
-    )  # fmt: skip
+    spent = [72.0, 72.0]
+    assert sv._censored_median([24.0, 24.0], [48.0, 48.0], spent, spent) == (0.5, 0.5)
+
+
+def test_replicas_have_their_own_search_seed_and_name() -> None:
+    sv = _script()
+    assert sv.replica_names("guided", 3) == ["guided", "guided#1", "guided#2"]
+    assert sv.replica_names("guided", 1) == ["guided"]
+    assert sv._search_seed(4, "guided") == 4  # the arm itself keeps the landscape's seed
+    assert sv._search_seed(4, "guided#2") == 2 * sv.REPLICA_SEED + 4
+    seeds = {sv._search_seed(n, r) for n in range(10) for r in sv.replica_names("random", 3)}
+    assert len(seeds) == 30
+
+
+def test_replicated_reading_takes_each_landscapes_median_over_the_seeds(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sv = _script()
+    reach_36 = _arm([(12, 0.8), (36, 1.0), (72, 1.0)])
+    reach_72 = _arm([(12, 0.8), (72, 1.0)])
+    never = _arm([(12, 0.8), (72, 0.9)])
+
+    def landscape(n: int, guided: list[Any], random: list[Any]) -> dict[str, Any]:
+        o = _landscape(n, guided[0], random[0])
+        o["arms"] |= {"guided#1": guided[1], "guided#2": guided[2]}
+        o["arms"] |= {"random#1": random[1], "random#2": random[2]}
+        return o
+
+    outcomes = [
+        # guided 36, 36, never -> median 36; random 72, never, never -> median never
+        landscape(0, [reach_36, reach_36, never], [reach_72, never, never]),
+        # guided 72, 36, 72 -> 72; random 36, 36, 72 -> 36
+        landscape(1, [reach_72, reach_36, reach_72], [reach_36, reach_36, reach_72]),
+    ]
+    sv._replicated(outcomes, ["guided", "random"], 3, 0.02)
+    out = capsys.readouterr().out
+    assert "36/36/- 72/36/72" in out
+    assert "72/-/- 36/36/72" in out
+    assert "median ratio 2.00 over 1 landscapes both reached (2 reached by either)" in out
+    assert "fewer runs on 1, more on 1" in out

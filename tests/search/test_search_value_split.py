@@ -55,7 +55,7 @@ def test_run_landscape_keeps_what_is_there_and_never_cuts_the_holdout(tmp_path: 
     sv = _script()
     args = argparse.Namespace(
         bench="mini", train=2, holdout=2, population=2, arms=["random", "guided"],
-        budget=4, long_budget=0, family=1,
+        budget=4, long_budget=0, family=1, replicas=2,
     )  # fmt: skip
     kept = {"trajectory": [], "spent": 0, "scores": {"x": 0.5}, "usd": 0.0, "holdout_runs": 0,
             "nodes": 1, "best_seen": 0.5}  # fmt: skip
@@ -73,6 +73,9 @@ def test_run_landscape_keeps_what_is_there_and_never_cuts_the_holdout(tmp_path: 
     assert len(guided["scores"]) == 2  # both holdout tasks, never cut short
     assert guided["holdout_runs"] >= 2
     assert set(outcome["designs"]) == set(sv.hand_designs())
+    # --replicas 2: each arm once more with its own search seed, in the same file
+    assert {"random#1", "guided#1"} <= set(outcome["arms"])
+    assert outcome["arms"]["guided#1"]["spent"] <= 4
     assert (
         json.loads((tmp_path / "L0.json").read_text())["arms"]["guided"]["spent"] == guided["spent"]
     )
@@ -93,6 +96,7 @@ def test_run_landscape_never_adds_arms_run_with_other_settings(tmp_path: Path) -
         budget=4,
         long_budget=0,
         family=1,
+        replicas=1,
     )
     other = {**sv.run_settings(args), "budget": 72}
     for recorded in (other, None):

@@ -53,7 +53,7 @@ def test_the_designs_arm_starts_from_evolves_default_designs(tmp_path: Path) -> 
     import argparse
 
     sv = _script()
-    args = argparse.Namespace(bench="mini", train=2, holdout=2, population=2, family=1)
+    args = argparse.Namespace(bench="mini", train=2, holdout=2, population=2, family=1, replicas=1)
     arm = sv.run_arm(0, "guided+staged+pareto+designs", 6, args, tmp_path)
     assert arm["designs_in_generation_0"] == ["design:thorough"]
     assert arm["operator"]

@@ -8,7 +8,9 @@ Per child, with a report on the parent's generation:
    its target a non-frozen node of the parent, and not already satisfied there: an agent of
    the role on that side of the target, a gate RELOOPing to it, every improvement for it in
    its prompt), each weighted
-   by `confidence x credit factor` of its (kind, operator) (see `_credit`). It is carried out
+   by `confidence x credit factor` of its (kind, operator) (see `_credit`), its operator drawn
+   first (each operator weighted by its best suggestion: five wordings of a prompt lesson
+   count as one operator against one gate, `GuidedStrategy.pick`). It is carried out
    at its target: node_insert with its role, gate_add after its agent, prompt_mutate adding the
    report's prompt improvement for that agent, node_remove / gate_remove of its node, crossover
    with a mate from the population; other operators apply as usual. A suggestion that cannot
@@ -118,9 +120,21 @@ class GuidedStrategy:
     def pick(
         self, suggestions: Sequence[MutationSuggestion], ctx: MutationContext
     ) -> MutationSuggestion:
-        """One suggestion drawn with `ctx.rng`, weighted by `weight`."""
-        weights = [self.weight(s, ctx) for s in suggestions]
-        return ctx.rng.choices(list(suggestions), weights=weights, k=1)[0]
+        """One suggestion drawn with `ctx.rng` in two draws: first its operator, each weighted
+        by the largest `weight` among its suggestions, then a suggestion of that operator by
+        `weight`. So an operator counts once however many suggestions name it: a report that
+        words five prompt lessons and one gate gives the gate half the draws, not a sixth
+        (before 2026-12-07 one draw over all suggestions did; on family-2 landscapes the
+        builder-only seed's first children were then mostly prompt lessons that changed
+        nothing, and the gate came after 72 training runs)."""
+        groups: dict[str, list[MutationSuggestion]] = {}
+        for s in suggestions:
+            groups.setdefault(s.operator, []).append(s)
+        operators = list(groups)
+        tops = [max(self.weight(s, ctx) for s in groups[o]) for o in operators]
+        group = groups[ctx.rng.choices(operators, weights=tops, k=1)[0]]
+        weights = [self.weight(s, ctx) for s in group]
+        return ctx.rng.choices(group, weights=weights, k=1)[0]
 
     def kept(self, s: MutationSuggestion, ctx: MutationContext) -> bool:
         """Whether a drawn suggestion is carried out: always without a credit table or with a
