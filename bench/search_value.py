@@ -558,7 +558,7 @@ def _replicated(
     spent: dict[str, list[float]] = {}
     regret: dict[str, list[float]] = {}
     for a in arms:
-        runs[a], spent[a], regret[a] = [], [], []
+        runs[a], spent[a], regret[a], cells = [], [], [], []
         for o in outcomes:
             best = optimum(o)
             each = [runs_to(o["arms"][n], best - level) for n in names[a]]
@@ -567,10 +567,6 @@ def _replicated(
             regret[a].append(
                 statistics.fmean(best - _mean(o["arms"][n]["scores"]) for n in names[a])
             )
-        cells = []
-        for o in outcomes:
-            best = optimum(o)
-            each = [runs_to(o["arms"][n], best - level) for n in names[a]]
             cells.append("/".join("-" if math.isinf(r) else f"{r:.0f}" for r in each))
         print(f"  {a:>15}: " + " ".join(cells))
         print(
