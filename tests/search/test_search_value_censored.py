@@ -28,18 +28,20 @@ def _landscape(n: int, guided: dict[str, Any], random: dict[str, Any]) -> dict[s
     return {"landscape": n, "designs": design, "arms": {"guided": guided, "random": random}}
 
 
+REACH_36 = _arm([(12, 0.8), (36, 1.0), (72, 1.0)])
+REACH_72 = _arm([(12, 0.8), (72, 1.0)])
+NEVER = _arm([(12, 0.8), (72, 0.9)])  # 0.9: regret 0.1 to the optimum 1.0 seen by the other
+
+
 def test_target_b_bounds_the_median_over_landscapes_only_one_arm_reached(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     sv = _script()
-    reach_36 = _arm([(12, 0.8), (36, 1.0), (72, 1.0)])
-    reach_72 = _arm([(12, 0.8), (72, 1.0)])
-    never = _arm([(12, 0.8), (72, 0.9)])  # 0.9: regret 0.1 to the optimum 1.0 seen by the other
     outcomes = [
-        _landscape(0, reach_72, reach_36),  # both: 2.0
-        _landscape(1, reach_36, never),  # guided only: below 36/72
-        _landscape(2, reach_36, never),
-        _landscape(3, never, reach_36),  # random only: above 72/36
+        _landscape(0, REACH_72, REACH_36),  # both: 2.0
+        _landscape(1, REACH_36, NEVER),  # guided only: below 36/72
+        _landscape(2, REACH_36, NEVER),
+        _landscape(3, NEVER, REACH_36),  # random only: above 72/36
     ]
     sv._target_bc(outcomes, ["guided", "random"], 0.02)
     out = capsys.readouterr().out
@@ -72,9 +74,6 @@ def test_replicated_reading_takes_each_landscapes_median_over_the_seeds(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     sv = _script()
-    reach_36 = _arm([(12, 0.8), (36, 1.0), (72, 1.0)])
-    reach_72 = _arm([(12, 0.8), (72, 1.0)])
-    never = _arm([(12, 0.8), (72, 0.9)])
 
     def landscape(n: int, guided: list[Any], random: list[Any]) -> dict[str, Any]:
         o = _landscape(n, guided[0], random[0])
@@ -84,9 +83,9 @@ def test_replicated_reading_takes_each_landscapes_median_over_the_seeds(
 
     outcomes = [
         # guided 36, 36, never -> median 36; random 72, never, never -> median never
-        landscape(0, [reach_36, reach_36, never], [reach_72, never, never]),
+        landscape(0, [REACH_36, REACH_36, NEVER], [REACH_72, NEVER, NEVER]),
         # guided 72, 36, 72 -> 72; random 36, 36, 72 -> 36
-        landscape(1, [reach_72, reach_36, reach_72], [reach_36, reach_36, reach_72]),
+        landscape(1, [REACH_72, REACH_36, REACH_72], [REACH_36, REACH_36, REACH_72]),
     ]
     sv._replicated(outcomes, ["guided", "random"], 3, 0.02)
     out = capsys.readouterr().out

@@ -127,14 +127,13 @@ class GuidedStrategy:
         (before 2026-12-07 one draw over all suggestions did; on family-2 landscapes the
         builder-only seed's first children were then mostly prompt lessons that changed
         nothing, and the gate came after 72 training runs)."""
-        groups: dict[str, list[MutationSuggestion]] = {}
+        groups: dict[str, list[tuple[MutationSuggestion, float]]] = {}
         for s in suggestions:
-            groups.setdefault(s.operator, []).append(s)
+            groups.setdefault(s.operator, []).append((s, self.weight(s, ctx)))
         operators = list(groups)
-        tops = [max(self.weight(s, ctx) for s in groups[o]) for o in operators]
+        tops = [max(w for _, w in groups[o]) for o in operators]
         group = groups[ctx.rng.choices(operators, weights=tops, k=1)[0]]
-        weights = [self.weight(s, ctx) for s in group]
-        return ctx.rng.choices(group, weights=weights, k=1)[0]
+        return ctx.rng.choices([s for s, _ in group], weights=[w for _, w in group], k=1)[0]
 
     def kept(self, s: MutationSuggestion, ctx: MutationContext) -> bool:
         """Whether a drawn suggestion is carried out: always without a credit table or with a
