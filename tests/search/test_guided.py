@@ -103,6 +103,50 @@ def test_the_exploration_share_keeps_random_choices() -> None:
         EvolveConfig(seed_workflow="builder-only", bench="mini", exploration=-0.1)
 
 
+def test_cost_aware_exploration_prunes_a_component_and_holdout_draws_as_before() -> None:
+    full = with_gate(with_study())  # researcher, builder and a gate on it
+    pruning = GuidedStrategy(exploration=1.0, prune=1.0)
+    removed: set[str] = set()
+    for seed in range(12):
+        result = guided_mutate(full, pruning, ctx(seed, report=ALL))
+        assert result.child is not None and result.guidance is not None
+        assert (result.guidance.mode, result.guidance.kind) == ("exploration", "prune")
+        assert result.operator in {"node_remove", "gate_remove"}
+        assert "builder" in result.child.node_ids  # never the main writer
+        assert len(result.child.nodes) == len(full.nodes) - 1
+        removed |= set(full.node_ids) - set(result.child.node_ids)
+    assert "builder" not in removed and len(removed) == 2  # the researcher and the gate, by draw
+    # a removal whose child is known is skipped; with none novel, the random operator as before
+    nothing_new = ctx(0, report=ALL, novel=lambda wf: len(wf.nodes) >= len(full.nodes))
+    fallback = guided_mutate(full, pruning, nothing_new)
+    assert fallback.guidance is not None and fallback.guidance.kind == "exploration"
+    # prune 0 (objective holdout) makes no extra draw: the same children as before the change
+    for seed in range(8):
+        a, b = ctx(seed, report=ALL), ctx(seed, report=ALL)
+        plain = guided_mutate(full, GuidedStrategy(exploration=1.0), a)
+        b.rng.random()  # the exploration draw
+        explored = mutate(full, RandomStrategy(), b)
+        assert plain.child is not None and explored.child is not None
+        assert workflow_hash(plain.child) == workflow_hash(explored.child)
+        assert a.rng.getstate() == b.rng.getstate()
+    with pytest.raises(ConfigError, match="prune share"):
+        GuidedStrategy(prune=2.0)
+
+
+def test_only_a_cost_aware_run_prunes() -> None:
+    from loopwright.search._components import _mutator
+
+    full = with_gate(with_study())
+    kinds = {}
+    for objective in ("holdout", "cost-aware"):
+        config = EvolveConfig(seed_workflow="builder-only", bench="mini", exploration=1.0,
+                              objective=objective)  # fmt: skip
+        mutator = _mutator(config, None, None)
+        kinds[objective] = {mutator(full, ctx(s, report=ALL)).guidance.kind for s in range(12)}  # type: ignore[union-attr]
+    assert kinds["holdout"] == {"exploration"}
+    assert kinds["cost-aware"] == {"exploration", "prune"}
+
+
 def test_satisfied_and_frozen_targets_are_not_usable() -> None:
     strategy = GuidedStrategy()
     has_both = with_gate(with_study())

@@ -94,7 +94,7 @@ def _mutator(
     (None with sim/offline: the documented offline rewrite and graft)."""
     from loopwright.search._reflection_inputs import meta_model
     from loopwright.search.mutations._core import RandomStrategy, mutate
-    from loopwright.search.mutations._guided import GuidedStrategy, guided_mutate
+    from loopwright.search.mutations._guided import PRUNE_SHARE, GuidedStrategy, guided_mutate
 
     tries = config.mutation_max_tries
     if config.strategy == "random":
@@ -102,7 +102,8 @@ def _mutator(
         return lambda parent, ctx: mutate(
             parent, strategy, ctx, operators=operators, max_tries=tries
         )
-    guided = GuidedStrategy(operators, config.exploration)
+    prune = PRUNE_SHARE if config.objective == "cost-aware" else 0.0
+    guided = GuidedStrategy(operators, config.exploration, prune)
     meta = meta_model(config, ledger)
 
     def do_guided(parent: Workflow, ctx: MutationContext) -> MutationResult:

@@ -4,6 +4,13 @@ Per child, with a report on the parent's generation:
 
 1. With probability `exploration` (one draw from `ctx.rng`) the child is made as the random
    strategy would make it: an operator drawn uniformly, applied as usual (`exploration`).
+   Under `objective: cost-aware` (`GuidedStrategy(prune=PRUNE_SHARE)`), one more draw sends
+   PRUNE_SHARE of those children to a novel removal of one of the parent's non-writer agents or
+   gates instead (`prune`; the random operator when none is novel). A removal is how a
+   cost-aware search finds the cheaper workflow that scores as well, and among a dozen
+   operators a uniform draw rarely makes one: on family-2 landscapes the cost-aware arm kept a
+   gate or a study step that added nothing (L4, L8) where the cheaper workflow tied the best
+   hand design at 0.46-0.55x its cost. Runs with `objective: holdout` draw as before.
 2. Otherwise a suggestion is drawn among those *usable* on this parent (its operator allowed,
    its target a non-frozen node of the parent, and not already satisfied there: an agent of
    the role on that side of the target, a gate RELOOPing to it, every improvement for it in
@@ -61,6 +68,7 @@ from loopwright.workflow import AgentNode, GateNode, Workflow, to_networkx, work
 __all__ = [
     "COMPOUND_SHARE",
     "DEFAULT_EXPLORATION",
+    "PRUNE_SHARE",
     "GuidedStrategy",
     "apply_suggestion",
     "guided_mutate",
@@ -70,6 +78,9 @@ DEFAULT_EXPLORATION = 0.25
 COMPOUND_SHARE = 0.5
 """The chance (one draw, only when two or more structural suggestions are usable) that a
 guided child carries out all of them at once (`_neighbourhood.compound`)."""
+PRUNE_SHARE = 0.5
+"""Under `objective: cost-aware`, the share of exploration children made by a novel removal
+of a component of the parent (`GuidedStrategy.prune`)."""
 CROSSOVER = "crossover"
 TWO_STEP_TRIES = 64
 """The most second-step toggles `_neighbour` applies once every single toggle of a parent is
@@ -78,12 +89,20 @@ known (each costs a validation and a novelty check, not a task run)."""
 
 class GuidedStrategy:
     """A MutationStrategy that weights operators by the report's suggestions and their credit,
-    keeping a share `exploration` (in [0, 1]) of uniform random choices. ConfigError for an
-    unknown operator or an exploration share outside [0, 1]. Deterministic given `ctx.rng`."""
+    keeping a share `exploration` (in [0, 1]) of uniform random choices, of which a share
+    `prune` (in [0, 1]; PRUNE_SHARE under `objective: cost-aware`, else 0) removes a component
+    of the parent instead. ConfigError for an unknown operator or a share outside [0, 1].
+    Deterministic given `ctx.rng`."""
 
     def __init__(
-        self, operators: Sequence[str] | None = None, exploration: float = DEFAULT_EXPLORATION
+        self,
+        operators: Sequence[str] | None = None,
+        exploration: float = DEFAULT_EXPLORATION,
+        prune: float = 0.0,
     ) -> None:
+        if not 0.0 <= prune <= 1.0:
+            raise ConfigError("the prune share must lie in [0, 1]", got=str(prune),
+                              fix="pass e.g. PRUNE_SHARE (0: exploration never prunes)")  # fmt: skip
         if not 0.0 <= exploration <= 1.0:
             raise ConfigError(
                 "the exploration share must lie in [0, 1]",
@@ -94,6 +113,7 @@ class GuidedStrategy:
         self.random = RandomStrategy(operators)
         self.operators = self.random.operators
         self.exploration = exploration
+        self.prune_share = prune
 
     def usable(self, parent: Workflow, ctx: MutationContext) -> list[MutationSuggestion]:
         """The report's suggestions that could apply to `parent` (see the module docstring)."""
@@ -145,6 +165,24 @@ class GuidedStrategy:
     def explore(self, ctx: MutationContext) -> bool:
         """One draw: True with probability `exploration`."""
         return ctx.rng.random() < self.exploration
+
+    def prune(
+        self, parent: Workflow, ctx: MutationContext, names: Sequence[str]
+    ) -> MutationResult | None:
+        """With probability `prune_share` (one draw from `ctx.rng`; none when the share is 0),
+        a novel child of `parent` with one non-writer agent or gate removed, the removals tried
+        in an order drawn from `ctx.rng`; None otherwise or when no removal makes a novel
+        child."""
+        if self.prune_share <= 0.0 or ctx.rng.random() >= self.prune_share:
+            return None
+        moves = [m for m in neighbours(parent, names) if isinstance(m, RemoveNode)]
+        ctx.rng.shuffle(moves)
+        for move in moves:
+            result = move.apply(parent, ctx)
+            if result.child is not None and _is_novel(ctx, result.child):
+                return replace(result, reason=f"prune: {result.reason}",
+                               guidance=Guidance(mode="exploration", kind="prune"))  # fmt: skip
+        return None
 
     def choose(self, parent: Workflow, operators: Sequence[str], ctx: MutationContext) -> str:
         """An operator name: uniform without a report or when exploring, else the operator of a
@@ -286,6 +324,9 @@ def guided_mutate(
     if report is None:
         return mutate(parent, strategy.random, ctx, operators=names, max_tries=max_tries)
     if strategy.explore(ctx):
+        pruned = strategy.prune(parent, ctx, names)
+        if pruned is not None:
+            return pruned
         result = mutate(parent, strategy.random, ctx, operators=names, max_tries=max_tries)
         return replace(result, guidance=Guidance(mode="exploration", kind="exploration"))
     usable = strategy.usable(parent, ctx)
