@@ -8,9 +8,10 @@ Per child, with a report on the parent's generation:
    PRUNE_SHARE of those children to a novel removal of one of the parent's non-writer agents or
    gates instead (`prune`; the random operator when none is novel). A removal is how a
    cost-aware search finds the cheaper workflow that scores as well, and among a dozen
-   operators a uniform draw rarely makes one: on family-2 landscapes the cost-aware arm kept a
-   gate or a study step that added nothing (L4, L8) where the cheaper workflow tied the best
-   hand design at 0.46-0.55x its cost. Runs with `objective: holdout` draw as before.
+   operators a uniform draw rarely makes one: on family-2 landscapes L4 and L8 the cost-aware
+   arm's winners tied the best hand design at 0.71x and 0.66x its dollars, where builder +
+   gate (L4) and builder + fixer (L8) tie it at 0.46x and 0.55x (SIMULATED). Runs with
+   `objective: holdout` draw as before.
 2. Otherwise a suggestion is drawn among those *usable* on this parent (its operator allowed,
    its target a non-frozen node of the parent, and not already satisfied there: an agent of
    the role on that side of the target, a gate RELOOPing to it, every improvement for it in
