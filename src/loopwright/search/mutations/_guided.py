@@ -10,7 +10,7 @@ Per child, with a report on the parent's generation:
    cost-aware search finds the cheaper workflow that scores as well, and among a dozen
    operators a uniform draw rarely makes one: on family-2 landscapes L4 and L8 the cost-aware
    arm's winners tied the best hand design at 0.71x and 0.66x its dollars, where builder +
-   gate (L4) and builder + fixer (L8) tie it at 0.46x and 0.55x (SIMULATED). Runs with
+   gate (L4) and builder + fixer + gate (L8) tie it at 0.45x and 0.55x (SIMULATED). Runs with
    `objective: holdout` draw as before.
 2. Otherwise a suggestion is drawn among those *usable* on this parent (its operator allowed,
    its target a non-frozen node of the parent, and not already satisfied there: an agent of
