@@ -21,7 +21,11 @@ It checks, per test and at the end:
 - the canary tests (defined here under names the agent could not predict, and run last): a
   must-pass canary that fails, or a must-fail canary that passes, means outcomes were forged.
 
-Its state lives in closures, not in module globals. The code under test runs in this same
+Its state lives in closures, not in module globals, and none of its functions looks a name up
+where the code under test can change it: they run on a private copy of this module's globals
+whose builtins are a copy of the builtins module made as the guard loaded (`_private`), so an
+`any` replaced in the builtins module, or an `int` shadowed in this module's globals, changes
+nothing the guard calls. The code under test runs in this same
 process, so a determined attacker can still defeat much of this; docs/grading.md says what
 remains possible. Runs on Python 3.7+ (no newer syntax or API here).
 """
@@ -32,6 +36,7 @@ from __future__ import annotations
 import _imp
 import ast
 import atexit
+import builtins
 import dis
 import fcntl
 import hashlib
@@ -542,7 +547,8 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
                 or getattr(bound, "__func__", None) is not hookexec
             ):
                 return f"the hook caller {getattr(caller, 'name', '?')} runs another executor"
-            if type(caller) not in caller_types:
+            kind = type(caller)  # by identity: `in` compares by `==`, which a metaclass answers
+            if not any(kind is known for known in caller_types):
                 return f"the hook caller {getattr(caller, 'name', '?')} is of another class"
         return None
 
@@ -800,5 +806,25 @@ def _rootpath(config: Any) -> object:
     return getattr(config, "rootpath", None) or config.rootdir
 
 
-globals().update(_guard(__file__, sys.modules[__name__]))
+def _private(namespace: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `namespace` (this module's globals) whose `__builtins__` is a copy of the
+    builtins module's namespace as it is now, and whose functions defined in this module are
+    copies running on it (their `__globals__`), so that every name they and the closures made in
+    them look up is resolved in a namespace no code under test is handed: a builtin replaced in
+    the builtins module, or a name shadowed in this module's globals, after the guard loaded
+    changes nothing it calls."""
+    private = dict(namespace)
+    private["__builtins__"] = dict(vars(builtins))
+    for name, value in namespace.items():
+        if isinstance(value, types.FunctionType) and value.__globals__ is namespace:
+            copy = types.FunctionType(
+                value.__code__, private, value.__name__, value.__defaults__, value.__closure__
+            )
+            copy.__kwdefaults__ = value.__kwdefaults__
+            copy.__qualname__ = value.__qualname__
+            private[name] = copy
+    return private
+
+
+globals().update(_private(globals())["_guard"](__file__, sys.modules[__name__]))
 del _guard
