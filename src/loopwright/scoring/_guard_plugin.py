@@ -25,12 +25,16 @@ Its state lives in closures, not in module globals, and none of its functions lo
 where the code under test can change it: they run on a private copy of this module's globals
 whose builtins are a copy of the builtins module made as the guard loaded (`_private`), so an
 `any` replaced in the builtins module, or an `int` shadowed in this module's globals, changes
-nothing the guard calls. The code under test runs in this same
+nothing the guard calls. Nor does anything it decides, once workspace code may run, go through
+a Python-level function of the standard library (`posixpath`, `pathlib`, `ast`, `json`), whose
+names are looked up in modules the code under test can rewrite: it reads, writes, resolves paths
+and finds `def`s with C functions it took as it loaded (`_OPEN`...) and its own code
+(`_read_bytes`, `_absolute`, `_defs_of`, `_json_text`). The code under test runs in this same
 process, so a determined attacker can still defeat much of this; docs/grading.md says what
 remains possible. Runs on Python 3.7+ (no newer syntax or API here).
 """
 
-# ruff: noqa: PTH100, PTH116, PTH118, PTH120, B905  (runs on Python 3.7+: os.path, zip without strict)
+# ruff: noqa: PTH100, PTH109, PTH118, PTH120, B905  (runs on Python 3.7+: os.path, zip without strict)
 from __future__ import annotations
 
 import _imp
@@ -71,6 +75,24 @@ _pytest.assertion.rewrite._read_pyc = lambda *args, **kwargs: None
 
 _FUNCTION_KINDS = (types.FunctionType, staticmethod, classmethod, property)
 _PLUGGY = ("pluggy._callers", "pluggy._hooks", "pluggy._manager", "pluggy._result")
+# What the guard calls once workspace code may run: C functions taken as it loads (a name
+# rewritten later in `os`, `hashlib` or `signal` does not reach them) and its own code. Never
+# the standard library's Python-level functions (`posixpath`, `pathlib`, `ast`, `json`), which
+# look their names up in their own modules, where the code under test can rewrite them.
+_OPEN, _READ, _WRITE, _CLOSE, _FSTAT, _STAT = (
+    os.open,
+    os.read,
+    os.write,
+    os.close,
+    os.fstat,
+    os.stat,
+)
+_READING = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)  # a FIFO never blocks
+_WRITING = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+_SHA256 = hashlib.sha256
+_SIGKILL = int(signal.SIGKILL)
+_ONLY_AST = ast.PyCF_ONLY_AST
+_CODE = types.CodeType
 _PLUGGY_OLD = ("pluggy.callers", "pluggy.hooks", "pluggy.manager")
 
 
@@ -153,6 +175,92 @@ def _nested(code: types.CodeType, into: list[types.CodeType]) -> list[types.Code
     return into
 
 
+def _read_bytes(path: str) -> bytes | None:
+    """The bytes of the regular file `path`; None for anything else (a FIFO, a device, a
+    directory) or when it cannot be read."""
+    try:
+        fd = _OPEN(path, _READING)
+    except (OSError, ValueError):
+        return None
+    try:
+        if _FSTAT(fd).st_mode & 0o170000 != 0o100000:
+            return None
+        chunks: list[bytes] = []
+        while True:
+            chunk = _READ(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        _CLOSE(fd)
+
+
+def _write_bytes(path: str, data: bytes) -> None:
+    fd = _OPEN(path, _WRITING, 0o644)
+    try:
+        while data:
+            data = data[_WRITE(fd, data) :]
+    finally:
+        _CLOSE(fd)
+
+
+def _absolute(path: str, cwd: str) -> str:
+    """`path` made absolute against `cwd` and normalised (`.`, `..`, repeated separators), in
+    string operations alone."""
+    if not path.startswith("/"):
+        path = cwd + "/" + path
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part == ".." and parts:
+            parts.pop()
+        elif part not in ("", ".", ".."):
+            parts.append(part)
+    return "/" + "/".join(parts)
+
+
+def _json_text(value: Any) -> str:
+    """`value` (dicts, lists, strings, integers, booleans, None) as ASCII JSON."""
+    if value is None or value is True or value is False:
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, str):
+        return '"' + "".join(map(_json_char, value)) + '"'
+    if isinstance(value, dict):
+        pairs = (_json_text(str(k)) + ": " + _json_text(v) for k, v in value.items())
+        return "{" + ", ".join(pairs) + "}"
+    return "[" + ", ".join(map(_json_text, value)) + "]"
+
+
+def _json_char(char: str) -> str:
+    code = ord(char)
+    if char in '"\\':
+        return "\\" + char
+    if 0x20 <= code < 0x7F:
+        return char
+    if code > 0xFFFF:  # a surrogate pair
+        code -= 0x10000
+        high, low = 0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF)
+        return f"\\u{high:04x}\\u{low:04x}"
+    return f"\\u{code:04x}"
+
+
+def _defs_of(code: types.CodeType, scope: tuple[str, ...], into: set[tuple[str, ...]]) -> None:
+    """Add to `into` the (class names..., name) of every `def` compiled into `code` (a module's
+    or a class body's code): its functions' code objects, by name, and the defs of the classes
+    whose bodies it holds; not a function's own nested defs. Read from code objects (whose type
+    nothing can change), not from an AST (whose node classes the code under test can)."""
+    for const in code.co_consts:
+        if type(const) is not _CODE or const.co_name.startswith("<"):
+            continue  # not code, or a lambda, comprehension or annotation scope
+        if const.co_flags & 0x1:  # CO_OPTIMIZED: a function
+            into.add((*scope, const.co_name))
+        else:  # a class body
+            _defs_of(const, (*scope, const.co_name), into)
+
+
 def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     """Install the guard; returns the names the plugin module must define (hooks, canaries)."""
     from itertools import chain  # local names: out of the module's reach
@@ -160,14 +268,14 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
 
     apply = itemgetter.__call__  # apply(getter, namespace): a C call, where a lambda is not
 
-    write, getpid, dumps, getcode = os.write, os.getpid, json.dumps, attrgetter("__code__")
-    code_digest, nested, root_of, abspath = _code_digest, _nested, _rootpath, os.path.abspath
+    write, getpid, getcode = os.write, os.getpid, attrgetter("__code__")
+    code_digest, nested, root_of = _code_digest, _nested, _rootpath
+    cwd = os.getcwd()  # the workspace: where the test run started
     deopt_table, runs_as_compiled = _deopt_table, _runs_as_compiled
-    scan_defs = _scan_defs
     fix_filename = getattr(_imp, "_fix_co_filename", None)  # CPython's, as importlib uses it
     function_type = types.FunctionType
     settings = json.loads(Path(here).with_suffix(".json").read_text(encoding="utf-8"))
-    record = Path(os.environ.pop("LOOPWRIGHT_GUARD_RECORD"))  # as the sandbox shows it
+    record = os.environ.pop("LOOPWRIGHT_GUARD_RECORD")  # as the sandbox shows it
     channel = _open_channel()
     fstat, kill = os.fstat, os.kill
     # What the channel is: a descriptor the code under test points elsewhere (found through
@@ -198,6 +306,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         "canaries": {},
         "config": None,
         "plugins": -1,
+        "root": None,  # pytest's root directory, absolute, with a trailing separator
     }
     finished: list[bool] = []
     held: list[bytes] = []  # lines of passed reports, not sent yet
@@ -224,7 +333,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         if not same and pipe is not None:
             # Redirected: whatever stream a copy carries now is not the guard's. Dying by a
             # signal no handler can catch makes the exit code contradict any forged `finish`.
-            kill(getpid(), signal.SIGKILL)
+            kill(getpid(), _SIGKILL)
         data = b"".join(held) + line
         del held[:]
         try:
@@ -245,7 +354,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     # difference means something rewrote it between the two reads.
     for rel, expected in settings.get("digests", {}).items():
         data = sources.get(rel, helpers.get(rel))
-        if data is None or hashlib.sha256(data).hexdigest() != expected:
+        if data is None or _SHA256(data).hexdigest() != expected:
             found(f"{rel} changed after the tests were restored (before the test run read it)")
     # Test files and plugins as the host compiled them (scoring/_precompile.py), by the SHA-256
     # of their source, read now too: each used only for a file whose source is the one compiled.
@@ -366,7 +475,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
 
     def rewrite(key: str, source: bytes, config: Any) -> types.CodeType:
         """`source` compiled as pytest's assertion rewriter compiles a test module."""
-        tree = ast.parse(source, filename=key)
+        tree: Any = compile(source, key, "exec", _ONLY_AST, dont_inherit=True)
         rewrite_asserts(tree, source, key, config)
         return compile(tree, key, "exec", dont_inherit=True)
 
@@ -376,17 +485,17 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         """pytest's `_rewrite_test`, but a task file's code is compiled from the source read as
         the guard loaded (what is on disk now may have been rewritten by the code under test),
         and kept: the code the guard holds that file's functions to."""
-        key = abspath(str(fn))
-        rel = relative(key, config) if config is not None else None
+        key = _absolute(str(fn), cwd)
+        rel = relative(key)
         source = sources.get(rel) if rel is not None else None
         if source is None or original_rewrite_test is None:
             code = loaded(key, None, config) if original_rewrite_test is not None else None
             if code is None:  # not a task file (a plugin named by `-p`): as pytest does
                 return original_rewrite_test(fn, config)  # type: ignore[no-any-return]
-            return os.stat(key), code
+            return _STAT(key), code
         code = loaded(key, source, config) or rewrite(key, source, config)
         rewritten[key] = nested(code, [])
-        return os.stat(key), code
+        return _STAT(key), code
 
     def loaded(key: str, source: bytes | None, config: Any) -> types.CodeType | None:
         """The code the host compiled (scoring/_precompile.py) from exactly `source` (None: the
@@ -394,11 +503,10 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         if not precompiled or fix_filename is None or config.getini("enable_assertion_pass_hook"):
             return None
         if source is None:
-            try:
-                source = Path(key).read_bytes()
-            except OSError:
+            source = _read_bytes(key)
+            if source is None:
                 return None
-        code = precompiled.pop(hashlib.sha256(source).hexdigest(), None)
+        code = precompiled.pop(_SHA256(source).hexdigest(), None)
         if code is not None:
             fix_filename(code, key)  # its file's path here, in it and every nested code object
         return code
@@ -412,16 +520,16 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         `elsewhere` (a test function its task file does not define itself), also a helper of the
         restored test directory as read when the guard loaded, or any other workspace file as it
         is now: code the agent could have written there anyway."""
-        filename = abspath(code.co_filename)
-        rel = relative(filename, config)
+        filename = _absolute(code.co_filename, cwd)
+        rel = relative(filename)
         if rel is not None:
             source = sources.get(rel)
             if source is None and elsewhere:
-                source = helpers.get(rel) or read(filename)
+                source = helpers.get(rel) or _read_bytes(filename)
             if source is None:
                 return False
         elif filename.startswith(trusted):
-            source = read(filename)
+            source = _read_bytes(filename)
             if source is None:
                 return False
         else:
@@ -434,18 +542,12 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             code, rewritten_codes(filename, source, config)
         )
 
-    def read(filename: str) -> bytes | None:
-        try:
-            return Path(filename).read_bytes()
-        except OSError:
-            return None
-
     def legitimate_test(item: Any, rel: str, code: types.CodeType, config: Any) -> bool:
         """A test of task file `rel` runs that file's code (as read when the guard loaded) when
         the file defines it with `def` (in the class the test was collected from); a test it
         imports, or inherits from a base class defined elsewhere, runs the code of the file that
         code names (`from_its_file`, `elsewhere`)."""
-        if relative(abspath(code.co_filename), config) == rel:
+        if relative(_absolute(code.co_filename, cwd)) == rel:
             return from_its_file(code, config)
         return not defines(rel, item) and from_its_file(code, config, elsewhere=True)
 
@@ -455,7 +557,9 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         if rel not in defined:
             found_defs: set[tuple[str, ...]] = set()
             try:
-                scan_defs(ast.parse(sources.get(rel, b"")).body, (), found_defs)
+                _defs_of(
+                    compile(sources.get(rel, b""), rel, "exec", dont_inherit=True), (), found_defs
+                )
                 defined[rel] = found_defs
             except (SyntaxError, ValueError):
                 defined[rel] = None  # unreadable: every test of it must be its own code
@@ -467,8 +571,12 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         name = str(getattr(item, "originalname", None) or item.name)
         return defined[rel] is None or (*scope, name) in defined[rel]
 
-    def relative(filename: str, config: Any) -> str | None:
-        root = os.path.join(abspath(str(root_of(config))), "")
+    def relative(filename: str) -> str | None:
+        """`filename` (absolute, normalised) relative to pytest's root directory, None outside
+        it or before pytest has one."""
+        root = state["root"]
+        if root is None:
+            return None
         return filename[len(root) :] if filename.startswith(root) else None
 
     trusted = tuple(
@@ -595,8 +703,10 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         exists). A run that ends with neither was cut short (`os._exit`, a signal)."""
         if not finished:
             send("early")
-            if not record.exists():
-                record.write_text(dumps({"finished": False}), encoding="utf-8")
+            try:
+                _STAT(record)
+            except OSError:
+                _write_bytes(record, _json_text({"finished": False}).encode("ascii"))
 
     def canary_pass() -> None:
         """Must pass: and the means by which tests reject wrong code must still reject it."""
@@ -630,8 +740,9 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         config = session.config
         for item in items:
             function = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
-            path = abspath(str(getattr(item, "path", None) or item.fspath))
-            rel = relative(path, config)
+            # The file part of the node id (relative to the root directory), not the item's path,
+            # whose text pathlib's code (which the code under test can rewrite) makes.
+            rel = str(item.nodeid).split("::", 1)[0]
             if (
                 rel is None
                 or rel not in settings["tests"]
@@ -664,6 +775,8 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         """After pytest's own start-up patches (tryfirst), before the conftests (trylast)."""
         snapshot()
         state["config"] = early_config
+        root = _absolute(str(root_of(early_config)), cwd)  # before any workspace code runs
+        state["root"] = root if root.endswith("/") else root + "/"
         manager = early_config.pluginmanager
         pm_watch.extend(
             (vars(manager), name, value)
@@ -698,8 +811,8 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         finished.append(True)
         send("finish", str(state["exitstatus"]))
         result = {"finished": True, "pid": getpid(), **state, "config": None}
-        del result["plugins"]
-        record.write_text(dumps(result), encoding="utf-8")
+        del result["plugins"], result["root"]
+        _write_bytes(record, _json_text(result).encode("ascii"))
 
     hooks = {
         "pytest_collection_modifyitems": pytest_collection_modifyitems,
@@ -728,21 +841,9 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     for helper in (check, send, found, changed_code, changed_manager, changed_guard, rewrite_test):
         own.append(({"f": helper}, "f", helper, helper.__code__, _cells(helper)))
     atexit.register(exited)
-    record.with_suffix(".started").write_text("started\n", encoding="utf-8")
+    _write_bytes(record[: -len(".json")] + ".started", b"started\n")
     send("start")
     return names
-
-
-def _scan_defs(nodes: Any, scope: tuple[str, ...], into: set[tuple[str, ...]]) -> None:
-    """Add to `into` the (class names..., name) of every `def` in `nodes` and the statements
-    nested in them (if, try, with, loops), classes included; not inside a function's body."""
-    for node in nodes:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            into.add((*scope, node.name))
-        elif isinstance(node, ast.ClassDef):
-            _scan_defs(node.body, (*scope, node.name), into)
-        elif not isinstance(node, ast.expr):
-            _scan_defs(list(ast.iter_child_nodes(node)), scope, into)
 
 
 def _precompiled(here: str) -> dict[str, types.CodeType]:
