@@ -83,7 +83,8 @@ class PytestGrader(RunGrader):
         if self.sandbox.environment is None and self.python == sys.executable:
             # The graded Python is this one: its test and conftest files compiled here, once.
             compiled = precompiled(data for rel, data in restored.items() if rel not in helpers)
-        kit = write_kit(private, rels, tests, helpers, digests, compiled)
+        tracing = "frame-inspection" in task.spec.grading.allow
+        kit = write_kit(private, rels, tests, helpers, digests, compiled, tracing)
         environment = self.sandbox.environment
         paths = environment.import_paths(seen(workspace)) if environment else [seen(workspace)]
         flags = ["-I", "-S", "-B"] if environment else ["-I", "-B"]

@@ -92,6 +92,7 @@ _WRITING = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
 _SHA256 = hashlib.sha256
 _SIGKILL = int(signal.SIGKILL)
 _ONLY_AST = ast.PyCF_ONLY_AST
+_GETTRACE, _GETPROFILE = sys.gettrace, sys.getprofile
 _CODE = types.CodeType
 _PLUGGY_OLD = ("pluggy.callers", "pluggy.hooks", "pluggy.manager")
 
@@ -281,6 +282,11 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     # What the channel is: a descriptor the code under test points elsewhere (found through
     # /proc/self/fd and dup2'd over, keeping a copy to write a forged stream on) is another file.
     pipe = None if channel is None else (fstat(channel).st_dev, fstat(channel).st_ino)
+    # A trace or profile function sees each call's frame and return value, so it can rewrite a
+    # test report as pytest makes it without replacing anything the checks watch: the ones set
+    # now (none, unless the interpreter was started with one) are the only ones allowed.
+    tracers = (_GETTRACE(), _GETPROFILE())
+    tracing = bool(settings.get("tracing"))  # the task allows them (frame-inspection)
     canaries = settings["canaries"]  # test name -> expected outcome
     n = settings["n"]  # the canaries' arithmetic, so that no answer is a constant
     # The task's test files and conftest.py files, relative to the workspace (the working
@@ -591,13 +597,28 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
     def check(where: str, full: bool = False, last: bool = False) -> None:
         if state["tamper"]:
             return  # the first finding is the evidence; later ones follow from it
-        problem = changed_code() or changed_manager() or changed_guard()
+        problem = traced() or changed_code() or changed_manager() or changed_guard()
         if problem is None and last and changed_in_place():
             problem = "the bytecode of a pytest or pluggy function was changed in place"
         if problem is None:
             problem = foreign_hook(full)
         if problem is not None:
             found(f"{problem} (noticed {where})")
+
+    def traced() -> str | None:
+        """A trace or profile function set in this thread (the one pytest runs the tests and
+        makes the reports in) since the guard loaded, unless the task allows them."""
+        if tracing:
+            return None
+        for name, now, then in zip(
+            ("settrace", "setprofile"), (_GETTRACE(), _GETPROFILE()), tracers
+        ):
+            if now is not then:
+                return (
+                    f"a trace or profile function was set (sys.{name}); a task whose tests "
+                    "need one lists frame-inspection in [grading] allow"
+                )
+        return None
 
     def changed_in_place() -> bool:
         codes = list(known_codes.values())
@@ -838,7 +859,8 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
         vars(_pytest.assertion.rewrite)["_rewrite_test"] = rewrite_test  # watched from the snapshot
     for value in names.values():  # the guard's own hooks: code the kit loaded
         known_codes[id(value.__code__)] = value.__code__
-    for helper in (check, send, found, changed_code, changed_manager, changed_guard, rewrite_test):
+    helpers_watched = (check, send, found, traced, changed_code, changed_manager, changed_guard)
+    for helper in (*helpers_watched, rewrite_test):
         own.append(({"f": helper}, "f", helper, helper.__code__, _cells(helper)))
     atexit.register(exited)
     _write_bytes(record[: -len(".json")] + ".started", b"started\n")

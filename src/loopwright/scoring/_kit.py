@@ -192,6 +192,7 @@ def write_kit(
     helpers: Sequence[str] = (),
     digests: Mapping[str, str] | None = None,
     compiled: bytes | None = None,
+    tracing: bool = False,
 ) -> Kit:
     """Create `private/kit` and `private/out` (private must exist and be empty) and the files.
 
@@ -204,9 +205,10 @@ def write_kit(
     SHA-256 of its bytes as the host read them after restoration): the guard reads each of those
     files as it loads, and a difference is `tamper:`. `compiled`: the test and conftest files
     compiled on the host (scoring/_precompile.py), written beside the plugin (`.code`), which
-    the guard loads instead of compiling a file whose source it read is the one compiled. The
-    guard's record path
-    reaches the test run in the environment (`RECORD_ENV`), as the sandbox shows it."""
+    the guard loads instead of compiling a file whose source it read is the one compiled.
+    `tracing`: the task allows trace and profile functions (`frame-inspection` in its
+    `[grading] allow`); otherwise one set while the tests run is `tamper:`. The guard's record
+    path reaches the test run in the environment (`RECORD_ENV`), as the sandbox shows it."""
     token = secrets.token_hex(8)
     directory, out = private / "kit", private / "out"
     directory.mkdir()
@@ -227,6 +229,7 @@ def write_kit(
         "tests": list(tests),
         "helpers": list(helpers),
         "digests": dict(digests or {}),
+        "tracing": tracing,
     }
     (directory / f"{plugin}.json").write_text(json.dumps(settings), encoding="utf-8")
     if compiled is not None:
