@@ -48,6 +48,7 @@ FAMILIES: dict[str, str] = {
     "test-internals": "imports _pytest, pluggy or unittest internals outside the tests",
     "frame-inspection": "inspects the calling frames (sys._getframe, inspect.stack, f_back...)",
     "dynamic-code": "runs code built at run time (exec, eval, compile, __import__ of a non-literal)",
+    "always-equal": "defines __eq__ or __ne__ that never looks at what it is compared with",
 }
 """Every construct family the audit reports, by the name `[grading] allow` takes."""
 
@@ -66,6 +67,7 @@ _FRAME_CALLS = {
 _FRAME_ATTRS = frozenset({"f_back", "tb_frame", "gi_frame", "cr_frame"})
 _READS = frozenset({"get", "copy", "keys", "values", "items", "index", "count", "__contains__"})
 _DYNAMIC = frozenset({"exec", "eval", "compile", "__import__"})
+_COMPARISONS = frozenset({"__eq__", "__ne__"})
 _UNITTEST_PUBLIC = frozenset({"unittest", "unittest.mock"})
 _UNITTEST_INTERNALS = frozenset({"case", "result", "runner", "loader", "suite", "main", "signals"})
 _WATCHED_IMPORTS = {
@@ -144,11 +146,19 @@ def audit_source(source: bytes, path: str) -> list[Finding]:
             return list(known)
     try:
         tree = ast.parse(source, filename=path)
-    except (SyntaxError, ValueError):
+    except (
+        SyntaxError,
+        ValueError,
+        RecursionError,
+        MemoryError,
+    ):  # nor does it compile: it never runs
         found: tuple[Finding, ...] = ()
     else:
         visitor = _Visitor(path)
-        visitor.visit(tree)
+        try:
+            visitor.visit(tree)
+        except RecursionError:  # nested deeper than this walk goes: what follows went unread
+            visitor.found.append(Finding(path, 0, "dynamic-code", "nested too deeply to audit"))
         found = tuple(visitor.found)
     with _remembered_lock:
         _remembered[key] = found
@@ -309,6 +319,8 @@ class _Visitor(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
             self._assigned(target)
+            if isinstance(target, ast.Name):
+                self._comparison_value(node, target.id, node.value)
         self.generic_visit(node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
@@ -318,6 +330,33 @@ class _Visitor(ast.NodeVisitor):
     def visit_Delete(self, node: ast.Delete) -> None:
         for target in node.targets:
             self._assigned(target)
+        self.generic_visit(node)
+
+    # --- comparisons -------------------------------------------------------------------------
+    # An object whose `==` answers the same whatever it is compared with passes every
+    # `assert result == expected` (and `!=` the other way): the code under test returns one
+    # instead of a result. A real `__eq__` reads the other operand.
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if node.name in _COMPARISONS and _ignores_other(node.name, node.args, node.body):
+            self._add(node, "always-equal", f"def {node.name}(...) that ignores the other operand")
+        self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _comparison_value(self, node: ast.AST, name: object, value: ast.expr) -> None:
+        """`__eq__ = lambda ...` (an assignment) or `{"__eq__": lambda ...}` (a class namespace
+        for `type(...)`)."""
+        if (
+            name in _COMPARISONS
+            and isinstance(value, ast.Lambda)
+            and _ignores_other(str(name), value.args, [value.body])
+        ):
+            self._add(node, "always-equal", f"{name} = lambda that ignores the other operand")
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is not None:
+                self._comparison_value(node, _constant(key), value)
         self.generic_visit(node)
 
     # --- calls -------------------------------------------------------------------------------
@@ -368,6 +407,34 @@ def func_name(func: ast.expr) -> str:
         base = func_name(func.value)
         return f"{base}.{func.attr}" if base else ""
     return ""
+
+
+def _ignores_other(
+    name: str, arguments: ast.arguments, body: list[ast.stmt] | list[ast.expr]
+) -> bool:
+    """Whether comparison method `name` (`__eq__`, `__ne__`), with these parameters and body,
+    never reads the parameter the other operand arrives in (the second positional one, or
+    `*args`) and can answer "equal"; False for one that cannot take it, and for one that only
+    answers "not equal" (a sentinel equal to nothing), returns NotImplemented or raises."""
+    positional = [*arguments.posonlyargs, *arguments.args]
+    if len(positional) >= 2:
+        other = positional[1].arg
+    elif arguments.vararg is not None:
+        other = arguments.vararg.arg
+    else:
+        return False
+    nodes = [n for part in body for n in ast.walk(part)]
+    if any(isinstance(n, ast.Name) and n.id == other for n in nodes):
+        return False
+    answers = [n.value for n in nodes if isinstance(n, ast.Return) and n.value is not None]
+    if isinstance(body[0], ast.expr):  # a lambda: its body is what it returns
+        answers = [body[0]]
+    unequal = name != "__eq__"  # what `__eq__` or `__ne__` answers for "not equal"
+    return any(
+        not (isinstance(a, ast.Name) and a.id == "NotImplemented")
+        and not (isinstance(a, ast.Constant) and a.value is unequal)
+        for a in answers
+    )
 
 
 def _import_state(dotted: str | None) -> bool:

@@ -182,6 +182,7 @@ AuditFamily = Literal[
     "test-internals",
     "frame-inspection",
     "dynamic-code",
+    "always-equal",
 ]
 """The construct families the audit of an agent's change reports (scoring/_audit.py), by the
 names `[grading] allow` takes."""
