@@ -608,15 +608,23 @@ GUARD_PASSES = {
 }
 
 
+def _assert_the_guard_sees(
+    task: Task, case: tuple[str, tuple[str, ...], str], sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """`case` (attack, the audit families its task allows so that only the guard can forfeit
+    the grade, what the guard's finding says) is a `tamper:` grade saying it."""
+    attack, allowed, seen = case
+    reason = _assert_forfeited(
+        _attack(_allowing(task, *allowed), attack, sandbox, tmp_path), "tamper:"
+    )
+    assert seen in reason, reason
+
+
 @pytest.mark.parametrize("case", list(GUARD_PASSES.values()), ids=list(GUARD_PASSES))
 def test_the_guards_per_test_passes_see_the_attack_the_audit_allowed(
     slugify: Task, sandbox: Sandbox, tmp_path: Path, case: tuple[str, tuple[str, ...], str]
 ) -> None:
-    attack, allowed, seen = case
-    reason = _assert_forfeited(
-        _attack(_allowing(slugify, *allowed), attack, sandbox, tmp_path), "tamper:"
-    )
-    assert seen in reason, reason
+    _assert_the_guard_sees(slugify, case, sandbox, tmp_path)
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="before 3.11 co_code is the running code")
@@ -633,7 +641,7 @@ def test_a_name_shadowed_in_the_guards_module_does_not_blind_its_bytecode_check(
 # their own modules (where the guard's private namespace does not reach). Each scored 1.0, valid
 # and resolved, in every sandbox before 2026-12-08, when the guard came to call only functions
 # it captured as it loaded and that run no Python code of a module the code under test can
-# rewrite: C functions (`posix`, `_io`, `_hashlib`, `_json`, `compile`) and its own.
+# rewrite: C functions (`posix`, `_hashlib`, `compile`) and its own.
 
 # A forging hook compiled under a file name in the environment that does not exist (class 1),
 # and pathlib's `read_bytes` answering that file name with the hook's source, so that the
@@ -697,7 +705,7 @@ STDLIB_REWRITTEN = {
     "signal.SIGKILL set to 0, the channel redirected": (
         NO_SIGNAL + REDIRECT_THE_CHANNEL,
         ("atexit", "hard-exit"),
-        "",
+        "exited with code 137",  # the guard's own SIGKILL, against the forged `finish 0`
     ),
 }
 
@@ -706,11 +714,7 @@ STDLIB_REWRITTEN = {
 def test_the_standard_library_rewritten_does_not_reach_the_guard(
     slugify: Task, sandbox: Sandbox, tmp_path: Path, case: tuple[str, tuple[str, ...], str]
 ) -> None:
-    attack, allowed, seen = case
-    reason = _assert_forfeited(
-        _attack(_allowing(slugify, *allowed), attack, sandbox, tmp_path), "tamper:"
-    )
-    assert seen in reason, reason
+    _assert_the_guard_sees(slugify, case, sandbox, tmp_path)
 
 
 # A profile function (set through a name built at run time, which the audit reads as

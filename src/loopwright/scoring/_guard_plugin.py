@@ -764,11 +764,7 @@ def _guard(here: str, module: types.ModuleType) -> dict[str, Any]:
             # The file part of the node id (relative to the root directory), not the item's path,
             # whose text pathlib's code (which the code under test can rewrite) makes.
             rel = str(item.nodeid).split("::", 1)[0]
-            if (
-                rel is None
-                or rel not in settings["tests"]
-                or not isinstance(function, types.FunctionType)
-            ):
+            if rel not in settings["tests"] or not isinstance(function, types.FunctionType):
                 continue
             inner = function
             while hasattr(inner, "__wrapped__"):  # a decorator's wrapper: judge what it wraps
